@@ -1,0 +1,185 @@
+"""The reply rules file (seed 000, "The reply rules file"): YAML or JSON -> `engine.ReplyRules`.
+
+Exactly the keys of seed 000's key table are read; anything else is refused with its dotted
+key, and every problem of a file is reported at once in one ConfigError.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from types import MappingProxyType
+
+from config.errors import ConfigError
+from config.files import read_document
+from engine.rules import ACTIONS, CLASSES, Action, MustAccompany, ReplyExactly, ReplyRules
+
+TOP_KEYS = ("must_accompany", "never_say", "offers", "personal_data", "reply_exactly")
+OFFERS_KEYS = ("allowed", "markers")
+MUST_ACCOMPANY_KEYS = ("add", "when_cited", "when_done")
+REPLY_EXACTLY_KEYS = ("say", "when_asked", "when_cited", "words")
+
+
+def _known(keys: tuple[str, ...]) -> str:
+    return ", ".join(sorted(keys))
+
+
+def _describe(value: object) -> str:
+    if value is None:
+        return "nothing"
+    return f"{type(value).__name__} {value!r}"
+
+
+class _Checker:
+    """Collects errors while reading a document; each error starts with its dotted key."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def fail(self, key: str, message: str) -> None:
+        self.errors.append(f"{key}: {message}")
+
+    def mapping(self, key: str, value: object, known: tuple[str, ...]) -> dict[str, object]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.fail(key, f"expected a mapping, got {_describe(value)}")
+            return {}
+        out: dict[str, object] = {}
+        for name, item in value.items():
+            if name not in known:
+                where = f"{key}.{name}" if key else str(name)
+                self.fail(where, f"unknown key (known: {_known(known)})")
+            else:
+                out[name] = item
+        return out
+
+    def text(self, key: str, value: object, required: bool = False) -> str | None:
+        if value is None:
+            if required:
+                self.fail(key, "required")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.fail(key, f"expected a non-empty string, got {_describe(value)}")
+            return None
+        return value
+
+    def texts(self, key: str, value: object) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            self.fail(key, f"expected a list of strings, got {_describe(value)}")
+            return ()
+        out = []
+        for i, item in enumerate(value):
+            checked = self.text(f"{key}[{i}]", item, required=True)
+            if checked is not None:
+                out.append(checked)
+        return tuple(out)
+
+    def entries(self, key: str, value: object, read: Callable[[str, object], object]) -> list:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self.fail(key, f"expected a list, got {_describe(value)}")
+            return []
+        out = []
+        for i, item in enumerate(value):
+            entry = read(f"{key}[{i}]", item)
+            if entry is not None:
+                out.append(entry)
+        return out
+
+
+def _personal_data(check: _Checker, value: object) -> dict[str, Action]:
+    out: dict[str, Action] = {}
+    if value is None:
+        return out
+    if not isinstance(value, dict):
+        check.fail("personal_data", f"expected a mapping of class to action, got {_describe(value)}")
+        return out
+    for cls, action in value.items():
+        key = f"personal_data.{cls}"
+        if cls not in CLASSES:
+            check.fail(key, f"unknown class (known: {_known(CLASSES)})")
+        elif action not in ACTIONS:
+            check.fail(key, f"{action!r} is not one of {', '.join(ACTIONS)}")
+        else:
+            out[cls] = action
+    return out
+
+
+def _must_accompany(check: _Checker, key: str, value: object) -> MustAccompany | None:
+    if not isinstance(value, dict):
+        check.fail(key, f"expected a mapping, got {_describe(value)}")
+        return None
+    entry = check.mapping(key, value, MUST_ACCOMPANY_KEYS)
+    add = check.text(f"{key}.add", entry.get("add"), required=True)
+    done = check.text(f"{key}.when_done", entry.get("when_done"))
+    cited = check.text(f"{key}.when_cited", entry.get("when_cited"))
+    if "when_done" not in entry and "when_cited" not in entry:
+        check.fail(key, "needs when_done or when_cited")
+    if add is None:
+        return None
+    return MustAccompany(add=add, when_done=done, when_cited=cited)
+
+
+def _reply_exactly(check: _Checker, key: str, value: object) -> ReplyExactly | None:
+    if not isinstance(value, dict):
+        check.fail(key, f"expected a mapping, got {_describe(value)}")
+        return None
+    entry = check.mapping(key, value, REPLY_EXACTLY_KEYS)
+    say = check.text(f"{key}.say", entry.get("say"), required=True)
+    asked = check.text(f"{key}.when_asked", entry.get("when_asked"))
+    cited = check.text(f"{key}.when_cited", entry.get("when_cited"))
+    words = check.texts(f"{key}.words", entry.get("words"))
+    if ("when_asked" in entry) == ("when_cited" in entry):
+        check.fail(key, "needs exactly one of when_asked or when_cited")
+    if words and "when_asked" not in entry:
+        check.fail(f"{key}.words", "only read with when_asked")
+    if say is None:
+        return None
+    return ReplyExactly(say=say, when_asked=asked, when_cited=cited, words=words)
+
+
+def parse_rules(document: object, source: str = "<rules>") -> ReplyRules:
+    """Validate a parsed rules document (the file's mapping) into frozen `ReplyRules`.
+
+    An empty document gives the default rules. Raises ConfigError listing every problem,
+    e.g. `personal_data.cardd: unknown class (known: ...)`.
+    """
+    check = _Checker()
+    if document is not None and not isinstance(document, dict):
+        raise ConfigError(source, [f"(top level): expected a mapping, got {_describe(document)}"])
+    top = check.mapping("", document, TOP_KEYS)
+    personal_data = _personal_data(check, top.get("personal_data"))
+    never_say = check.texts("never_say", top.get("never_say"))
+    offers = check.mapping("offers", top.get("offers"), OFFERS_KEYS)
+    allowed = check.texts("offers.allowed", offers.get("allowed"))
+    markers = check.texts("offers.markers", offers.get("markers"))
+    accompany = check.entries(
+        "must_accompany", top.get("must_accompany"), lambda k, v: _must_accompany(check, k, v)
+    )
+    exactly = check.entries(
+        "reply_exactly", top.get("reply_exactly"), lambda k, v: _reply_exactly(check, k, v)
+    )
+    if check.errors:
+        raise ConfigError(source, check.errors)
+    return ReplyRules(
+        personal_data=MappingProxyType(personal_data),
+        never_say=never_say,
+        offers_allowed=allowed,
+        offers_markers=markers,
+        must_accompany=tuple(accompany),
+        reply_exactly=tuple(exactly),
+    )
+
+
+def load_rules(path: str | os.PathLike[str]) -> ReplyRules:
+    """Read and validate the reply rules file at `path` (YAML, or JSON by `.json`).
+
+    Raises ConfigError (file missing, syntax error with line, or every wrong key).
+    """
+    return parse_rules(read_document(path), os.fspath(path))

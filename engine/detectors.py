@@ -1,0 +1,265 @@
+"""The built-in detectors: one declaration each (regex finds, validator confirms, mask hides).
+
+Classes and masks follow DESIGN section 3 (seed 000's personal-data table, seed 003's secret
+detectors). Every regex is anchored on its first character before any look-behind, so `re` can
+skip ahead with its first-character scan, and every repetition is bounded or deterministic, so a
+search is linear in the text (tests/engine/test_find.py feeds 1 MB of adversarial input).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine import masks, validators
+
+_DIGITS = tuple("0123456789")
+
+
+@dataclass(frozen=True, slots=True)
+class Detector:
+    """One detector.
+
+    `id` names it (`credit_card`, `us_ssn`, ...); `category` is the class the rules act on
+    (`card`, `national_id`, ...). `regex` finds candidates (group `group` is the value);
+    `keywords` is a cheap prefilter (the detector runs only if one of them is in the text);
+    `validate` confirms a candidate (check digits, parsers); `mask` writes the masked value.
+    `fold_keywords` matches keywords on lower-cased text; `trim_groups` retries a candidate
+    that fails validation without its trailing space-separated groups (an IBAN followed by a
+    capitalised word). `priority` orders overlapping findings: the lower number keeps the text (card > iban >
+    national_id > ip_address > phone, DESIGN section 3). `examples` must each be found whole;
+    `counterexamples` must give no finding of this detector.
+    """
+
+    id: str
+    category: str
+    regex: re.Pattern[str]
+    keywords: tuple[str, ...]
+    validate: Callable[[str], bool] | None
+    mask: Callable[[str], str]
+    priority: int
+    examples: tuple[str, ...]
+    counterexamples: tuple[str, ...]
+    group: int | str = 0
+    fold_keywords: bool = False
+    trim_groups: bool = False
+
+
+# Look-behinds sit after the first character: `\d(?<![\w+.]\d)` = "a digit not preceded by a
+# word character, `+` or `.`". `(?<!\d[ -]\d)` refuses a start inside a longer separated run.
+_START_NUM = r"\d(?<![\w+.@]\d)(?<!\d[ .-]\d)"
+_END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
+
+DETECTORS: tuple[Detector, ...] = (
+    Detector(
+        id="private_key",
+        category="private_key",
+        regex=re.compile(
+            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"
+            r"(?:[A-Za-z0-9+/=\s:,.]|-(?!----))*"
+            r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?"
+            r"|(?:[A-Za-z0-9+/=]{16,100}\r?\n){0,100}-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----"
+        ),
+        keywords=("PRIVATE KEY-----",),
+        validate=None,
+        mask=masks.private_key,
+        priority=0,
+        examples=(
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4\n"
+            "-----END RSA PRIVATE KEY-----",
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+        ),
+        counterexamples=("-----BEGIN PUBLIC KEY-----\nMFwwDQYJKoZIhvcNAQEBBQADSwAwSAJBAKj34Gkx\n",
+                         "the private key is kept in the vault"),
+    ),
+    Detector(
+        id="jwt",
+        category="jwt",
+        regex=re.compile(
+            r"e(?<![\w-]e)yJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*(?![\w-])"
+        ),
+        keywords=("eyJ",),
+        validate=validators.jwt,
+        mask=masks.jwt,
+        priority=1,
+        examples=(
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+            "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        ),
+        counterexamples=("eyJub3Rqc29u.eyJub3Rqc29u.abc", "keyJoin.eyJ.x"),
+    ),
+    Detector(
+        id="api_key",
+        category="api_key",
+        regex=re.compile(
+            r"(?:sk-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,200}"
+            r"|[sr]k_(?:live|test)_[A-Za-z0-9]{16,200}|pk_live_[A-Za-z0-9]{16,200}"
+            r"|gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}"
+            r"|glpat-[A-Za-z0-9_-]{20,64}|xox[abprs]-[A-Za-z0-9-]{10,200}"
+            r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{30,64}|npm_[A-Za-z0-9]{36}"
+            r"|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![\w-])"
+        ),
+        keywords=("sk-", "sk_", "rk_", "pk_live", "gh", "github_pat_", "glpat-", "xox", "AIza",
+                  "hf_", "npm_", "SG."),
+        validate=None,
+        mask=masks.api_key,
+        priority=2,
+        examples=(
+            "sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD",
+            "sk_live_51H8abcDEFghiJKLmnopQRst",
+            "ghp_1234567890abcdefghijABCDEFGHIJ123456",
+            "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+            "xoxb-1234567890-abcdefghij",
+        ),
+        counterexamples=("sk-short", "the task-list", "ghp_tooshort", "risk-free options"),
+    ),
+    Detector(
+        id="aws_access_key",
+        category="aws_access_key",
+        regex=re.compile(r"(?:AKIA|ASIA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        keywords=("AKIA", "ASIA"),
+        validate=None,
+        mask=masks.aws_access_key,
+        priority=3,
+        examples=("AKIAIOSFODNN7EXAMPLE", "ASIAY34FZKBOKMUTVV7A"),
+        counterexamples=("AKIAIOSFODNN7EXAMPLEX", "XAKIAIOSFODNN7EXAMPLE", "AKIA is a prefix"),
+    ),
+    Detector(
+        id="password_assignment",
+        category="password",
+        regex=re.compile(
+            r"(?i:p(?<![\w]p)(?:assword|asswd|wd|ass(?:phrase)?)|s(?<![\w]s)enha)"
+            r"[ \t]{0,8}[:=][ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`]{1,200})(?P=q)"
+        ),
+        keywords=("ass", "wd", "enha"),
+        fold_keywords=True,
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("hunter2Secret!", "S3cr3t-value"),
+        counterexamples=("password: reset it from the link", "your password is safe",
+                         "senha: nova"),
+    ),
+    Detector(
+        id="email",
+        category="email",
+        regex=re.compile(
+            r"[A-Za-z0-9_%+-](?<![\w.%+-][A-Za-z0-9_%+-])[A-Za-z0-9._%+-]{0,63}"
+            r"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+            r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w@-])"
+            r"(?!\.[A-Za-z0-9])"
+        ),
+        keywords=("@",),
+        validate=None,
+        mask=masks.email,
+        priority=5,
+        examples=("jane.doe@example.com", "j+tag@mail.example.co.uk", "ana_silva@empresa.com.br"),
+        counterexamples=("@handle", "user@localhost", "a@b", "name at example dot com"),
+    ),
+    Detector(
+        id="credit_card",
+        category="card",
+        regex=re.compile(_START_NUM + r"(?:[ -]?\d){12,18}" + _END_NUM),
+        keywords=_DIGITS,
+        validate=validators.card,
+        mask=masks.card,
+        priority=10,
+        examples=("4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559",
+                  "3782 822463 10005", "4222222222222"),
+        counterexamples=("4111 1111 1111 1112", "0000 0000 0000 0000", "1234 5678 9012 3456 7890",
+                         "order 4412"),
+    ),
+    Detector(
+        id="iban",
+        category="iban",
+        regex=re.compile(
+            r"[A-Z](?<![\w][A-Z])[A-Z]\d\d(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?)"
+            r"(?![\w])"
+        ),
+        keywords=_DIGITS,
+        validate=validators.iban,
+        mask=masks.iban,
+        priority=11,
+        trim_groups=True,
+        examples=("GB82 WEST 1234 5698 7654 32", "GB82WEST12345698765432",
+                  "DE89 3704 0044 0532 0130 00", "NL91ABNA0417164300"),
+        counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234"),
+    ),
+    Detector(
+        id="us_ssn",
+        category="national_id",
+        regex=re.compile(_START_NUM + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}" + _END_NUM),
+        keywords=_DIGITS,
+        validate=validators.us_ssn,
+        mask=masks.last4,
+        priority=12,
+        examples=("123-45-6789", "123 45 6789", "078-05-1121"),
+        counterexamples=("000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567",
+                         "123-45-0000", "2024-11-29"),
+    ),
+    Detector(
+        id="uk_nino",
+        category="national_id",
+        regex=re.compile(r"[A-Z](?<![\w][A-Z])[A-Z] ?\d\d ?\d\d ?\d\d ?[A-D](?![\w])"),
+        keywords=_DIGITS,
+        validate=validators.uk_nino,
+        mask=masks.last4,
+        priority=12,
+        examples=("AB123456C", "AB 12 34 56 C", "JG103759A"),
+        counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A"),
+    ),
+    Detector(
+        id="br_cpf",
+        category="national_id",
+        regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d" + _END_NUM),
+        keywords=_DIGITS,
+        validate=validators.br_cpf,
+        mask=masks.last4,
+        priority=12,
+        examples=("529.982.247-25", "52998224725", "111.444.777-35"),
+        counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00"),
+    ),
+    Detector(
+        id="phone_number",
+        category="phone",
+        regex=re.compile(
+            r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM + r")"
+            r"(?:[ .-]?\(?\d\)?){6,16}" + _END_NUM
+        ),
+        keywords=_DIGITS,
+        validate=validators.phone,
+        mask=masks.phone,
+        priority=14,
+        examples=("+44 20 7946 0123", "(555) 123-4567", "+55 11 98765-4321", "07700 900123",
+                  "555-123-4567", "+1 202 555 0143"),
+        counterexamples=("12.50", "2024-11-29", "10:30", "123456", "v1.2.3", "+12345"),
+    ),
+    Detector(
+        id="ipv4_address",
+        category="ip_address",
+        regex=re.compile(r"\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3}(?![\w]|\.\d)"),
+        keywords=(".",),
+        validate=validators.ip_address,
+        mask=masks.ip_address,
+        priority=13,
+        examples=("203.0.113.42", "10.0.0.1", "192.168.1.254"),
+        counterexamples=("256.1.1.1", "1.2.3", "v1.2.3.4", "1.2.3.4.5"),
+    ),
+    Detector(
+        id="ipv6_address",
+        category="ip_address",
+        regex=re.compile(
+            r"[0-9A-Fa-f:](?<![\w:.][0-9A-Fa-f:])[0-9A-Fa-f]{0,3}(?::[0-9A-Fa-f]{0,4}){2,7}"
+            r"(?:%[A-Za-z0-9]{1,16})?(?![\w:])"
+        ),
+        keywords=("::", ":0", ":1", ":2", ":3", ":4", ":5", ":6", ":7", ":8", ":9", ":a", ":b",
+                  ":c", ":d", ":e", ":f", ":A", ":B", ":C", ":D", ":E", ":F"),
+        validate=validators.ip_address,
+        mask=masks.ip_address,
+        priority=13,
+        examples=("2001:db8::8a2e:370:7334", "fe80::1", "2001:0db8:85a3:0000:0000:8a2e:0370:7334"),
+        counterexamples=("10:30:00", "std::vector", "12:00"),
+    ),
+)

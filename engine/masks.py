@@ -1,0 +1,86 @@
+"""Masks: how a found value is written once its class is redacted.
+
+The personal-data masks are seed 000's exactly (`**** 1111`, `GB** **** 2681`, `***6789`,
+`j***@example.com`, `***0123`). A secret keeps its kind recognisable and never shows more than
+4 of its own characters (DESIGN section 3).
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.validators import digits
+
+_ALNUM = re.compile(r"[^0-9A-Za-z]")
+
+
+def card(value: str) -> str:
+    """`4111 1111 1111 1111` -> `**** 1111` (last 4 digits)."""
+    return "**** " + digits(value)[-4:]
+
+
+def iban(value: str) -> str:
+    """`GB82 WEST 1234 5698 7654 32` -> `GB** **** 5432` (country, `**`, `****`, last 4)."""
+    compact = _ALNUM.sub("", value).upper()
+    return f"{compact[:2]}** **** {compact[-4:]}"
+
+
+def last4(value: str) -> str:
+    """`123-45-6789` -> `***6789`; `QQ123456C` -> `***456C` (last 4 letters or digits)."""
+    return "***" + _ALNUM.sub("", value)[-4:]
+
+
+def phone(value: str) -> str:
+    """`+44 20 7946 0123` -> `***0123` (last 4 digits)."""
+    return "***" + digits(value)[-4:]
+
+
+def email(value: str) -> str:
+    """`jane.doe@example.com` -> `j***@example.com` (first character of the local part)."""
+    local, _, domain = value.rpartition("@")
+    return f"{local[:1]}***@{domain}"
+
+
+_KEY_PREFIX = re.compile(
+    r"^(sk-proj-|sk-ant-|sk-|sk_live_|sk_test_|rk_live_|rk_test_|pk_live_|ghp_|gho_|ghu_|ghs_|ghr_|"
+    r"github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\.)"
+)
+
+
+def api_key(value: str) -> str:
+    """`sk-proj-abc...WXYZ` -> `sk-proj-****WXYZ`: the vendor prefix, then the last 4."""
+    found = _KEY_PREFIX.match(value)
+    prefix = found.group(1) if found else ""
+    return f"{prefix}****{value[-4:]}"
+
+
+def aws_access_key(value: str) -> str:
+    """`AKIAIOSFODNN7EXAMPLE` -> `AKIA****MPLE` (the public key-type prefix, then the last 4)."""
+    return f"{value[:4]}****{value[-4:]}"
+
+
+_PEM_KIND = re.compile(r"BEGIN ([A-Z0-9 ]*)PRIVATE KEY|END ([A-Z0-9 ]*)PRIVATE KEY")
+
+
+def private_key(value: str) -> str:
+    """A PEM block -> `[RSA PRIVATE KEY ****]`: the key type, none of the key."""
+    found = _PEM_KIND.search(value)
+    kind = (found.group(1) or found.group(2) or "") if found else ""
+    return f"[{kind}PRIVATE KEY ****]"
+
+
+def jwt(value: str) -> str:
+    """`eyJhbGciOi....sig` -> `eyJ****.****.****` (the JWT marker only)."""
+    return "eyJ****.****.****"
+
+
+def password(value: str) -> str:
+    """The password value -> `****` (the `password:` label before it is kept)."""
+    return "****"
+
+
+def ip_address(value: str) -> str:
+    """`203.0.113.42` -> `***.***.***.42`; IPv6 -> `****::` + its last group."""
+    if ":" in value:
+        return "****::" + value.rsplit(":", 1)[-1]
+    return "***.***.***." + value.rsplit(".", 1)[-1]

@@ -1,0 +1,56 @@
+"""Text normalisation for phrase matching: case folding and accent folding that keep offsets.
+
+Matching in pt-BR ignores accents ("nao" matches "não", seed 000 "Language support"); both
+folds map one character to one character so a match's offsets hold in the original text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+
+def _accent_table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for code in range(0xC0, 0x250):
+        char = chr(code)
+        decomposed = unicodedata.normalize("NFD", char)
+        if len(decomposed) > 1 and all(unicodedata.combining(c) for c in decomposed[1:]):
+            table[code] = decomposed[0]
+    table[ord("ª")] = "a"
+    table[ord("º")] = "o"
+    return table
+
+
+_ACCENTS = _accent_table()
+
+
+def fold(text: str, *, strip_accents: bool = False) -> str:
+    """Lower-case `text` (and remove Latin accents when `strip_accents`), one char for one char.
+
+    `len(fold(t)) == len(t)` always holds; a character whose lower case is longer is kept as is.
+    """
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    if strip_accents:
+        lowered = lowered.translate(_ACCENTS)
+    return lowered
+
+
+def phrase_pattern(phrases: Iterable[str], *, strip_accents: bool = False) -> re.Pattern[str] | None:
+    """One alternation matching any of `phrases` as whole words, to be run on folded text.
+
+    Runs of whitespace in a phrase match any run of whitespace. Returns None for no phrases.
+    Longer phrases are tried first so the longest one at a position wins.
+    """
+    parts = []
+    for phrase in sorted({fold(p.strip(), strip_accents=strip_accents) for p in phrases}, key=len,
+                         reverse=True):
+        if not phrase:
+            continue
+        parts.append(r"\s+".join(re.escape(word) for word in phrase.split()))
+    if not parts:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)")

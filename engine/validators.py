@@ -1,0 +1,124 @@
+"""Check-digit and structure validators: the "validator confirms" step after a regex finds.
+
+Each takes the matched text and returns True when the value is real. Check digits come from
+python-stdnum (Luhn, ISO 13616 IBAN mod-97 with each country's length, Brazilian CPF, US SSN);
+IP addresses from `ipaddress`; UK NINO prefixes from HMRC's rules (stdnum has no NINO).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+import re
+
+import orjson
+from stdnum import iban as _iban
+from stdnum import luhn
+from stdnum.br import cpf as _cpf
+from stdnum.us import ssn as _ssn
+
+_NON_DIGIT = re.compile(r"\D")
+
+
+def digits(value: str) -> str:
+    """The digits of `value`, separators dropped."""
+    return _NON_DIGIT.sub("", value)
+
+
+def card(value: str) -> bool:
+    """13 to 19 digits whose Luhn checksum holds (ISO/IEC 7812); all-zero runs are not cards."""
+    number = digits(value)
+    return 13 <= len(number) <= 19 and number.strip("0") != "" and luhn.is_valid(number)
+
+
+def iban(value: str) -> bool:
+    """An IBAN of its country's length whose mod-97 check digits hold (ISO 13616)."""
+    return bool(_iban.is_valid(value))
+
+
+def us_ssn(value: str) -> bool:
+    """A structurally valid US SSN: area not 000, 666 or 900-999, group not 00, serial not
+    0000, and not one of the SSA's published invalid numbers (python-stdnum)."""
+    return bool(_ssn.is_valid(digits(value)))
+
+
+def br_cpf(value: str) -> bool:
+    """A Brazilian CPF whose two check digits hold; eleven equal digits (`111.111.111-11`),
+    which the Receita Federal never issues, are refused."""
+    number = digits(value)
+    return len(set(number)) > 1 and bool(_cpf.is_valid(number))
+
+
+# HMRC NIM39110: first letter not D F I Q U V; second letter not D F I O Q U V;
+# prefixes BG GB KN NK NT TN ZZ never allocated; suffix A-D.
+_NINO_FIRST = set("ABCEGHJKLMNOPRSTWXYZ")
+_NINO_SECOND = set("ABCEGHJKLMNPRSTWXYZ")
+_NINO_BAD_PREFIX = {"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"}
+
+
+def uk_nino(value: str) -> bool:
+    """A UK National Insurance number with an allocatable prefix and an A-D suffix (HMRC)."""
+    compact = re.sub(r"[\s-]", "", value).upper()
+    if len(compact) != 9 or not compact[2:8].isdigit() or compact[8] not in "ABCD":
+        return False
+    prefix = compact[:2]
+    return (
+        prefix[0] in _NINO_FIRST and prefix[1] in _NINO_SECOND and prefix not in _NINO_BAD_PREFIX
+    )
+
+
+def national_id(value: str) -> bool:
+    """A US SSN, a UK NINO or a Brazilian CPF, whichever shape `value` has."""
+    if value[:1].isalpha():
+        return uk_nino(value)
+    number = digits(value)
+    if len(number) == 9:
+        return us_ssn(value)
+    return len(number) == 11 and br_cpf(value)
+
+
+_DATE = re.compile(
+    r"(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./](?:0?[1-9]|[12]\d|3[01])(?!\d)"
+    r"|(?<!\d)(?:0?[1-9]|[12]\d|3[01])[-./](?:0?[1-9]|1[0-2])[-./](?:19|20)\d\d"
+)
+
+
+def phone(value: str) -> bool:
+    """An international number (`+` then 8 to 15 digits, ITU-T E.164) or a national one of
+    10 or 11 digits; a run holding a date (`2024-11-29 10`) is not a phone number."""
+    if _DATE.search(value):
+        return False
+    number = digits(value)
+    if value.startswith("+"):
+        return 8 <= len(number) <= 15
+    return 10 <= len(number) <= 11
+
+
+def ip_address(value: str) -> bool:
+    """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed)."""
+    try:
+        ipaddress.ip_address(value.split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
+def jwt(value: str) -> bool:
+    """Three dot-separated base64url parts whose first decodes to a JSON object (RFC 7519)."""
+    header = value.split(".", 1)[0]
+    try:
+        decoded = base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))
+        return isinstance(orjson.loads(decoded), dict)
+    except (binascii.Error, orjson.JSONDecodeError, ValueError):
+        return False
+
+
+def password(value: str) -> bool:
+    """A password value: at least 4 characters and not plain prose (it holds a digit, a symbol
+    or an upper-case letter after the first), so "password: reset it" is not one."""
+    if len(value) < 4:
+        return False
+    if value.isalpha() and value[1:].islower():
+        return False
+    return True

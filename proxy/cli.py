@@ -1,0 +1,111 @@
+"""The `replyguard` command line: screen, check-rules, and (with the proxy) serve and demo."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+from config.errors import ConfigError
+
+
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SystemExit(f"replyguard: stdin is not UTF-8 text (byte {exc.start})") from None
+
+
+def _load_compiled(path: str | None, language: str):  # type: ignore[no-untyped-def]
+    from config.rules import load_rules
+    from engine.rules import ReplyRules, compile_rules
+
+    rules = load_rules(path) if path else ReplyRules()
+    return compile_rules(rules, language)  # type: ignore[arg-type]
+
+
+def cmd_screen(args: argparse.Namespace) -> int:
+    """Screen stdin as a turn or a reply and print what would be released."""
+    from engine.screen import screen_text
+
+    rules = _load_compiled(args.rules, args.language)
+    text = _read_stdin()
+    if args.side == "reply":
+        from engine.reply import screen_reply
+
+        released, counts = screen_reply(text, rules, chunks=args.chunks, seed=args.seed)
+        sys.stdout.write(released)
+    else:
+        screened = screen_text(text, rules, side="turn")
+        counts = dict(screened.counts)
+        if screened.action == "withhold":
+            classes = ", ".join(screened.withheld)
+            sys.stdout.write(f"withheld: the turn holds {classes}; nothing is forwarded\n")
+        else:
+            sys.stdout.write(screened.text)
+    if args.counts:
+        for name, value in sorted(counts.items()):
+            sys.stderr.write(f"{name} {value}\n")
+    return 0
+
+
+def cmd_check_rules(args: argparse.Namespace) -> int:
+    """Validate a rules file: exit 0 when it can be used, 1 with every error otherwise."""
+    from config.rules import load_rules
+
+    try:
+        load_rules(args.file)
+    except ConfigError as exc:
+        for line in exc.errors:
+            sys.stderr.write(f"{line}\n")
+        return 1
+    sys.stdout.write(f"{args.file}: ok\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="replyguard",
+        description="An OpenAI-compatible proxy that screens requests and replies.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    screen = sub.add_parser("screen", help="screen text on stdin and print what is released")
+    screen.add_argument("--rules", help="reply rules file (YAML or JSON); default rules if none")
+    screen.add_argument("--side", choices=("turn", "reply"), default="turn")
+    screen.add_argument("--language", choices=("en", "pt-BR"), default="en")
+    screen.add_argument("--chunks", type=int, default=0,
+                        help="reply side: feed the reply in this many random pieces")
+    screen.add_argument("--seed", type=int, default=None, help="random seed for --chunks")
+    screen.add_argument("--counts", action="store_true", help="print the counts on stderr")
+    screen.set_defaults(func=cmd_screen)
+
+    check = sub.add_parser("check-rules", help="validate a reply rules file")
+    check.add_argument("file")
+    check.set_defaults(func=cmd_check_rules)
+
+    if importlib.util.find_spec("proxy.commands") is not None:
+        from proxy.commands import add_proxy_commands
+
+        add_proxy_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `replyguard` console script. Returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except ConfigError as exc:
+        for line in exc.errors:
+            sys.stderr.write(f"{line}\n")
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into `head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
