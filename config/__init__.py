@@ -3,5 +3,32 @@
 from __future__ import annotations
 
 from config.errors import ConfigError
+from config.rules import load_rules, parse_rules
+from config.settings import (
+    ENV_PREFIX,
+    AdminSettings,
+    LimitsSettings,
+    ListenSettings,
+    LogSettings,
+    RepliesSettings,
+    Settings,
+    UpstreamSettings,
+    env_names,
+    load_settings,
+)
 
-__all__ = ["ConfigError"]
+__all__ = [
+    "ENV_PREFIX",
+    "AdminSettings",
+    "ConfigError",
+    "LimitsSettings",
+    "ListenSettings",
+    "LogSettings",
+    "RepliesSettings",
+    "Settings",
+    "UpstreamSettings",
+    "env_names",
+    "load_settings",
+    "load_rules",
+    "parse_rules",
+]

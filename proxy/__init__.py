@@ -1,0 +1,1 @@
+"""ReplyGuard's HTTP side: the aiohttp server, SSE in and out, the upstream client, metrics."""
