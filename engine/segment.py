@@ -1,0 +1,265 @@
+"""Sentence segmentation of a streamed reply: text in, whole sentences out (DESIGN section 2).
+
+Pieces keep the whitespace after them, so they join back into the input, and they never depend
+on how the text was cut into chunks: a boundary is decided only once what decides it was seen.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from engine.segment_rules import ABBREVIATIONS
+
+#: Characters kept free before the cap: a forced split cuts at or before `max_chars - HOLDBACK`.
+HOLDBACK = 256
+_LOOKAHEAD = 256  # the most a line's start is read ahead to decide what kind of line it is
+
+_TERMINALS = ".!?…"
+_CLOSERS = "\"')]}»”’*_`"
+_OPENERS = "\"'([{«“‘¿¡*_"
+_NOT_START = ",;:)]}»”’…-–—.!?%"
+_MARK_START = "`~|#-*+0123456789"
+_EVENT = re.compile(r"[.!?…]+[\"')\]}»”’*_`]*(?=\s)|\n")
+_NONSPACE = re.compile(r"\S")
+_LINE = re.compile(r"(`{3,}|~{3,})|(\|)|(#{1,6}[ \t])|([-*+][ \t]|[0-9]{1,9}[.)][ \t])")
+
+_PROSE, _LIST, _HEADING, _TABLE, _FENCE, _CLOSE = "prose list heading table fence close".split()
+_LINE_ONLY = frozenset({_HEADING, _TABLE, _FENCE, _CLOSE})  # no sentence splits inside
+_SPLIT_AFTER = frozenset({_LIST, _HEADING, _TABLE, _CLOSE})
+_SPLIT_BEFORE = frozenset({_LIST, _HEADING, _TABLE, _FENCE})
+
+_Line = tuple[str, int, "tuple[str, int] | None"]  # kind, scan position, open fence (char, length)
+
+
+class SentenceSegmenter:
+    """Cuts one reply, fed in chunks, into sentences and Markdown blocks (DESIGN section 2).
+
+    `feed(text) -> list[str]` returns the pieces now decided, in order; `flush() -> list[str]`
+    returns the rest at the end of the reply and resets the segmenter. Every piece ends with the
+    whitespace after it (leading whitespace goes with the first), so `"".join` of all pieces is
+    the input, and the pieces are the same however the text is cut into chunks.
+
+    A piece ends after `. ! ? …` (runs such as `?!`, closing quotes and brackets kept) and the
+    whitespace after, when a sentence starts next (a capital, a digit, an opening quote or
+    bracket, a Markdown marker); not after abbreviations (`engine.segment_rules`), initials,
+    decimals, URLs, e-mails or file names. A piece also ends after a list item, heading or table
+    row line, at a blank line, and before a list item, heading, table row or code fence; a fenced
+    code block is one piece. A piece reaching `max_chars` is split at whitespace at or before
+    `max_chars - HOLDBACK`, never inside a span `no_cut(text)` returns ([start, end) offsets).
+
+    Raises ValueError for a language other than "en" or "pt-BR" (seed 000, "Language support")
+    or `max_chars` below 512.
+    """
+
+    def __init__(
+        self,
+        language: str = "en",
+        max_chars: int = 2000,
+        no_cut: Callable[[str], Sequence[tuple[int, int]]] | None = None,
+    ) -> None:
+        if language not in ABBREVIATIONS:
+            raise ValueError(f"language: {language!r} is not one of {sorted(ABBREVIATIONS)}")
+        if max_chars < 2 * HOLDBACK:
+            raise ValueError(f"max_chars: {max_chars} is below {2 * HOLDBACK}")
+        self._abbreviations = ABBREVIATIONS[language]
+        self._max = max_chars
+        self._no_cut = no_cut
+        self._reset()
+
+    def _reset(self) -> None:
+        self._buf = ""  # the unreleased text; the current piece starts at index 0
+        self._pos = 0  # every boundary before this index is decided
+        self._kind: str | None = None  # kind of the line being scanned; None before any text
+        self._fence: tuple[str, int] | None = None
+
+    def feed(self, text: str) -> list[str]:
+        """Add a chunk of the reply; return the pieces it completes, in order."""
+        if not text:
+            return []
+        self._buf += text
+        return self._run(final=False)
+
+    def flush(self) -> list[str]:
+        """End the reply: return every piece not yet returned, and reset for a new reply."""
+        out = self._run(final=True)
+        if self._buf:
+            out.append(self._buf)
+        self._reset()
+        return out
+
+    def _run(self, final: bool) -> list[str]:
+        out: list[str] = []
+        while (end := self._next(final)) is not None:
+            out.append(self._buf[:end])
+            self._buf = self._buf[end:]
+            self._pos = max(0, self._pos - end)
+        return out
+
+    def _next(self, final: bool) -> int | None:
+        """Scan on from `_pos`; return where the current piece ends, or None (need more text)."""
+        buf, cap = self._buf, self._max
+        n = len(buf)
+        while True:
+            pos = self._pos
+            if self._kind is None:  # before the reply's first visible character
+                found = _NONSPACE.search(buf, pos)
+                if found is None or found.start() >= cap:
+                    self._pos = n
+                    return self._cut() if n >= cap else None
+                line = self._classify(found.start(), final)
+                if line is None:
+                    return None
+                self._enter(line)
+                continue
+            punct = -1
+            if self._kind in _LINE_ONLY:
+                start = k = buf.find("\n", pos)
+            else:
+                event = _EVENT.search(buf, pos)
+                start = k = event.start() if event else -1
+                if event and buf[start] != "\n":
+                    punct, k = start, event.end()
+            if start < 0:  # no event yet: none can start before `safe`
+                safe = n if final or self._kind in _LINE_ONLY else _safe(buf)
+                self._pos = max(pos, safe)
+                return self._cut() if safe >= cap else None
+            found = _NONSPACE.search(buf, k)
+            if found is None:  # whitespace up to the end of what was seen
+                if n >= cap:
+                    return self._cut()
+                if final:
+                    self._pos = n
+                return None
+            m = found.start()
+            if m >= cap:
+                return self._cut()
+            decision = self._decide(punct, k, m, buf.count("\n", k, m), final)
+            if decision is None:
+                return None
+            split, line = decision
+            if line is None:
+                self._pos = m
+            else:
+                self._enter(line)
+            if split:
+                return m
+
+    def _enter(self, line: _Line) -> None:
+        self._kind, self._pos, self._fence = line
+
+    def _decide(
+        self, punct: int, k: int, m: int, newlines: int, final: bool
+    ) -> tuple[bool, _Line | None] | None:
+        """Is there a boundary at `m`, after the whitespace `[k, m)`? None: need more text."""
+        if newlines == 0:
+            end = self._sentence_end(punct, m, final)
+            return None if end is None else (end, None)
+        line = self._classify(m, final)
+        if line is None or self._kind == _FENCE:
+            return None if line is None else (False, line)
+        if self._kind in _SPLIT_AFTER or newlines >= 2 or line[0] in _SPLIT_BEFORE:
+            return True, line
+        if punct < 0:
+            return False, line
+        end = self._sentence_end(punct, m, final)
+        return None if end is None else (end, line)
+
+    def _sentence_end(self, punct: int, m: int, final: bool) -> bool | None:
+        """Does the punctuation at `punct` end a sentence, with the next one starting at `m`?"""
+        buf = self._buf
+        first = self._first_char(m, final)
+        if first is None or not first:
+            return None if first is None else False
+        if buf[punct] != "." or buf[punct + 1] in _TERMINALS:
+            return True
+        start = punct
+        while start > 0 and not buf[start - 1].isspace():
+            start -= 1
+        before = start
+        while before > 0 and buf[before - 1].isspace():
+            before -= 1
+        prev_start = before
+        while prev_start > 0 and not buf[prev_start - 1].isspace():
+            prev_start -= 1
+        word = buf[start:punct].lstrip(_OPENERS)
+        previous = buf[prev_start:before].lstrip(_OPENERS)
+        return not self._abbreviations.holds(word, previous, first)
+
+    def _first_char(self, m: int, final: bool) -> str | None:
+        """The character that tells whether a sentence starts at `m` ("" if none starts there).
+
+        Opening quotes, brackets and emphasis are skipped: `(see below)` starts no sentence.
+        """
+        buf, j = self._buf, m
+        while j < len(buf) and buf[j] in _OPENERS and j - m < _LOOKAHEAD:
+            j += 1
+        if j == len(buf):
+            return buf[m] if final else None
+        char = buf[j]
+        if char.isspace() or char in _NOT_START or char.islower():
+            return ""
+        return char
+
+    def _classify(self, m: int, final: bool) -> _Line | None:
+        """The kind of the line whose text starts at `m`. None: need more text."""
+        buf = self._buf
+        if self._fence is None and buf[m] not in _MARK_START:
+            return _PROSE, m, None
+        end = buf.find("\n", m, m + _LOOKAHEAD)
+        complete = end >= 0 or final or len(buf) >= m + _LOOKAHEAD
+        if not complete:
+            return None
+        text = buf[m : end if end >= 0 else m + _LOOKAHEAD]
+        if self._fence is not None:  # inside a fence: is this the closing line?
+            char, length = self._fence
+            run = len(text) - len(text.lstrip(char))
+            if run >= length and not text[run:].strip():
+                return _CLOSE, m, None
+            return _FENCE, m, self._fence
+        match = _LINE.match(text)
+        if match is None:
+            return _PROSE, m, None
+        if match.group(1):
+            if text[0] == "`" and "`" in text[match.end() :]:
+                return _PROSE, m, None  # an inline code span, not a fence (CommonMark 4.5)
+            return _FENCE, m, (text[0], match.end())
+        kinds = (_TABLE, _HEADING, _LIST)
+        kind = next(kind for kind, group in zip(kinds, match.groups()[1:], strict=True) if group)
+        return kind, m + (match.end() if kind == _LIST else 0), None
+
+    def _cut(self) -> int:
+        """Where to force-split the current piece, decided on its first `max_chars` characters."""
+        cap = self._max
+        head = self._buf[:cap]
+        blocked = bytearray(cap + 1)
+        for start, end in self._no_cut(head) if self._no_cut else ():
+            low, high = max(start + 1, 1), min(end, cap + 1)
+            if low < high:
+                blocked[low:high] = b"\x01" * (high - low)
+        limit = cap - HOLDBACK
+        for cut in (*range(limit + 1, 0, -1), *range(limit + 2, cap + 1)):
+            if head[cut - 1].isspace() and not blocked[cut]:
+                return cut
+        for cut in (*range(limit, 0, -1), *range(limit + 1, cap + 1)):
+            if not blocked[cut]:
+                return cut
+        return limit
+
+
+def _safe(buf: str) -> int:
+    """Start of the trailing run of punctuation and closers: the earliest event still open."""
+    end = len(buf)
+    while end > 0 and (buf[end - 1] in _TERMINALS or buf[end - 1] in _CLOSERS):
+        end -= 1
+    return end
+
+
+def split_sentences(text: str, language: str = "en", max_chars: int = 2000) -> list[str]:
+    """Cut a whole reply into pieces: `SentenceSegmenter(language, max_chars)`, feed, flush.
+
+    Returns the pieces in order; `"".join` of them is `text`. Raises ValueError as the
+    segmenter does.
+    """
+    segmenter = SentenceSegmenter(language, max_chars)
+    return segmenter.feed(text) + segmenter.flush()
