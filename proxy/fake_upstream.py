@@ -114,6 +114,15 @@ def _json(obj: Any, status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(obj), status=status, content_type="application/json")
 
 
+def _n(body: dict) -> int | web.Response:
+    n = body.get("n")
+    if n is None:
+        return 1
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        return _error(400, f"{n!r} is not valid for 'n': it must be an integer >= 1.", "n")
+    return n
+
+
 def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), max(size, 1))]
 
@@ -235,12 +244,13 @@ class ScriptedUpstream:
         messages = body.get("messages")
         if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
             return _error(400, "'messages' must be a list of message objects.", "messages")
+        if isinstance(n := _n(body), web.Response):
+            return n
         users = [m for m in messages if m.get("role") == "user"]
         self.last_user_turns.append(_text(users[-1].get("content")) if users else "")
         reply = self.script(messages)
         if (fault := await self._fault(reply)) is not None:
             return fault
-        n = int(body.get("n") or 1)
         calls = [self._calls_of(reply) for _ in range(n)]
         sent = n * (_words(reply.content) + sum(_words(str(c)) for c in reply.tool_calls))
         usage = self._usage(sum(_words(_text(m.get("content"))) for m in messages), sent)
@@ -319,12 +329,13 @@ class ScriptedUpstream:
         body = await self._body(request)
         if isinstance(body, web.Response):
             return body
+        if isinstance(n := _n(body), web.Response):
+            return n
         prompt = body.get("prompt", "")
         prompts = [prompt] if isinstance(prompt, str) else [str(p) for p in prompt]
         replies = [self.script([{"role": "user", "content": p}]) for p in prompts]
         if (fault := await self._fault(replies[0])) is not None:
             return fault
-        n = int(body.get("n") or 1)
         size = replies[0].chunk_chars or self.chunk_chars
         pairs = [(r, i * n + j) for i, r in enumerate(replies) for j in range(n)]
         usage = self._usage(sum(map(_words, prompts)), sum(_words(r.content) for r, _ in pairs))

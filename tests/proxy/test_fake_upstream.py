@@ -295,3 +295,12 @@ def test_fake_embedding_is_deterministic_unit_vector() -> None:
     assert vec == fake_embedding("hello") != fake_embedding("hellp")
     assert len(vec) == 8
     assert abs(sum(x * x for x in vec) - 1.0) < 1e-6
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/completions"])
+@pytest.mark.parametrize("n", [0, "2", True])
+async def test_bad_n_is_400(aiohttp_client, path: str, n: object) -> None:
+    client = await aiohttp_client(fixed(Reply()).app())
+    async with client.post(path, json=user("x") | {"prompt": "x", "n": n}) as resp:
+        assert resp.status == 400
+        assert (await resp.json())["error"]["param"] == "n"
