@@ -49,7 +49,8 @@ class SentenceSegmenter:
     `max_chars - HOLDBACK`, never inside a span `no_cut(text)` returns ([start, end) offsets).
 
     Raises ValueError for a language other than "en" or "pt-BR" (seed 000, "Language support")
-    or `max_chars` below 512.
+    or `max_chars` below 512. Source: DESIGN section 2 (release rule, cap) and section 4 (pt-BR
+    abbreviations and `R$ 12,50` decimals); Markdown lines as CommonMark 0.31 sections 4-5.
     """
 
     def __init__(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -353,6 +356,21 @@ def test_portuguese_pieces(text: str, pieces: list[str]) -> None:
 
 def test_english_abbreviations_are_not_portuguese_ones() -> None:
     assert split_sentences("A Sra. Costa. Av. Paulista.") == ["A Sra. Costa. ", "Av. ", "Paulista."]
+
+
+def test_segment_imports_only_the_standard_library() -> None:
+    for path in ("engine/segment.py", "engine/segment_rules.py"):
+        tree = ast.parse((Path(__file__).parents[2] / path).read_text(encoding="utf-8"))
+        names = {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        }
+        names |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        roots = {name.split(".")[0] for name in names} - {"engine"}
+        assert roots <= set(sys.stdlib_module_names) | {"__future__"}, path
+        assert not {name for name in names if name.startswith("engine.")} - {"engine.segment_rules"}
 
 
 def test_empty_text_gives_no_pieces() -> None:
