@@ -98,7 +98,8 @@ def _personal_data(check: _Checker, value: object) -> dict[str, Action]:
     if value is None:
         return out
     if not isinstance(value, dict):
-        check.fail("personal_data", f"expected a mapping of class to action, got {_describe(value)}")
+        check.fail("personal_data",
+                   f"expected a mapping of class to action, got {_describe(value)}")
         return out
     for cls, action in value.items():
         key = f"personal_data.{cls}"

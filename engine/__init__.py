@@ -21,24 +21,40 @@ from engine.rules import (
     ReplyRules,
     compile_rules,
 )
+from engine.context import Passage, ToolCall, TurnContext, read_context
+from engine.reply import ReplyScreen, ScreeningError, screen_reply
+from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
 from engine.screen import Screened, detected, screen_text
+from engine.segment import SentenceSegmenter, split_sentences
 
 __all__ = [
     "ACTIONS",
     "CLASSES",
+    "CompiledRules",
     "DEFAULT_ACTIONS",
     "DETECTORS",
-    "LANGUAGES",
-    "CompiledRules",
     "Detector",
     "Finding",
+    "LANGUAGES",
     "MustAccompany",
+    "Passage",
     "ReplyExactly",
     "ReplyRules",
+    "ReplyScreen",
+    "RequestVerdict",
     "Screened",
+    "ScreeningError",
+    "SentenceSegmenter",
+    "ToolCall",
+    "TurnContext",
+    "WITHHELD_REPLY",
     "apply_masks",
     "compile_rules",
     "detected",
     "find",
+    "read_context",
+    "screen_reply",
+    "screen_request",
     "screen_text",
+    "split_sentences",
 ]

@@ -1,4 +1,5 @@
-"""The reply rules as immutable values: classes, actions and wording (seed 000, "The reply rules file").
+"""The reply rules as immutable values: classes, actions, wording (seed 000, "The reply rules
+file").
 
 `ReplyRules` is what a rules file says; `compile_rules` turns it once into `CompiledRules`, the
 object every screening call takes. Nothing here reads files: `config.rules` does that.

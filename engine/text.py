@@ -39,7 +39,9 @@ def fold(text: str, *, strip_accents: bool = False) -> str:
     return lowered
 
 
-def phrase_pattern(phrases: Iterable[str], *, strip_accents: bool = False) -> re.Pattern[str] | None:
+def phrase_pattern(
+    phrases: Iterable[str], *, strip_accents: bool = False
+) -> re.Pattern[str] | None:
     """One alternation matching any of `phrases` as whole words, to be run on folded text.
 
     Runs of whitespace in a phrase match any run of whitespace. Returns None for no phrases.

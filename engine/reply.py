@@ -1,0 +1,202 @@
+"""The reply screen: a reply fed in deltas comes out as whole, screened sentences.
+
+Per sentence, in order (seed 000 "Personal data" and "Wording", DESIGN sections 3-4): personal
+data (redact -> mask, withhold -> the sentence is removed, allow; a value a write of this turn
+was sent or returned is masked instead, `reply_pd_masked`), `never_say`, `offers`. At the end:
+`must_accompany` sentences, added once and not if already said; `reply_exactly.when_cited`
+replaces the whole reply. Only screened text is ever returned: the release-only-screened-text
+rule that lets the proxy stream.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from engine.context import TurnContext, compact
+from engine.find import Finding, apply_masks, find
+from engine.rules import CompiledRules
+from engine.screen import MASKED, REDACTED, WITHHELD, detected
+from engine.segment import SentenceSegmenter
+
+WORDING_REMOVED = "reply_wording_removed"
+OFFER_REMOVED = "reply_offer_removed"
+WORDING_ADDED = "reply_wording_added"
+EXACT_REPLY = "reply_exact_reply"
+_SPACE = re.compile(r"\s+")
+
+
+class ScreeningError(RuntimeError):
+    """Screening failed; nothing of the affected reply may be released (fail closed)."""
+
+
+def _no_cut(text: str) -> list[tuple[int, int]]:
+    return [(f.start, f.end) for f in find(text)]
+
+
+class ReplyScreen:
+    """Screens one reply (one choice) incrementally.
+
+    `feed(delta) -> str` returns the screened whole sentences released so far (often "");
+    `finish() -> str` returns the rest and any added sentence. The concatenation of every
+    returned string is the same whatever the deltas were (property-tested). `counts` holds
+    the seed 000 counts this reply produced. Raises ScreeningError if a check fails; after
+    that, or after `finish()`, the screen refuses further input.
+    """
+
+    def __init__(
+        self, rules: CompiledRules, context: TurnContext | None = None, max_chars: int = 2000
+    ) -> None:
+        self.rules = rules
+        self.context = context if context is not None else TurnContext()
+        self.counts: Counter[str] = Counter()
+        self._segmenter = SentenceSegmenter(rules.language, max_chars=max_chars, no_cut=_no_cut)
+        exact_tags = {e.when_cited for e in rules.rules.reply_exactly if e.when_cited}
+        self._buffer_whole = bool(exact_tags & self.context.tags())
+        self._held: list[str] = []
+        self._released: list[str] = []
+        self._cited: set[str] = set()
+        self._closed = False
+
+    def feed(self, delta: str) -> str:
+        """Take the next piece of the reply; return what is now screened and releasable."""
+        if self._closed:
+            raise ScreeningError("the reply screen is closed")
+        try:
+            return self._emit(self._segmenter.feed(delta))
+        except Exception as exc:
+            self._closed = True
+            raise ScreeningError(
+                f"screening a reply sentence failed: {type(exc).__name__}") from exc
+
+    def finish(self) -> str:
+        """End of the reply: screen the rest and add what the rules require."""
+        if self._closed:
+            raise ScreeningError("the reply screen is closed")
+        try:
+            out = self._emit(self._segmenter.flush())
+            self._closed = True
+            if self._buffer_whole:
+                exact = self._exact_cited()
+                if exact is not None:
+                    self.counts[EXACT_REPLY] += 1
+                    return exact
+                out = "".join(self._held)
+                return out + self._additions(out)
+            return out + self._additions("".join(self._released))
+        except ScreeningError:
+            raise
+        except Exception as exc:
+            self._closed = True
+            raise ScreeningError(f"finishing a reply failed: {type(exc).__name__}") from exc
+
+    def _emit(self, sentences: Sequence[str]) -> str:
+        out = [screened for s in sentences if (screened := self.screen_sentence(s))]
+        text = "".join(out)
+        if self._buffer_whole:
+            self._held.append(text)
+            return ""
+        self._released.append(text)
+        return text
+
+    def screen_sentence(self, sentence: str) -> str:
+        """One whole sentence through the per-sentence checks; "" when it is removed."""
+        self._cited |= self.context.cited_tags(sentence) if self.context.passages else set()
+        findings = find(sentence)
+        if findings:
+            sentence = self._personal_data(sentence, findings)
+            if not sentence:
+                return ""
+        rules = self.rules
+        if rules.never_say is not None or rules.offers_markers is not None:
+            folded = rules.normalize(sentence)
+            if rules.never_say is not None and rules.never_say.search(folded):
+                self.counts[WORDING_REMOVED] += 1
+                return ""
+            if rules.offers_markers is not None and rules.offers_markers.search(folded) and not (
+                rules.offers_allowed is not None and rules.offers_allowed.search(folded)
+            ):
+                self.counts[OFFER_REMOVED] += 1
+                return ""
+        return sentence
+
+    def _personal_data(self, sentence: str, findings: list[Finding]) -> str:
+        actions = self.rules.actions
+        write_values = self.context.write_values
+        counts = self.counts
+        to_mask: list[Finding] = []
+        withhold = False
+        for f in findings:
+            counts[detected(f.cls)] += 1
+            action = actions[f.cls]
+            if action == "allow":
+                continue
+            if write_values and compact(sentence[f.start : f.end]) in write_values:
+                counts[MASKED] += 1
+            elif action == "withhold":
+                withhold = True
+                continue
+            else:
+                counts[REDACTED] += 1
+            to_mask.append(f)
+        if withhold:
+            counts[WITHHELD] += 1
+            return ""
+        if not to_mask:
+            return sentence
+        return apply_masks(sentence, to_mask, {f.cls: True for f in to_mask})
+
+    def _exact_cited(self) -> str | None:
+        for entry in self.rules.rules.reply_exactly:
+            if entry.when_cited and entry.when_cited in self._cited:
+                return entry.say
+        return None
+
+    def _additions(self, prior: str) -> str:
+        """The `must_accompany` sentences due and not yet said, joined after `prior` (the
+        whole released reply)."""
+        said = _SPACE.sub(" ", self.rules.normalize(prior))
+        added: list[str] = []
+        for entry in self.rules.rules.must_accompany:
+            due = (entry.when_done is not None and self.context.done(entry.when_done)) or (
+                entry.when_cited is not None and entry.when_cited in self._cited
+            )
+            if not due or entry.add in added:
+                continue
+            if _SPACE.sub(" ", self.rules.normalize(entry.add.strip())) in said:
+                continue
+            added.append(entry.add)
+            self.counts[WORDING_ADDED] += 1
+        if not added:
+            return ""
+        lead = " " if prior and not prior[-1].isspace() else ""
+        return lead + " ".join(added)
+
+
+def screen_reply(
+    text: str,
+    rules: CompiledRules,
+    context: TurnContext | None = None,
+    *,
+    chunks: int = 0,
+    seed: int | None = None,
+    max_chars: int = 2000,
+) -> tuple[str, dict[str, int]]:
+    """Screen a whole reply; returns (released text, counts).
+
+    With `chunks` > 1 the reply is fed in that many random pieces (as a stream would arrive),
+    which gives the same text: `replyguard screen --side reply --chunks N` shows it.
+    """
+    screen = ReplyScreen(rules, context, max_chars=max_chars)
+    out: list[str] = []
+    if chunks > 1 and len(text) > 1:
+        rng = random.Random(seed)
+        cuts = sorted(rng.sample(range(1, len(text)), min(chunks - 1, len(text) - 1)))
+        for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True):
+            out.append(screen.feed(text[start:end]))
+    else:
+        out.append(screen.feed(text))
+    out.append(screen.finish())
+    return "".join(out), dict(screen.counts)

@@ -1,0 +1,124 @@
+"""The request screen: an OpenAI `messages` list in, a verdict out (forward, withhold, exact).
+
+DESIGN section 3 "Request side": the last user message is the turn. Earlier user messages are
+screened again but not counted again, and one holding a withheld value is dropped from what is
+forwarded. Tool results are screened with withhold acting as redact (a tool message cannot be
+dropped). Content may be a string or a list of parts. A turn holding a withheld class reaches
+no model: the client gets seed 000's fixed reply. `reply_exactly.when_asked` answers with `say`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.context import TurnContext, content_text, read_context
+from engine.reply import EXACT_REPLY
+from engine.rules import CompiledRules
+from engine.screen import Side, screen_text
+
+Verdict = Literal["forward", "withhold", "exact"]
+
+#: Seed 000's reply to a withheld turn, in each language the product reads.
+WITHHELD_REPLY: Mapping[str, str] = {
+    "en": "That message held details I can't take here, so I haven't read it or done anything. "
+    "Please send it again without them.",
+    "pt-BR": "Essa mensagem tinha dados que não posso receber aqui, então não a li nem fiz "
+    "nada. Envie de novo sem eles, por favor.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RequestVerdict:
+    """What to do with a request.
+
+    `kind`: "forward" (send `messages`, the screened copy, upstream), "withhold" or "exact"
+    (answer with `reply`, call nothing). `counts`: seed 000 counts of the turn.
+    `withheld`: the classes that made the turn withheld. `context`: the turn context read
+    from the original messages, for the reply screen.
+    """
+
+    kind: Verdict
+    messages: list[dict[str, Any]]
+    reply: str | None = None
+    counts: Mapping[str, int] = field(default_factory=dict)
+    withheld: tuple[str, ...] = ()
+    context: TurnContext = field(default_factory=TurnContext)
+
+
+def _screen_content(content: object, rules: CompiledRules, side: Side
+                    ) -> tuple[object, Counter[str], tuple[str, ...]]:
+    """Screen a message content (string or parts); returns (content, counts, withheld)."""
+    counts: Counter[str] = Counter()
+    withheld: set[str] = set()
+    if isinstance(content, str):
+        screened = screen_text(content, rules, side)
+        counts.update(screened.counts)
+        return screened.text, counts, screened.withheld
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(
+                part.get("text"), str
+            ):
+                screened = screen_text(part["text"], rules, side)
+                counts.update(screened.counts)
+                withheld.update(screened.withheld)
+                parts.append({**part, "text": screened.text})
+            else:
+                parts.append(part)
+        if withheld:
+            counts = Counter({k: v for k, v in counts.items() if k != "reply_pd_withheld"})
+            counts["reply_pd_withheld"] = 1
+        return parts, counts, tuple(sorted(withheld))
+    return content, counts, ()
+
+
+def screen_request(
+    messages: Sequence[Mapping[str, Any]],
+    rules: CompiledRules,
+    writes: Collection[str] | None = None,
+) -> RequestVerdict:
+    """Screen an OpenAI chat `messages` list (each a dict with `role` and `content`).
+
+    Returns a RequestVerdict; the input is never mutated. `writes` names the tools that
+    write (None: every tool). Non-dict entries are passed through untouched.
+    """
+    last_user = max(
+        (i for i, m in enumerate(messages) if isinstance(m, Mapping) and m.get("role") == "user"),
+        default=-1,
+    )
+    context = read_context(messages, writes)
+    counts: Counter[str] = Counter()
+    forwarded: list[dict[str, Any]] = []
+    turn_withheld: tuple[str, ...] = ()
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            forwarded.append(message)  # type: ignore[arg-type]
+            continue
+        role = message.get("role")
+        if role not in ("user", "tool"):
+            forwarded.append(dict(message))
+            continue
+        side: Side = "turn" if role == "user" else "tool"
+        content, message_counts, withheld = _screen_content(message.get("content"), rules, side)
+        if i == last_user:
+            counts.update(message_counts)
+            turn_withheld = withheld
+        elif role == "tool" and i > last_user:
+            counts.update(message_counts)
+        if withheld and role == "user":
+            continue  # an earlier withheld turn is dropped; the last one withholds the request
+        forwarded.append({**message, "content": content})
+    if turn_withheld:
+        return RequestVerdict("withhold", [], WITHHELD_REPLY[rules.language], dict(counts),
+                              turn_withheld, context)
+    if last_user >= 0 and rules.asked:
+        folded = rules.normalize(content_text(messages[last_user].get("content")))
+        for pattern, entry in rules.asked:
+            if pattern.search(folded):
+                counts[EXACT_REPLY] += 1
+                return RequestVerdict("exact", [], entry.say, dict(counts), (), context)
+    return RequestVerdict("forward", forwarded, None, dict(counts), (), context)

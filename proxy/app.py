@@ -1,0 +1,126 @@
+"""The aiohttp application: routes, the request middleware, and the upstream session.
+
+`create_app(settings, rules)` is the only way in. Screened routes: chat completions, legacy
+completions, embeddings (input screened as a turn); `GET /v1/models` passes through. Any other
+route is an OpenAI-style 404 unless `passthrough` lists it: no unscreened route is open by
+default. `/metrics`, `/healthz`, `/readyz` serve operations.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import aiohttp
+import orjson
+from aiohttp import web
+
+from config.settings import Settings
+from engine.rules import ReplyRules
+from proxy import routes
+from proxy.completions import chat_completions, completions
+from proxy.errors import NotFound, ProxyError, error_response
+from proxy.metrics import Metrics
+from proxy.state import METRICS, RULES, SESSION, SETTINGS, ActiveRules
+
+access_log = logging.getLogger("replyguard.access")
+log = logging.getLogger("replyguard")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+_OPS_ROUTES = frozenset({"/metrics", "/healthz", "/readyz"})
+
+
+@web.middleware
+async def screening_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Request id, OpenAI-shaped errors, metrics and the JSON access log for every request.
+
+    The access log holds the request id, route, status, latency, verdict and counts: never
+    any text of the request or the reply.
+    """
+    started = time.perf_counter()
+    request_id = request.headers.get("X-Request-Id") or secrets.token_hex(8)
+    if not (0 < len(request_id) <= 128 and request_id.isprintable()):
+        request_id = secrets.token_hex(8)
+    route = request.match_info.route.resource.canonical if request.match_info.route.resource \
+        else "unmatched"
+    info: dict[str, object] = {"route": route, "counts": Counter(), "verdict": None}
+    request["replyguard"] = info
+    status = 500
+    try:
+        try:
+            response = await handler(request)
+        except ProxyError as exc:
+            response = error_response(exc)
+        except web.HTTPException as exc:
+            response = error_response(_from_http(exc))
+        status = response.status
+        if not response.prepared:
+            response.headers["X-Request-Id"] = request_id
+        return response
+    finally:
+        metrics = request.app[METRICS]
+        elapsed = time.perf_counter() - started
+        counts: Counter[str] = info["counts"]  # type: ignore[assignment]
+        metrics.count(counts)
+        if route not in _OPS_ROUTES:
+            metrics.requests.labels(route, str(status)).inc()
+            metrics.request_latency.labels(route).observe(elapsed)
+            if info["verdict"]:
+                metrics.turns.labels(str(info["verdict"])).inc()
+            if request.app[SETTINGS].log.access:
+                access_log.info(orjson.dumps({
+                    "request_id": request_id, "method": request.method, "route": route,
+                    "status": status, "latency_ms": round(elapsed * 1000, 3),
+                    "verdict": info["verdict"], "outcome": info.get("outcome"),
+                    "counts": dict(counts),
+                }).decode())
+
+
+def _from_http(exc: web.HTTPException) -> ProxyError:
+    if exc.status == 404:
+        return NotFound("this route is not served by ReplyGuard (add it to `passthrough` to "
+                        "forward it unscreened)")
+    if exc.status == 405:
+        return ProxyError(f"method not allowed: {exc.reason}", code="method_not_allowed",
+                          status=405)
+    if exc.status == 413:
+        return ProxyError("request body is too large", code="body_too_large", status=413)
+    return ProxyError(exc.reason, code="http_error", status=exc.status)
+
+
+async def _session_ctx(app: web.Application) -> AsyncIterator[None]:
+    settings = app[SETTINGS]
+    connector = aiohttp.TCPConnector(limit=settings.upstream.max_connections,
+                                     enable_cleanup_closed=True)
+    app[SESSION] = aiohttp.ClientSession(connector=connector, auto_decompress=True,
+                                         json_serialize=lambda o: orjson.dumps(o).decode())
+    yield
+    await app[SESSION].close()
+
+
+def create_app(settings: Settings, rules: ReplyRules | None = None,
+               metrics: Metrics | None = None) -> web.Application:
+    """The ReplyGuard application for `settings` and `rules` (default rules if None).
+
+    The upstream ClientSession is created on startup and closed on cleanup.
+    """
+    app = web.Application(middlewares=[screening_middleware],
+                          client_max_size=settings.limits.max_body_bytes)
+    app[SETTINGS] = settings
+    app[RULES] = ActiveRules(rules if rules is not None else ReplyRules())
+    app[METRICS] = metrics if metrics is not None else Metrics()
+    app.cleanup_ctx.append(_session_ctx)
+    app.router.add_post("/v1/chat/completions", chat_completions)
+    app.router.add_post("/v1/completions", completions)
+    app.router.add_post("/v1/embeddings", routes.embeddings)
+    app.router.add_get("/v1/models", routes.models)
+    app.router.add_get("/v1/models/{model}", routes.models)
+    app.router.add_get("/metrics", routes.metrics)
+    app.router.add_get("/healthz", routes.healthz)
+    app.router.add_get("/readyz", routes.readyz)
+    for prefix in settings.passthrough:
+        app.router.add_route("*", prefix.rstrip("/") + "{tail:(/.*)?}", routes.passthrough)
+    return app

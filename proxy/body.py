@@ -1,0 +1,44 @@
+"""Reading a client's request body: size limit, strict UTF-8, JSON object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from proxy.errors import BadRequest, BodyTooLarge
+
+
+async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
+    """The request body as a JSON object.
+
+    Raises BodyTooLarge (413) past `max_bytes` bytes, BadRequest (400) for an empty body,
+    invalid UTF-8 (with the byte offset), malformed JSON, or a JSON value that is not an object.
+    """
+    if request.content_length is not None and request.content_length > max_bytes:
+        raise BodyTooLarge(f"request body of {request.content_length} bytes is over the limit "
+                           f"of {max_bytes} bytes")
+    chunks = []
+    size = 0
+    async for chunk in request.content.iter_chunked(65536):
+        size += len(chunk)
+        if size > max_bytes:
+            raise BodyTooLarge(f"request body is over the limit of {max_bytes} bytes")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        raise BadRequest("request body is empty; expected a JSON object", code="invalid_json")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadRequest(f"request body is not valid UTF-8 (byte {exc.start})",
+                         code="invalid_utf8") from None
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise BadRequest(f"request body is not valid JSON: {exc}", code="invalid_json") from None
+    if not isinstance(body, dict):
+        raise BadRequest(f"request body must be a JSON object, not {type(body).__name__}",
+                         code="invalid_json")
+    return body

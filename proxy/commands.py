@@ -1,0 +1,92 @@
+"""The proxy's subcommands of `replyguard`: `serve` and `demo`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from config.rules import load_rules
+from config.settings import Settings, load_settings
+from engine.rules import ReplyRules
+
+EXAMPLE_RULES = Path(__file__).resolve().parent.parent / "config" / "reply-rules.example.yaml"
+
+
+def load(args: argparse.Namespace) -> tuple[Settings, ReplyRules]:
+    """Settings (file < REPLYGUARD_* environment < flags) and the rules they name.
+
+    Raises ConfigError naming the wrong key of either file.
+    """
+    overrides: dict[str, Any] = {}
+    for flag, key in (("upstream", "upstream.base_url"), ("rules", "replies.rules"),
+                      ("host", "listen.host"), ("port", "listen.port"),
+                      ("language", "language")):
+        value = getattr(args, flag, None)
+        if value is not None:
+            overrides[key] = value
+    settings = load_settings(args.config, overrides=overrides)
+    rules = load_rules(settings.replies.rules) if settings.replies.rules else ReplyRules()
+    return settings, rules
+
+
+def configure_logging(level: str) -> None:
+    """Plain JSON lines on stderr: the access log's records are JSON already."""
+    logging.basicConfig(level=level.upper(), stream=sys.stderr, format="%(message)s")
+
+
+def install_uvloop() -> None:
+    """Use uvloop's event loop where it is installed (not on Windows)."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is a dependency off Windows
+        return
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the proxy until interrupted."""
+    from proxy.app import create_app
+
+    settings, rules = load(args)
+    configure_logging(settings.log.level)
+    install_uvloop()
+    app = create_app(settings, rules)
+    logging.getLogger("replyguard").info(
+        '{"event": "serving", "host": "%s", "port": %d, "upstream": "%s", "rules": "%s"}',
+        settings.listen.host, settings.listen.port, settings.upstream.base_url,
+        settings.replies.rules or "(defaults)")
+    web.run_app(app, host=settings.listen.host, port=settings.listen.port, access_log=None,
+                handler_cancellation=True, print=None)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run seed 000's shop conversation through the proxy with the real openai SDK."""
+    from proxy.demo import run_demo
+
+    install_uvloop()
+    return asyncio.run(run_demo(args.rules or str(EXAMPLE_RULES), args.chunk_chars))
+
+
+def add_proxy_commands(sub: Any) -> None:
+    """Add `serve` and `demo` to the `replyguard` subcommands."""
+    serve = sub.add_parser("serve", help="run the proxy")
+    serve.add_argument("--config", help="settings file (YAML or JSON)")
+    serve.add_argument("--upstream", help="upstream base URL, e.g. https://api.openai.com/v1")
+    serve.add_argument("--rules", help="reply rules file (YAML or JSON)")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--language", choices=("en", "pt-BR"))
+    serve.set_defaults(func=cmd_serve)
+
+    demo = sub.add_parser("demo", help="the shop example end to end, on a built-in upstream")
+    demo.add_argument("--rules", help="reply rules file (default: the shop's example rules)")
+    demo.add_argument("--chunk-chars", type=int, default=4,
+                      help="characters per upstream chunk (default 4)")
+    demo.set_defaults(func=cmd_demo)

@@ -1,0 +1,190 @@
+"""The screened routes: `/v1/chat/completions` and the legacy `/v1/completions`.
+
+Request: read and check the body, screen the turn (`engine.screen_request`, or the prompt as
+a turn for legacy completions); a withheld turn or an exact reply is answered directly. Reply:
+a whole completion is screened whole; a stream is relayed through one ReplyScreen per choice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from functools import partial
+from typing import Any
+
+import aiohttp
+import orjson
+from aiohttp import web
+
+from engine.context import TurnContext
+from engine.reply import ReplyScreen, ScreeningError
+from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
+from engine.rules import LANGUAGES, CompiledRules
+from engine.screen import screen_text
+from proxy import direct
+from proxy.body import read_json
+from proxy.errors import BadRequest, ProxyError, ScreeningFailed, UpstreamError, error_response
+from proxy.metrics import Metrics
+from proxy.relay import StreamStats, relay
+from proxy.state import METRICS, RULES, SESSION, SETTINGS
+from proxy.stream import Kind, StreamScreen, screen_completion
+from proxy.upstream import error_from_status, fault, returned_headers, timeout, upstream_headers
+
+LANGUAGE_HEADER = "X-ReplyGuard-Language"
+
+
+def compiled_rules(request: web.Request) -> CompiledRules:
+    """The rules for this request's language: the `X-ReplyGuard-Language` header, else the
+    settings' language (never guessed from the text, seed 000)."""
+    language = request.headers.get(LANGUAGE_HEADER) or request.app[SETTINGS].language
+    if language not in LANGUAGES:
+        raise BadRequest(f"{LANGUAGE_HEADER}: unknown language {language!r} (known: "
+                         f"{', '.join(LANGUAGES)})", code="invalid_language")
+    return request.app[RULES].for_language(language)
+
+
+def _verdict_chat(body: dict[str, Any], rules: CompiledRules) -> RequestVerdict:
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("'messages' must be a non-empty list of messages", param="messages",
+                         code="invalid_messages")
+    if not all(isinstance(m, dict) for m in messages):
+        raise BadRequest("each entry of 'messages' must be an object", param="messages",
+                         code="invalid_messages")
+    return screen_request(messages, rules)
+
+
+def _verdict_text(body: dict[str, Any], rules: CompiledRules) -> RequestVerdict:
+    prompt = body.get("prompt")
+    prompts = [prompt] if isinstance(prompt, str) else prompt
+    if not isinstance(prompts, list) or not all(isinstance(p, str) for p in prompts):
+        raise BadRequest("'prompt' must be a string or a list of strings (token prompts cannot "
+                         "be screened)", param="prompt", code="invalid_prompt")
+    counts: Counter[str] = Counter()
+    screened = []
+    withheld: set[str] = set()
+    for text in prompts:
+        result = screen_text(text, rules, "turn")
+        counts.update(result.counts)
+        withheld.update(result.withheld)
+        screened.append(result.text)
+    if withheld:
+        return RequestVerdict("withhold", [], WITHHELD_REPLY[rules.language], dict(counts),
+                              tuple(sorted(withheld)))
+    messages = [{"role": "user", "content": p} for p in screened]
+    return RequestVerdict("forward", messages, None, dict(counts))
+
+
+async def chat_completions(request: web.Request) -> web.StreamResponse:
+    """`POST /v1/chat/completions`, screened both ways."""
+    return await _complete(request, "chat")
+
+
+async def completions(request: web.Request) -> web.StreamResponse:
+    """`POST /v1/completions` (legacy text completions), screened both ways."""
+    return await _complete(request, "text")
+
+
+async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
+    app = request.app
+    settings, metrics = app[SETTINGS], app[METRICS]
+    info = request["replyguard"]
+    started = time.perf_counter()
+    body = await read_json(request, settings.limits.max_body_bytes)
+    rules = compiled_rules(request)
+    try:
+        verdict = _verdict_chat(body, rules) if kind == "chat" else _verdict_text(body, rules)
+    except ProxyError:
+        raise
+    except Exception as exc:
+        metrics.screening_errors.labels("request").inc()
+        raise ScreeningFailed(f"screening the request failed ({type(exc).__name__}); nothing "
+                              "was sent upstream") from exc
+    counts: Counter[str] = info["counts"]
+    counts.update(verdict.counts)
+    info["verdict"] = verdict.kind
+    if verdict.kind != "forward":
+        assert verdict.reply is not None
+        return await direct.answer(request, body, verdict.reply, kind)
+    if kind == "chat":
+        forward = {**body, "messages": verdict.messages}
+    else:
+        prompts = [m["content"] for m in verdict.messages]
+        forward = {**body, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
+    make_screen = partial(ReplyScreen, rules, verdict.context if kind == "chat" else
+                          TurnContext(), settings.replies.max_sentence_chars)
+    own = time.perf_counter() - started
+    url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"
+    session = app[SESSION]
+    upstream_started = time.perf_counter()
+    try:
+        upstream_cm = session.post(url, data=orjson.dumps(forward), timeout=timeout(settings),
+                                   headers=upstream_headers(request, settings))
+        upstream = await upstream_cm.__aenter__()
+    except Exception as exc:
+        metrics.upstream_errors.labels("connect").inc()
+        raise fault(exc, settings.upstream.base_url) from None
+    try:
+        metrics.upstream_latency.labels(info["route"]).observe(
+            time.perf_counter() - upstream_started)
+        headers = returned_headers(upstream)
+        if upstream.status >= 400:
+            metrics.upstream_errors.labels(f"http_{upstream.status // 100}xx").inc()
+            error = await error_from_status(upstream, settings.upstream.base_url)
+            if isinstance(error, bytes):
+                return web.Response(body=error, status=upstream.status, headers=headers,
+                                    content_type="application/json")
+            return error_response(error, headers)
+        streaming = upstream.content_type == "text/event-stream"
+        if streaming:
+            screen = StreamScreen(make_screen, kind)
+            stats = StreamStats()
+            metrics.active_streams.inc()
+            try:
+                response = await relay(request, upstream, screen, stats, headers)
+            finally:
+                metrics.active_streams.dec()
+                counts.update(screen.counts())
+                info["outcome"] = stats.outcome
+                metrics.added_latency.labels(info["route"]).observe(own + stats.own_s)
+                if stats.first_text_at is not None:
+                    metrics.first_token.labels(info["route"]).observe(
+                        stats.first_text_at - started)
+                if stats.outcome == "screening_failed":
+                    metrics.screening_errors.labels("reply").inc()
+                elif stats.outcome.startswith("upstream"):
+                    metrics.upstream_errors.labels(stats.outcome).inc()
+                elif stats.outcome == "client_gone":
+                    metrics.client_disconnects.inc()
+            return response
+        return await _whole(upstream, make_screen, kind, counts, info["route"], headers, own,
+                            metrics)
+    finally:
+        await upstream_cm.__aexit__(None, None, None)
+
+
+async def _whole(upstream: aiohttp.ClientResponse, make_screen: Any, kind: Kind,
+                 counts: Counter[str], route: str, headers: dict[str, str],
+                 own: float, metrics: Metrics) -> web.Response:
+    """Screen a whole (non-streamed) upstream completion and answer with it."""
+    try:
+        raw = await upstream.read()
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        raise fault(exc, str(upstream.url)) from None
+    started = time.perf_counter()
+    try:
+        parsed = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise UpstreamError("the upstream answered with something that is not a JSON object",
+                            code="upstream_protocol")
+    try:
+        counts.update(screen_completion(parsed, make_screen, kind))
+    except ScreeningError as exc:
+        metrics.screening_errors.labels("reply").inc()
+        raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
+    body = orjson.dumps(parsed)
+    metrics.added_latency.labels(route).observe(own + time.perf_counter() - started)
+    return web.Response(body=body, status=upstream.status, headers=headers,
+                        content_type="application/json")

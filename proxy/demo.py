@@ -1,0 +1,105 @@
+"""`replyguard demo`: seed 000's shop, end to end, through the real `openai` SDK.
+
+A scripted upstream (proxy.fake_upstream, seed 000's SCRIPT) streams its replies in small
+chunks and makes the `refund_card` tool call; ReplyGuard runs in front of it with the shop's
+rules; an `openai.AsyncOpenAI` client streams each turn through ReplyGuard, runs the tool when
+asked, and prints what it saw. At the end: what the model was given, and the counts read back
+from `/metrics`. Everything listens on 127.0.0.1 on free ports and stops by itself.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import aiohttp
+import openai
+from aiohttp import web
+
+from config.rules import load_rules
+from config.settings import load_settings
+from proxy.app import create_app
+from proxy.fake_upstream import SHOP_SCRIPT, ScriptedUpstream, seed_script
+
+TURNS = (
+    "my card is 4111 1111 1111 1111, is it on file?",
+    "my social security number is 123-45-6789",
+    "the parcel for 4412 vanished",
+)
+
+
+def refund_card(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The shop's refund tool, as the client runs it."""
+    return {"status": "refunded", "order_id": arguments.get("order_id"),
+            "amount": arguments.get("amount")}
+
+
+async def _stream_turn(client: openai.AsyncOpenAI, messages: list[dict[str, Any]]
+                       ) -> tuple[str, list[dict[str, Any]]]:
+    """One streamed completion: (text, tool calls) as the client assembles them."""
+    text: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    stream = await client.chat.completions.create(model="shop-model", messages=messages,
+                                                  stream=True)
+    async for chunk in stream:
+        for choice in chunk.choices:
+            delta = choice.delta
+            if delta.content:
+                text.append(delta.content)
+            for call in delta.tool_calls or ():
+                slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
+                slot["id"] = call.id or slot["id"]
+                if call.function is not None:
+                    slot["name"] += call.function.name or ""
+                    slot["arguments"] += call.function.arguments or ""
+    return "".join(text), [calls[k] for k in sorted(calls)]
+
+
+async def run_demo(rules_path: str, chunk_chars: int = 4) -> int:
+    """Run the demo; returns the exit status (0 when every turn got a reply)."""
+    upstream = ScriptedUpstream(seed_script(SHOP_SCRIPT), chunk_chars=chunk_chars)
+    upstream_url = await upstream.start()
+    settings = load_settings(None, env={}, overrides={
+        "upstream.base_url": upstream_url, "replies.rules": rules_path, "log.access": False})
+    app = create_app(settings, load_rules(rules_path))
+    runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    base = f"http://127.0.0.1:{port}"
+    print(f"ReplyGuard on {base}/v1 in front of a scripted model at {upstream_url}")
+    print(f"rules: {rules_path}\n")
+    history: list[dict[str, Any]] = []
+    try:
+        async with openai.AsyncOpenAI(base_url=f"{base}/v1", api_key="demo-key") as client:
+            for text in TURNS:
+                history.append({"role": "user", "content": text})
+                reply, calls = await _stream_turn(client, history)
+                while calls:
+                    history.append({"role": "assistant", "content": reply or None, "tool_calls": [
+                        {"id": c["id"], "type": "function",
+                         "function": {"name": c["name"], "arguments": c["arguments"]}}
+                        for c in calls]})
+                    for call in calls:
+                        result = refund_card(json.loads(call["arguments"] or "{}"))
+                        print(f"   (the client ran {call['name']}({call['arguments']}) -> "
+                              f"{json.dumps(result)})")
+                        history.append({"role": "tool", "tool_call_id": call["id"],
+                                        "content": json.dumps(result)})
+                    reply, calls = await _stream_turn(client, history)
+                history.append({"role": "assistant", "content": reply})
+                print(f"{text}\n -> {reply}")
+        print(f"\nThe model was given: {upstream.last_user_turns}")
+        async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as resp:
+            exposition = await resp.text()
+        print("\nCounts read back from /metrics:")
+        for line in exposition.splitlines():
+            if line.startswith("reply_") and line.split("_total")[0] and "_created" not in line:
+                name, _, value = line.partition(" ")
+                if float(value) > 0:
+                    print(f"  {name} {value}")
+    finally:
+        await runner.cleanup()
+        await upstream.close()
+    return 0

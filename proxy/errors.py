@@ -1,0 +1,93 @@
+"""OpenAI-shaped errors: one table from internal error kinds to status, type and code.
+
+The exception tree of the proxy package:
+
+    ProxyError                    an error the client is told about, OpenAI-shaped
+     ├── BadRequest               400: malformed JSON, invalid UTF-8, missing fields
+     ├── BodyTooLarge             413: body over `limits.max_body_bytes`
+     ├── NotFound                 404: a route ReplyGuard does not serve
+     ├── Unauthorized             401: admin routes without the right bearer token
+     ├── UpstreamError            502/504: the upstream refused, failed or timed out
+     └── ScreeningFailed          500: screening raised; nothing unscreened was released
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from proxy.sse import encode_event
+
+
+class ProxyError(Exception):
+    """An error answered as `{"error": {"message", "type", "code", "param"}}` with `status`."""
+
+    status = 500
+    type = "server_error"
+    code: str | None = None
+
+    def __init__(self, message: str, *, code: str | None = None, param: str | None = None,
+                 status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        if status is not None:
+            self.status = status
+        self.param = param
+
+    def body(self) -> dict[str, Any]:
+        """The OpenAI error object."""
+        return {"error": {"message": self.message, "type": self.type, "param": self.param,
+                          "code": self.code}}
+
+
+class BadRequest(ProxyError):
+    status = 400
+    type = "invalid_request_error"
+    code = "invalid_request"
+
+
+class BodyTooLarge(ProxyError):
+    status = 413
+    type = "invalid_request_error"
+    code = "body_too_large"
+
+
+class NotFound(ProxyError):
+    status = 404
+    type = "invalid_request_error"
+    code = "unknown_route"
+
+
+class Unauthorized(ProxyError):
+    status = 401
+    type = "invalid_request_error"
+    code = "invalid_admin_token"
+
+
+class UpstreamError(ProxyError):
+    status = 502
+    type = "upstream_error"
+    code = "upstream_error"
+
+
+class ScreeningFailed(ProxyError):
+    status = 500
+    type = "server_error"
+    code = "screening_failed"
+
+
+def error_response(error: ProxyError, headers: dict[str, str] | None = None) -> web.Response:
+    """The JSON response for `error`."""
+    return web.Response(
+        body=orjson.dumps(error.body()), status=error.status,
+        content_type="application/json", headers=headers,
+    )
+
+
+def error_event(error: ProxyError) -> bytes:
+    """`error` as an SSE `error` event; the openai SDK raises APIError on it."""
+    return encode_event(orjson.dumps(error.body()), event="error")

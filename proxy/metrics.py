@@ -1,0 +1,105 @@
+"""Prometheus metrics: seed 000's `reply_*` counts and the proxy's own health (DESIGN section 9).
+
+Each app owns one `Metrics` with its own CollectorRegistry (no global state). Counts carry no
+text and no value: labels are routes, statuses, check names and class names only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+from engine.rules import CLASSES
+
+#: Every count of seed 000's table ("The counts"), exactly as named there.
+SEED_COUNTS: tuple[str, ...] = (
+    "reply_temperature_kept",
+    "reply_temperature_varied",
+    "reply_exact_reply",
+    *(f"reply_pd_detected_{cls}" for cls in CLASSES),
+    "reply_pd_masked",
+    "reply_pd_withheld",
+    "reply_pd_redacted",
+    "reply_assertion_refused",
+    "reply_outcome_replaced",
+    "reply_value_highlighted",
+    "reply_value_replaced",
+    "reply_outcome_added",
+    "reply_wording_removed",
+    "reply_offer_removed",
+    "reply_wording_added",
+    "reply_facts_untraced",
+    "reply_facts_traced",
+    "reply_facts_conflict",
+    "reply_facts_stale",
+    "reply_facts_out_of_range",
+)
+
+_LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+                    5.0, 10.0, 30.0, 60.0)
+_ADDED_BUCKETS = (0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                  0.1, 0.25, 1.0)
+
+
+class Metrics:
+    """The app's metrics, in their own registry.
+
+    `count(counts)` adds seed 000 counts (name -> increment; unknown names raise KeyError, so
+    a typo cannot silently create a series). Latencies are in seconds.
+    """
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        r = self.registry
+        self.seed = {
+            name: Counter(name, f"seed 000 count {name}", registry=r) for name in SEED_COUNTS
+        }
+        self.requests = Counter("replyguard_requests", "HTTP requests by route and status",
+                                ("route", "status"), registry=r)
+        self.request_latency = Histogram(
+            "replyguard_request_seconds", "time from request to the end of the response",
+            ("route",), buckets=_LATENCY_BUCKETS, registry=r)
+        self.upstream_latency = Histogram(
+            "replyguard_upstream_seconds", "time from the upstream call to its response headers",
+            ("route",), buckets=_LATENCY_BUCKETS, registry=r)
+        self.added_latency = Histogram(
+            "replyguard_added_seconds", "time spent in the proxy itself (screening, parsing)",
+            ("route",), buckets=_ADDED_BUCKETS, registry=r)
+        self.first_token = Histogram(
+            "replyguard_first_token_seconds", "time from request to the first released text",
+            ("route",), buckets=_LATENCY_BUCKETS, registry=r)
+        self.active_streams = Gauge("replyguard_active_streams", "streams being relayed now",
+                                    registry=r)
+        self.screening_errors = Counter(
+            "replyguard_screening_errors", "screening faults (nothing unscreened released)",
+            ("stage",), registry=r)
+        self.upstream_errors = Counter(
+            "replyguard_upstream_errors", "upstream faults by kind", ("kind",), registry=r)
+        self.client_disconnects = Counter(
+            "replyguard_client_disconnects", "clients gone before the end of a stream",
+            registry=r)
+        self.rules_reloads = Counter(
+            "replyguard_rules_reloads", "reply rules loads by result", ("result",), registry=r)
+        self.guardrail_blocks = Counter(
+            "replyguard_guardrail_blocks", "turns blocked by guardrail check", ("check",),
+            registry=r)
+        self.turns = Counter("replyguard_turns", "request turns by verdict", ("verdict",),
+                             registry=r)
+
+    def count(self, counts: Mapping[str, int]) -> None:
+        """Add seed 000 counts (name -> increment)."""
+        for name, value in counts.items():
+            if value:
+                self.seed[name].inc(value)
+
+    def render(self) -> tuple[bytes, str]:
+        """The Prometheus text exposition of every metric: (body, content type)."""
+        return generate_latest(self.registry), CONTENT_TYPE_LATEST

@@ -1,0 +1,158 @@
+"""Relaying an upstream SSE stream to the client, screened (DESIGN section 2).
+
+Bytes from the upstream go through the incremental SSE decoder, each chunk through the
+StreamScreen, and only screened chunks are written. Fail closed: if the upstream drops, sends an
+error, or screening raises, the client gets an SSE `error` event then `[DONE]`, never the held
+text. If the client goes away, the upstream response is closed at once (the call is cancelled).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import aiohttp
+import orjson
+from aiohttp import web
+
+from engine.reply import ScreeningError
+from proxy.direct import SSE_HEADERS
+from proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
+from proxy.sse import DONE, SSEDecodeError, SSEDecoder, encode_event
+from proxy.stream import StreamScreen
+
+log = logging.getLogger("replyguard.relay")
+
+
+class StreamStats:
+    """What a relay measured: seconds spent in the proxy's own work, time of the first
+    released text (perf_counter), and the outcome (`ok`, `upstream_dropped`,
+    `upstream_error`, `screening_failed`, `client_gone`)."""
+
+    def __init__(self) -> None:
+        self.own_s = 0.0
+        self.first_text_at: float | None = None
+        self.outcome = "ok"
+
+
+class _ClientGone(Exception):
+    """Writing to the client failed: it went away."""
+
+
+async def relay(
+    request: web.Request,
+    upstream: aiohttp.ClientResponse,
+    screen: StreamScreen,
+    stats: StreamStats,
+    headers: dict[str, str],
+) -> web.StreamResponse:
+    """Relay `upstream` (an SSE response with status 200) to the client through `screen`."""
+    response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **headers})
+    await response.prepare(request)
+    decoder = SSEDecoder()
+    finished = False
+    try:
+        try:
+            async for data in upstream.content.iter_any():
+                started = time.perf_counter()
+                out, finished = _handle(decoder.feed(data), screen)
+                stats.own_s += time.perf_counter() - started
+                if out:
+                    await _write(response, out, screen, stats)
+                if finished:
+                    break
+            if not finished:
+                out, finished = _handle(decoder.flush(), screen)
+                if not finished and not screen.unfinished():
+                    # Every choice finished but the upstream left out `[DONE]`: end cleanly.
+                    out += b"".join(_encode(c) for c in screen.end()) + DONE
+                    finished = True
+                if out:
+                    await _write(response, out, screen, stats)
+            if not finished:
+                raise UpstreamError("the upstream closed the stream before it ended; nothing "
+                                    "unscreened was sent", code="upstream_dropped")
+            await _end(response)
+        except (TimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientConnectionError,
+                SSEDecodeError) as exc:
+            stats.outcome = "upstream_dropped"
+            await _fail(response, UpstreamError(
+                f"the upstream stream broke off ({type(exc).__name__}); nothing unscreened "
+                "was sent", code="upstream_dropped"))
+        except UpstreamError as exc:
+            stats.outcome = "upstream_dropped" if exc.code == "upstream_dropped" else \
+                "upstream_error"
+            await _fail(response, exc)
+        except ScreeningError as exc:
+            stats.outcome = "screening_failed"
+            log.error("screening failed mid-stream: %s", exc)
+            await _fail(response, ScreeningFailed("screening the reply failed; the rest of it "
+                                                  "was not sent"))
+    except _ClientGone:
+        stats.outcome = "client_gone"
+    finally:
+        if not finished:
+            upstream.close()
+    return response
+
+
+def _encode(chunk: dict[str, Any]) -> bytes:
+    return encode_event(orjson.dumps(chunk))
+
+
+def _handle(events: list[Any], screen: StreamScreen) -> tuple[bytes, bool]:
+    """Screen a batch of decoded events; returns (bytes to write, whether `[DONE]` came)."""
+    out: list[bytes] = []
+    for event in events:
+        if event.data == "[DONE]":
+            out.extend(_encode(c) for c in screen.end())
+            out.append(DONE)
+            return b"".join(out), True
+        try:
+            chunk = orjson.loads(event.data)
+        except orjson.JSONDecodeError:
+            raise UpstreamError("the upstream sent an event that is not JSON",
+                                code="upstream_protocol") from None
+        if not isinstance(chunk, dict):
+            raise UpstreamError("the upstream sent an event that is not a JSON object",
+                                code="upstream_protocol")
+        if chunk.get("error") is not None or event.event == "error":
+            message = _upstream_message(chunk)
+            raise UpstreamError(f"the upstream reported an error mid-stream: {message}",
+                                code="upstream_stream_error")
+        out.extend(_encode(c) for c in screen.feed(chunk))
+    return b"".join(out), False
+
+
+def _upstream_message(chunk: dict[str, Any]) -> str:
+    error = chunk.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"][:300]
+    return "no message"
+
+
+async def _write(response: web.StreamResponse, data: bytes, screen: StreamScreen,
+                 stats: StreamStats) -> None:
+    if stats.first_text_at is None and screen.released_any:
+        stats.first_text_at = time.perf_counter()
+    try:
+        await response.write(data)
+    except ConnectionResetError:
+        raise _ClientGone from None
+
+
+async def _end(response: web.StreamResponse) -> None:
+    try:
+        await response.write_eof()
+    except ConnectionResetError:
+        raise _ClientGone from None
+
+
+async def _fail(response: web.StreamResponse, error: ProxyError) -> None:
+    """Send the error event and `[DONE]`, then end the response."""
+    try:
+        await response.write(error_event(error) + DONE)
+    except ConnectionResetError:
+        raise _ClientGone from None
+    await _end(response)

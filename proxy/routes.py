@@ -1,0 +1,119 @@
+"""The other routes: embeddings (input screened as a turn), models and passthrough (forwarded
+as they are), and the operations routes (metrics, health, readiness)."""
+
+from __future__ import annotations
+
+import aiohttp
+import orjson
+from aiohttp import web
+
+from engine.screen import screen_text
+from proxy.body import read_json
+from proxy.completions import compiled_rules
+from proxy.errors import BadRequest, ProxyError, error_response
+from proxy.state import METRICS, SESSION, SETTINGS
+from proxy.upstream import error_from_status, fault, returned_headers, timeout, upstream_headers
+
+_HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
+                         "te", "trailers", "transfer-encoding", "upgrade", "host",
+                         "content-length", "content-encoding"})
+
+
+def upstream_url(request: web.Request, path: str) -> str:
+    """The upstream URL for a client path: `/v1/x` -> `<base_url>/x` (base_url ends in /v1)."""
+    base = request.app[SETTINGS].upstream.base_url
+    tail = path[3:] if path.startswith("/v1/") or path == "/v1" else path
+    return base + tail
+
+
+async def embeddings(request: web.Request) -> web.StreamResponse:
+    """`POST /v1/embeddings`: each input string screened as a turn before forwarding. A
+    withheld value refuses the request (400, code `withheld`): there is no reply to give."""
+    settings = request.app[SETTINGS]
+    info = request["replyguard"]
+    body = await read_json(request, settings.limits.max_body_bytes)
+    rules = compiled_rules(request)
+    given = body.get("input")
+    inputs = [given] if isinstance(given, str) else given
+    if not isinstance(inputs, list) or not inputs or not all(isinstance(i, str) for i in inputs):
+        raise BadRequest("'input' must be a string or a list of strings (token inputs cannot "
+                         "be screened)", param="input", code="invalid_input")
+    screened = []
+    withheld: set[str] = set()
+    for text in inputs:
+        result = screen_text(text, rules, "turn")
+        info["counts"].update(result.counts)
+        withheld.update(result.withheld)
+        screened.append(result.text)
+    if withheld:
+        info["verdict"] = "withhold"
+        classes = ", ".join(sorted(withheld))
+        raise BadRequest(f"the input holds details that are not sent on ({classes})",
+                         param="input", code="withheld")
+    info["verdict"] = "forward"
+    forward = {**body, "input": screened[0] if isinstance(given, str) else screened}
+    return await _forward(request, "POST", "/v1/embeddings", orjson.dumps(forward))
+
+
+async def models(request: web.Request) -> web.StreamResponse:
+    """`GET /v1/models` and `/v1/models/{model}`, passed through."""
+    return await _forward(request, "GET", request.path, None)
+
+
+async def passthrough(request: web.Request) -> web.StreamResponse:
+    """A route the settings list under `passthrough`: forwarded unscreened, streamed back."""
+    limit = request.app[SETTINGS].limits.max_body_bytes
+    data = await request.content.read(limit + 1) if request.can_read_body else None
+    if data is not None and len(data) > limit:
+        raise ProxyError(f"request body is over the limit of {limit} bytes",
+                         code="body_too_large", status=413)
+    return await _forward(request, request.method, request.path_qs, data, raw=True)
+
+
+async def _forward(request: web.Request, method: str, path: str, data: bytes | None,
+                   raw: bool = False) -> web.StreamResponse:
+    settings = request.app[SETTINGS]
+    headers = upstream_headers(request, settings)
+    if raw and "Content-Type" in request.headers:
+        headers["Content-Type"] = request.headers["Content-Type"]
+    url = upstream_url(request, path)
+    try:
+        async with request.app[SESSION].request(method, url, data=data, headers=headers,
+                                                timeout=timeout(settings)) as upstream:
+            if upstream.status >= 400 and not raw:
+                error = await error_from_status(upstream, settings.upstream.base_url)
+                if isinstance(error, bytes):
+                    return web.Response(body=error, status=upstream.status,
+                                        content_type="application/json",
+                                        headers=returned_headers(upstream))
+                return error_response(error)
+            response = web.StreamResponse(status=upstream.status, headers={
+                k: v for k, v in upstream.headers.items() if k.lower() not in _HOP_BY_HOP})
+            await response.prepare(request)
+            async for chunk in upstream.content.iter_any():
+                await response.write(chunk)
+            await response.write_eof()
+            return response
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        if isinstance(exc, ConnectionResetError):
+            raise
+        raise fault(exc, settings.upstream.base_url) from None
+
+
+async def metrics(request: web.Request) -> web.Response:
+    """`GET /metrics`: the Prometheus text format."""
+    body, content_type = request.app[METRICS].render()
+    return web.Response(body=body, headers={"Content-Type": content_type})
+
+
+async def healthz(request: web.Request) -> web.Response:
+    """`GET /healthz`: the process is up."""
+    return web.json_response({"status": "ok"})
+
+
+async def readyz(request: web.Request) -> web.Response:
+    """`GET /readyz`: rules loaded and the upstream session open."""
+    session = request.app.get(SESSION)
+    if session is None or session.closed:
+        return web.json_response({"status": "starting"}, status=503)
+    return web.json_response({"status": "ready"})

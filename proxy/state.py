@@ -1,0 +1,43 @@
+"""The app's typed state (aiohttp AppKeys) and the active reply rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import aiohttp
+from aiohttp import web
+
+from config.settings import Settings
+from engine.rules import LANGUAGES, CompiledRules, ReplyRules, compile_rules
+from proxy.metrics import Metrics
+
+
+@dataclass
+class ActiveRules:
+    """The reply rules in force, compiled once for each language the product reads.
+
+    `version` counts loads; `swap` replaces the rules atomically (a request keeps the
+    compiled rules it started with).
+    """
+
+    rules: ReplyRules
+    version: int = 1
+    compiled: dict[str, CompiledRules] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.compiled = {lang: compile_rules(self.rules, lang) for lang in LANGUAGES}
+
+    def for_language(self, language: str) -> CompiledRules:
+        """The compiled rules for `language` (KeyError for one the product does not read)."""
+        return self.compiled[language]
+
+    def swap(self, rules: ReplyRules) -> None:
+        """Make `rules` the rules in force."""
+        compiled = {lang: compile_rules(rules, lang) for lang in LANGUAGES}
+        self.rules, self.compiled, self.version = rules, compiled, self.version + 1
+
+
+SETTINGS = web.AppKey("settings", Settings)
+RULES = web.AppKey("rules", ActiveRules)
+METRICS = web.AppKey("metrics", Metrics)
+SESSION = web.AppKey("session", aiohttp.ClientSession)

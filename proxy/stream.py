@@ -1,0 +1,187 @@
+"""Screening OpenAI response objects: streamed chunks one by one, or a whole completion.
+
+Pure (no I/O): `StreamScreen.feed(chunk) -> list[chunk]` takes one parsed upstream
+`chat.completion.chunk` (or legacy `text_completion` chunk) and returns the chunks to send on,
+keeping the upstream envelope (`id`, `created`, `model`, `system_fingerprint`, choice `index`).
+One `ReplyScreen` per choice and text field (`content`, `refusal`; `text` for legacy
+completions) holds text back until whole sentences are screened. Role chunks, `tool_calls`
+deltas and the usage chunk pass through; a choice's held text and added sentences are sent in
+a chunk of their own just before that choice's `finish_reason` chunk (DESIGN section 2).
+`logprobs` are dropped wherever text is screened: they carry the raw tokens.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Literal
+
+from engine.reply import ReplyScreen
+
+Kind = Literal["chat", "text"]
+_CHAT_FIELDS = ("content", "refusal")
+
+
+class _Choice:
+    __slots__ = ("screens", "finished")
+
+    def __init__(self) -> None:
+        self.screens: dict[str, ReplyScreen] = {}
+        self.finished = False
+
+
+class StreamScreen:
+    """Screens one streamed response. `make_screen()` gives a fresh ReplyScreen for a choice.
+
+    `feed(chunk)` returns the chunks to send (possibly none); `end()`, at `[DONE]`, flushes
+    choices the upstream never finished; `unfinished()` tells whether any choice is still
+    open (an upstream that stops there dropped the stream). Raises engine ScreeningError.
+    """
+
+    def __init__(self, make_screen: Callable[[], ReplyScreen], kind: Kind = "chat") -> None:
+        self._make = make_screen
+        self._kind = kind
+        self._choices: dict[int, _Choice] = {}
+        self._envelope: dict[str, Any] = {}
+        self.released_any = False
+
+    def _text_of(self, choice: dict[str, Any]) -> dict[str, Any]:
+        if self._kind == "text":
+            return choice
+        delta = choice.get("delta")
+        return delta if isinstance(delta, dict) else {}
+
+    def _fields(self) -> tuple[str, ...]:
+        return ("text",) if self._kind == "text" else _CHAT_FIELDS
+
+    def feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
+        """Screen one parsed upstream chunk; return the chunks to send on, in order."""
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices:
+            return [chunk]
+        self._envelope = {k: v for k, v in chunk.items() if k != "choices"}
+        out: list[dict[str, Any]] = []
+        for choice in choices:
+            if isinstance(choice, dict):
+                out.extend(self._choice(choice))
+        return out
+
+    def _choice(self, choice: dict[str, Any]) -> list[dict[str, Any]]:
+        index = choice.get("index", 0)
+        state = self._choices.get(index)
+        if state is None:
+            state = self._choices[index] = _Choice()
+        source = self._text_of(choice)
+        new = dict(choice)
+        target = new if self._kind == "text" else dict(source)
+        if self._kind == "chat":
+            new["delta"] = target
+        if "logprobs" in new:
+            new["logprobs"] = None
+        held = False
+        for name in self._fields():
+            value = source.get(name)
+            if isinstance(value, str) and value:
+                if state.finished:
+                    target[name] = ""
+                    held = True
+                    continue
+                screen = state.screens.get(name)
+                if screen is None:
+                    screen = state.screens[name] = self._make()
+                target[name] = released = screen.feed(value)
+                held = held or not released
+                self.released_any = self.released_any or bool(released)
+        finish = choice.get("finish_reason")
+        if finish is None or state.finished:
+            if held and not self._has_other(new, target):
+                return []
+            return [self._wrap(new)]
+        state.finished = True
+        tails = self._tails(state)
+        out = []
+        for name in self._fields():
+            released = target.get(name) if isinstance(target.get(name), str) else ""
+            tails[name] = (released or "") + tails.get(name, "")
+        text = {name: t for name, t in tails.items() if t}
+        for name in self._fields():
+            if name in target and self._kind == "chat":
+                del target[name]
+        if self._kind == "text":
+            target["text"] = ""
+        if text:
+            out.append(self._wrap(self._tail_choice(index, text)))
+        out.append(self._wrap(new))
+        return out
+
+    def _has_other(self, choice: dict[str, Any], target: dict[str, Any]) -> bool:
+        """Does a held chunk carry anything besides its (now empty) text?"""
+        if self._kind == "text":
+            return False
+        return any(k not in _CHAT_FIELDS for k in target)
+
+    def _tails(self, state: _Choice) -> dict[str, str]:
+        tails = {name: screen.finish() for name, screen in state.screens.items()}
+        self.released_any = self.released_any or any(tails.values())
+        return tails
+
+    def _tail_choice(self, index: int, text: dict[str, str]) -> dict[str, Any]:
+        if self._kind == "text":
+            return {"index": index, "text": text.get("text", ""), "logprobs": None,
+                    "finish_reason": None}
+        return {"index": index, "delta": dict(text), "logprobs": None, "finish_reason": None}
+
+    def _wrap(self, choice: dict[str, Any]) -> dict[str, Any]:
+        return {**self._envelope, "choices": [choice]}
+
+    def unfinished(self) -> bool:
+        """True while some choice has had no `finish_reason`."""
+        return any(not c.finished for c in self._choices.values())
+
+    def end(self) -> list[dict[str, Any]]:
+        """At `[DONE]`: the held text of choices the upstream never finished."""
+        out = []
+        for index, state in sorted(self._choices.items()):
+            if state.finished:
+                continue
+            state.finished = True
+            text = {name: t for name, t in self._tails(state).items() if t}
+            if text:
+                out.append(self._wrap(self._tail_choice(index, text)))
+        return out
+
+    def counts(self) -> Counter[str]:
+        """The seed 000 counts of every choice's screens so far."""
+        total: Counter[str] = Counter()
+        for state in self._choices.values():
+            for screen in state.screens.values():
+                total.update(screen.counts)
+        return total
+
+
+def screen_completion(
+    body: dict[str, Any], make_screen: Callable[[], ReplyScreen], kind: Kind = "chat"
+) -> Counter[str]:
+    """Screen a whole (non-streamed) completion in place; returns the counts.
+
+    Chat: each choice's `message.content` and `message.refusal`; legacy: each `text`.
+    """
+    total: Counter[str] = Counter()
+    choices = body.get("choices")
+    if not isinstance(choices, list):
+        return total
+    for choice in choices:
+        if not isinstance(choice, dict):
+            continue
+        holder = choice if kind == "text" else choice.get("message")
+        if not isinstance(holder, dict):
+            continue
+        if "logprobs" in choice:
+            choice["logprobs"] = None
+        for name in ("text",) if kind == "text" else _CHAT_FIELDS:
+            value = holder.get(name)
+            if isinstance(value, str) and value:
+                screen = make_screen()
+                holder[name] = screen.feed(value) + screen.finish()
+                total.update(screen.counts)
+    return total

@@ -1,0 +1,85 @@
+"""Calling the upstream: headers to send on, timeouts, and upstream faults mapped to errors."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+import aiohttp
+import orjson
+from aiohttp import web
+
+from config.settings import Settings
+from proxy.errors import ProxyError, UpstreamError
+
+#: Client headers sent on to the upstream (besides Authorization and Content-Type).
+FORWARDED = ("openai-organization", "openai-project", "openai-beta", "user-agent", "accept")
+#: Upstream headers sent back to the client.
+RETURNED = ("retry-after", "x-request-id", "openai-processing-ms", "openai-version",
+            "x-ratelimit-limit-requests", "x-ratelimit-limit-tokens",
+            "x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens",
+            "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens")
+
+
+def upstream_headers(request: web.Request, settings: Settings) -> dict[str, str]:
+    """Headers for the upstream call: the settings' API key as a bearer token when set, else
+    the client's own Authorization, unchanged."""
+    headers = {"Content-Type": "application/json"}
+    if settings.upstream.api_key:
+        headers["Authorization"] = f"Bearer {settings.upstream.api_key}"
+    elif "Authorization" in request.headers:
+        headers["Authorization"] = request.headers["Authorization"]
+    for name in FORWARDED:
+        if name in request.headers:
+            headers[name] = request.headers[name]
+    return headers
+
+
+def returned_headers(response: aiohttp.ClientResponse) -> dict[str, str]:
+    """The upstream response headers a client may need (rate limits, request id)."""
+    return {name: response.headers[name] for name in RETURNED if name in response.headers}
+
+
+def timeout(settings: Settings) -> aiohttp.ClientTimeout:
+    """Connect timeout, and read timeout between two reads of the response."""
+    return aiohttp.ClientTimeout(
+        total=None, connect=settings.upstream.connect_timeout_s,
+        sock_read=settings.upstream.read_timeout_s,
+    )
+
+
+def fault(exc: BaseException, url: str) -> ProxyError:
+    """The client-facing error for an upstream exception (never the request body)."""
+    if isinstance(exc, (asyncio.TimeoutError, aiohttp.ServerTimeoutError)):
+        return UpstreamError(f"the upstream at {url} did not answer in time",
+                             code="upstream_timeout", status=504)
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return UpstreamError(f"the upstream at {url} refused the connection or cannot be "
+                             f"reached", code="upstream_unreachable", status=502)
+    return UpstreamError(f"the upstream at {url} failed: {type(exc).__name__}",
+                         code="upstream_error", status=502)
+
+
+async def error_from_status(response: aiohttp.ClientResponse, url: str) -> ProxyError | bytes:
+    """For an upstream status >= 400: its own body (bytes) for a 4xx with a JSON error body,
+    which passes through as it is; otherwise an UpstreamError (502)."""
+    raw = await response.content.read(1 << 20)
+    if 400 <= response.status < 500:
+        try:
+            parsed: Any = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, Mapping) and "error" in parsed:
+            return raw
+        return UpstreamError(f"the upstream refused the request (HTTP {response.status})",
+                             code="upstream_refused", status=response.status)
+    message = f"the upstream at {url} answered HTTP {response.status}"
+    try:
+        parsed = orjson.loads(raw)
+        inner = parsed.get("error", {}).get("message") if isinstance(parsed, dict) else None
+    except (orjson.JSONDecodeError, AttributeError):
+        inner = None
+    if isinstance(inner, str) and inner:
+        message += f": {inner[:300]}"
+    return UpstreamError(message, code="upstream_failed", status=502)
