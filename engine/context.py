@@ -166,7 +166,8 @@ def read_context(
         if not isinstance(message, Mapping):
             continue
         if message.get("role") == "assistant":
-            for call in message.get("tool_calls") or ():
+            tool_calls = message.get("tool_calls")
+            for call in tool_calls if isinstance(tool_calls, list) else ():
                 function = call.get("function") if isinstance(call, Mapping) else None
                 if not isinstance(function, Mapping):
                     continue
