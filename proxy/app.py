@@ -24,7 +24,7 @@ from proxy import routes
 from proxy.completions import chat_completions, completions
 from proxy.errors import NotFound, ProxyError, error_response
 from proxy.metrics import Metrics
-from proxy.state import METRICS, RULES, SESSION, SETTINGS, ActiveRules
+from proxy.state import INFO, METRICS, RULES, SESSION, SETTINGS, ActiveRules
 
 access_log = logging.getLogger("replyguard.access")
 log = logging.getLogger("replyguard")
@@ -47,7 +47,7 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
     route = request.match_info.route.resource.canonical if request.match_info.route.resource \
         else "unmatched"
     info: dict[str, object] = {"route": route, "counts": Counter(), "verdict": None}
-    request["replyguard"] = info
+    request[INFO] = info
     status = 500
     try:
         try:

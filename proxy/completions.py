@@ -26,7 +26,7 @@ from proxy.body import read_json
 from proxy.errors import BadRequest, ProxyError, ScreeningFailed, UpstreamError, error_response
 from proxy.metrics import Metrics
 from proxy.relay import StreamStats, relay
-from proxy.state import METRICS, RULES, SESSION, SETTINGS
+from proxy.state import INFO, METRICS, RULES, SESSION, SETTINGS
 from proxy.stream import Kind, StreamScreen, screen_completion
 from proxy.upstream import error_from_status, fault, returned_headers, timeout, upstream_headers
 
@@ -88,7 +88,7 @@ async def completions(request: web.Request) -> web.StreamResponse:
 async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     app = request.app
     settings, metrics = app[SETTINGS], app[METRICS]
-    info = request["replyguard"]
+    info = request[INFO]
     started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)

@@ -11,7 +11,7 @@ from engine.screen import screen_text
 from proxy.body import read_json
 from proxy.completions import compiled_rules
 from proxy.errors import BadRequest, ProxyError, error_response
-from proxy.state import METRICS, SESSION, SETTINGS
+from proxy.state import INFO, METRICS, SESSION, SETTINGS
 from proxy.upstream import error_from_status, fault, returned_headers, timeout, upstream_headers
 
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -30,7 +30,7 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
     """`POST /v1/embeddings`: each input string screened as a turn before forwarding. A
     withheld value refuses the request (400, code `withheld`): there is no reply to give."""
     settings = request.app[SETTINGS]
-    info = request["replyguard"]
+    info = request[INFO]
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
     given = body.get("input")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -41,3 +42,6 @@ SETTINGS = web.AppKey("settings", Settings)
 RULES = web.AppKey("rules", ActiveRules)
 METRICS = web.AppKey("metrics", Metrics)
 SESSION = web.AppKey("session", aiohttp.ClientSession)
+#: Per-request screening info (route, counts, verdict, outcome) the middleware reads back.
+#: A typed RequestKey where aiohttp has them (3.13+): a str key warns there.
+INFO: Any = web.RequestKey("replyguard", dict) if hasattr(web, "RequestKey") else "replyguard"

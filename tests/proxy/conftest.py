@@ -1,0 +1,182 @@
+"""Fixtures for the proxy's tests: ReplyGuard (TestServer, handler cancellation on, as
+`replyguard serve` runs it) in front of a scripted upstream, or of a raw upstream that writes
+exact bytes in separate network writes, so a test controls where the stream is cut."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from config.rules import load_rules
+from config.settings import load_settings
+from engine.rules import ReplyRules
+from proxy.app import create_app
+from proxy.fake_upstream import SHOP_SCRIPT, Reply, ScriptedUpstream, seed_script
+from proxy.sse import SSEDecoder
+from proxy.state import METRICS
+
+SHOP_RULES_PATH = Path(__file__).resolve().parents[2] / "config" / "reply-rules.example.yaml"
+SHOP_RULES = load_rules(SHOP_RULES_PATH)
+
+#: The envelope the scripted upstream puts on every chunk (created fixed at 1).
+HEAD = ('"object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini",'
+        '"system_fingerprint":"fp_fake"')
+DONE = b"data: [DONE]\n\n"
+
+
+def user(text: str, **extra: Any) -> dict[str, Any]:
+    """A chat request body with one user message."""
+    return {"model": "m", "messages": [{"role": "user", "content": text}], **extra}
+
+
+def events(raw: bytes) -> list[Any]:
+    """A stream's events: parsed JSON chunks, "[DONE]" as a string, and ("error", body) for an
+    `event: error` event."""
+    dec = SSEDecoder()
+    out: list[Any] = []
+    for e in dec.feed(raw) + dec.flush():
+        if e.data == "[DONE]":
+            out.append("[DONE]")
+        elif e.event == "error":
+            out.append(("error", orjson.loads(e.data)))
+        else:
+            out.append(orjson.loads(e.data))
+    return out
+
+
+def streamed_text(raw: bytes, index: int = 0, field_name: str = "content") -> str:
+    """The concatenated delta text of choice `index` in a chat stream."""
+    text = []
+    for e in events(raw):
+        if isinstance(e, dict):
+            for c in e.get("choices") or ():
+                if c.get("index") == index:
+                    text.append((c.get("delta") or {}).get(field_name) or "")
+    return "".join(text)
+
+
+def sse(obj: Any) -> bytes:
+    """One SSE event holding `obj` as compact JSON, the way ReplyGuard writes it."""
+    return b"data: " + orjson.dumps(obj) + b"\n\n"
+
+
+@dataclass
+class RawUpstream:
+    """An upstream that answers every request with `parts`, each its own `write()` followed by
+    a drain and a short sleep, so the proxy reads them as separate network reads.
+
+    Records `seen` (request bodies) and `cancelled` (responses whose client went away)."""
+
+    parts: Sequence[bytes]
+    content_type: str = "text/event-stream"
+    status: int = 200
+    pause_s: float = 0.005
+    hang: bool = False  # after the parts, wait (until cancelled) instead of ending
+    seen: list[Any] = field(default_factory=list)
+    cancelled: int = 0
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        return app
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        self.seen.append(orjson.loads(raw) if raw else None)
+        resp = web.StreamResponse(status=self.status)
+        resp.content_type = self.content_type
+        try:
+            await resp.prepare(request)
+            for part in self.parts:
+                await resp.write(part)
+                await asyncio.sleep(self.pause_s)
+            if self.hang:
+                await asyncio.sleep(30)
+            await resp.write_eof()
+        except (asyncio.CancelledError, ConnectionResetError):
+            self.cancelled += 1
+            raise
+        return resp
+
+
+@dataclass
+class Stack:
+    """ReplyGuard in front of an upstream: `client` talks to the proxy; `base_url` is the
+    proxy's `/v1` URL (for the openai SDK); `upstream` is the ScriptedUpstream or RawUpstream."""
+
+    client: TestClient
+    app: web.Application
+    upstream: Any
+    upstream_url: str
+
+    @property
+    def base_url(self) -> str:
+        return str(self.client.make_url("/v1"))
+
+    @property
+    def metrics(self) -> Any:
+        return self.app[METRICS]
+
+    async def metrics_text(self) -> str:
+        async with self.client.get("/metrics") as resp:
+            assert resp.status == 200
+            return await resp.text()
+
+
+StartUpstream = Callable[..., Awaitable[Stack]]
+
+
+@pytest.fixture
+async def stack() -> AsyncIterator[StartUpstream]:
+    """`await stack(upstream, rules=..., **settings overrides)`: start `upstream` (a
+    ScriptedUpstream, a RawUpstream, a Reply answered to everything, or a URL string) and
+    ReplyGuard in front of it; everything is closed afterwards. Settings overrides use "__"
+    for "." (`limits__max_body_bytes=10`)."""
+    closers: list[Callable[[], Awaitable[None]]] = []
+
+    async def start(upstream: Any = None, rules: ReplyRules | None = SHOP_RULES,
+                    **overrides: Any) -> Stack:
+        if upstream is None:
+            upstream = ScriptedUpstream(seed_script(SHOP_SCRIPT), created=1)
+        elif isinstance(upstream, Reply):
+            upstream = ScriptedUpstream(lambda _messages, r=upstream: r, created=1)
+        if isinstance(upstream, str):
+            url = upstream
+        elif isinstance(upstream, ScriptedUpstream):
+            url = await upstream.start()
+            closers.append(upstream.close)
+        else:
+            server = TestServer(upstream.app(), host="127.0.0.1")
+            await server.start_server()
+            closers.append(server.close)
+            url = str(server.make_url("/v1"))
+        settings = load_settings(None, env={}, overrides={
+            "upstream.base_url": url, "log.access": False,
+            **{k.replace("__", "."): v for k, v in overrides.items()}})
+        app = create_app(settings, rules)
+        client = TestClient(TestServer(app, host="127.0.0.1"))
+        await client.start_server()
+        closers.append(client.close)
+        return Stack(client, app, upstream, url)
+
+    yield start
+    for close in reversed(closers):
+        await close()
+
+
+async def wait_for(predicate: Callable[[], bool], timeout_s: float = 5.0) -> None:
+    """Poll `predicate` every 5 ms until it holds (fails the test after `timeout_s`)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.005)

@@ -1,0 +1,183 @@
+"""Whole (non-streamed) chat completions through ReplyGuard, and the request side of chat:
+the turn screened before forwarding, withheld and exact turns answered directly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import DONE, events, streamed_text, user
+
+from engine.request import WITHHELD_REPLY
+from engine.rules import ReplyExactly, ReplyRules
+from proxy.fake_upstream import Reply, ScriptedUpstream
+
+CARD_TURN = "my card is 4111 1111 1111 1111, is it on file?"
+SSN_TURN = "my social security number is 123-45-6789"
+CARD_REPLY = "Your card **** 1111 is on file; the card 4111 1111 1111 1112 is not."
+
+
+async def post(stack: Any, body: dict[str, Any], path: str = "/v1/chat/completions"
+               ) -> tuple[int, Any]:
+    async with stack.client.post(path, json=body) as resp:
+        return resp.status, await resp.json()
+
+
+async def test_whole_reply_screened_envelope_and_usage_kept(stack) -> None:
+    s = await stack()
+    status, got = await post(s, user(CARD_TURN))
+    assert status == 200
+    assert got == {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
+        "system_fingerprint": "fp_fake",
+        "choices": [{
+            "index": 0, "message": {"role": "assistant", "content": CARD_REPLY, "refusal": None},
+            "logprobs": None, "finish_reason": "stop",
+        }],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 17, "total_tokens": 26},
+    }  # fmt: skip
+
+
+async def test_whole_reply_n2_each_choice_screened(stack) -> None:
+    s = await stack(Reply(content="Card 4111 1111 1111 1111. It is a guaranteed refund. Ok."))
+    status, got = await post(s, user("hi", n=2))
+    assert status == 200
+    assert [(c["index"], c["message"]["content"]) for c in got["choices"]] == [
+        (0, "Card **** 1111. Ok."), (1, "Card **** 1111. Ok."),
+    ]  # fmt: skip
+    assert got["usage"] == {"prompt_tokens": 1, "completion_tokens": 22, "total_tokens": 23}
+
+
+async def test_tool_calls_message_with_null_content_untouched(stack) -> None:
+    s = await stack()
+    status, got = await post(s, user("the parcel for 4412 vanished"))
+    assert status == 200
+    assert got["choices"] == [{
+        "index": 0,
+        "message": {
+            "role": "assistant", "content": None,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": {
+                "name": "refund_card", "arguments": '{"order_id":"4412","amount":12.5}'}}],
+            "refusal": None,
+        },
+        "logprobs": None, "finish_reason": "tool_calls",
+    }]  # fmt: skip
+
+
+async def test_card_turn_forwarded_masked(stack) -> None:
+    s = await stack()
+    await post(s, user(CARD_TURN))
+    assert s.upstream.last_user_turns == ["my card is **** 1111, is it on file?"]
+    assert s.upstream.seen == [user("my card is **** 1111, is it on file?")]
+
+
+async def test_earlier_withheld_turn_dropped_from_history(stack) -> None:
+    s = await stack()
+    messages = [{"role": "user", "content": SSN_TURN},
+                {"role": "assistant", "content": WITHHELD_REPLY["en"]},
+                {"role": "user", "content": CARD_TURN}]
+    await post(s, {"model": "m", "messages": messages})
+    assert s.upstream.seen[0]["messages"] == [
+        {"role": "assistant", "content": WITHHELD_REPLY["en"]},
+        {"role": "user", "content": "my card is **** 1111, is it on file?"},
+    ]  # fmt: skip
+
+
+async def test_withheld_turn_answered_directly_whole(stack) -> None:
+    s = await stack()
+    status, got = await post(s, user(SSN_TURN, model="shop-model"))
+    assert status == 200
+    assert got["id"].startswith("chatcmpl-rg")
+    assert isinstance(got["created"], int)
+    assert {k: v for k, v in got.items() if k not in ("id", "created")} == {
+        "object": "chat.completion", "model": "shop-model", "system_fingerprint": None,
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": WITHHELD_REPLY["en"], "refusal": None},
+            "logprobs": None, "finish_reason": "stop",
+        }],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }  # fmt: skip
+    assert s.upstream.seen == []
+
+
+async def test_withheld_turn_answered_directly_streamed(stack) -> None:
+    s = await stack()
+    body = user(SSN_TURN, stream=True, stream_options={"include_usage": True})
+    async with s.client.post("/v1/chat/completions", json=body) as resp:
+        assert resp.status == 200
+        assert resp.headers["Content-Type"] == "text/event-stream; charset=utf-8"
+        raw = await resp.read()
+    got = events(raw)
+    assert raw.endswith(DONE)
+    head = {k: got[0][k] for k in ("id", "created")}
+    envelope = {**head, "object": "chat.completion.chunk", "model": "m",
+                "system_fingerprint": None}
+    assert got == [
+        {**envelope, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
+                                  "logprobs": None, "finish_reason": None}]},
+        {**envelope, "choices": [{"index": 0, "delta": {"content": WITHHELD_REPLY["en"]},
+                                  "logprobs": None, "finish_reason": None}]},
+        {**envelope, "choices": [{"index": 0, "delta": {}, "logprobs": None,
+                                  "finish_reason": "stop"}]},
+        {**envelope, "choices": [],
+         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}},
+        "[DONE]",
+    ]  # fmt: skip
+    assert s.upstream.seen == []
+
+
+ALLERGY = ReplyRules(reply_exactly=(ReplyExactly(
+    say="Please check the label or ask our staff about allergens.", when_asked="allergy",
+    words=("allergy", "allergic", "nut")),))
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_reply_exactly_when_asked_answered_directly(stack, stream: bool) -> None:
+    s = await stack(rules=ALLERGY)
+    body = user("Does this cake have a NUT in it?", stream=stream, n=2)
+    async with s.client.post("/v1/chat/completions", json=body) as resp:
+        assert resp.status == 200
+        if stream:
+            raw = await resp.read()
+            texts = [streamed_text(raw, 0), streamed_text(raw, 1)]
+        else:
+            texts = [c["message"]["content"] for c in (await resp.json())["choices"]]
+    assert texts == ["Please check the label or ask our staff about allergens."] * 2
+    assert s.upstream.seen == []
+
+
+async def test_tool_result_turn_gets_the_disclaimer(stack) -> None:
+    s = await stack()
+    messages = [
+        {"role": "user", "content": "the parcel for 4412 vanished"},
+        {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "call_1", "type": "function", "function": {
+                "name": "refund_card", "arguments": '{"order_id":"4412","amount":12.5}'}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": '{"status": "refunded"}'},
+    ]
+    status, got = await post(s, {"model": "m", "messages": messages})
+    assert status == 200
+    assert got["choices"][0]["message"]["content"] == (
+        "I've refunded 12.50 pounds for order 4412. "
+        "Refunds reach the card in three to five working days.")
+
+
+async def test_content_parts_turn_masked(stack) -> None:
+    up = ScriptedUpstream(lambda _m: Reply(content="Ok."), created=1)
+    s = await stack(up)
+    parts = [{"type": "text", "text": CARD_TURN},
+             {"type": "image_url", "image_url": {"url": "https://example.com/x.png"}}]
+    status, _ = await post(s, {"model": "m", "messages": [{"role": "user", "content": parts}]})
+    assert status == 200
+    assert up.seen[0]["messages"][0]["content"] == [
+        {"type": "text", "text": "my card is **** 1111, is it on file?"}, parts[1]]
+
+
+async def test_language_header_unknown_is_400(stack) -> None:
+    s = await stack()
+    async with s.client.post("/v1/chat/completions", json=user("hi"),
+                             headers={"X-ReplyGuard-Language": "fr"}) as resp:
+        assert resp.status == 400
+        assert (await resp.json())["error"]["code"] == "invalid_language"
+    assert s.upstream.seen == []
