@@ -76,6 +76,15 @@ def _screen_content(content: object, rules: CompiledRules, side: Side
     return content, counts, ()
 
 
+def _last(messages: Sequence[Mapping[str, Any]], role: str) -> int:
+    """Index of the last message of `role`, -1 when there is none."""
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if isinstance(message, Mapping) and message.get("role") == role:
+            return i
+    return -1
+
+
 def screen_request(
     messages: Sequence[Mapping[str, Any]],
     rules: CompiledRules,
@@ -85,11 +94,13 @@ def screen_request(
 
     Returns a RequestVerdict; the input is never mutated. `writes` names the tools that
     write (None: every tool). Non-dict entries are passed through untouched.
+
+    Counted: only what this request adds to the conversation, since clients resend it whole:
+    the last user turn unless an assistant message follows it (then the turn was counted by
+    the request that first carried it), and the tool results after the last assistant message.
     """
-    last_user = max(
-        (i for i, m in enumerate(messages) if isinstance(m, Mapping) and m.get("role") == "user"),
-        default=-1,
-    )
+    last_user = _last(messages, "user")
+    new_from = max(last_user, _last(messages, "assistant"))  # what this request adds
     context = read_context(messages, writes)
     counts: Counter[str] = Counter()
     forwarded: list[dict[str, Any]] = []
@@ -105,9 +116,8 @@ def screen_request(
         side: Side = "turn" if role == "user" else "tool"
         content, message_counts, withheld = _screen_content(message.get("content"), rules, side)
         if i == last_user:
-            counts.update(message_counts)
             turn_withheld = withheld
-        elif role == "tool" and i > last_user:
+        if i >= new_from and (i == last_user or role == "tool"):
             counts.update(message_counts)
         if withheld and role == "user":
             continue  # an earlier withheld turn is dropped; the last one withholds the request
