@@ -127,7 +127,7 @@ class StreamScreen:
 
     def _tail_choice(self, index: int, text: dict[str, str]) -> dict[str, Any]:
         if self._kind == "text":
-            return {"index": index, "text": text.get("text", ""), "logprobs": None,
+            return {"text": text.get("text", ""), "index": index, "logprobs": None,
                     "finish_reason": None}
         return {"index": index, "delta": dict(text), "logprobs": None, "finish_reason": None}
 

@@ -73,14 +73,17 @@ class RawUpstream:
     """An upstream that answers every request with `parts`, each its own `write()` followed by
     a drain and a short sleep, so the proxy reads them as separate network reads.
 
-    Records `seen` (request bodies) and `cancelled` (responses whose client went away)."""
+    Records `seen` (request bodies, None when empty), `paths` (path and query of each) and
+    `cancelled` (responses whose client went away)."""
 
     parts: Sequence[bytes]
     content_type: str = "text/event-stream"
     status: int = 200
     pause_s: float = 0.005
     hang: bool = False  # after the parts, wait (until cancelled) instead of ending
+    headers: dict[str, str] = field(default_factory=dict)
     seen: list[Any] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
     cancelled: int = 0
 
     def app(self) -> web.Application:
@@ -91,7 +94,8 @@ class RawUpstream:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
         self.seen.append(orjson.loads(raw) if raw else None)
-        resp = web.StreamResponse(status=self.status)
+        self.paths.append(request.path_qs)
+        resp = web.StreamResponse(status=self.status, headers=self.headers)
         resp.content_type = self.content_type
         try:
             await resp.prepare(request)

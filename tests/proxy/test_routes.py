@@ -1,0 +1,177 @@
+"""The other routes: legacy completions (prompt and text screened), embeddings (input screened
+before forwarding), models passed through, unknown routes refused, passthrough routes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from conftest import DONE, RawUpstream, events
+
+from engine.request import WITHHELD_REPLY
+from proxy.fake_upstream import Reply, ScriptedUpstream, fake_embedding
+
+CARD = "4111 1111 1111 1111"
+
+
+def fixed(content: str) -> ScriptedUpstream:
+    return ScriptedUpstream(lambda _m: Reply(content=content), created=1)
+
+
+async def test_legacy_completion_whole(stack) -> None:
+    up = fixed(f"Card {CARD} ok. It is a guaranteed refund.")
+    s = await stack(up)
+    body = {"model": "m", "prompt": f"card {CARD}"}
+    async with s.client.post("/v1/completions", json=body) as resp:
+        assert resp.status == 200
+        got = await resp.json()
+    assert up.seen == [{"model": "m", "prompt": "card **** 1111"}]
+    assert got == {
+        "id": "cmpl-1", "object": "text_completion", "created": 1, "model": "gpt-4o-mini",
+        "system_fingerprint": "fp_fake",
+        "choices": [{"text": "Card **** 1111 ok. ", "index": 0, "logprobs": None,
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 11, "total_tokens": 14},
+    }  # fmt: skip
+
+
+async def test_legacy_completion_streamed(stack) -> None:
+    up = fixed(f"Card {CARD} ok. Bye")
+    s = await stack(up)
+    body = {"model": "m", "prompt": [f"card {CARD}"], "stream": True}
+    async with s.client.post("/v1/completions", json=body) as resp:
+        assert resp.status == 200
+        raw = await resp.read()
+    assert up.seen == [{"model": "m", "prompt": ["card **** 1111"], "stream": True}]
+    head = ('{"id":"cmpl-1","object":"text_completion","created":1,"model":"gpt-4o-mini",'
+            '"system_fingerprint":"fp_fake","choices":[')
+
+    def out(text: str, finish: str | None = None) -> bytes:
+        choice = orjson.dumps({"text": text, "index": 0, "logprobs": None,
+                               "finish_reason": finish}).decode()
+        return f"data: {head}{choice}]}}\n\n".encode()
+
+    assert raw == b"".join([out("Card **** 1111 ok. "), out("Bye"), out("", "stop"), DONE])
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_legacy_completion_withheld_prompt(stack, stream: bool) -> None:
+    up = fixed("never sent")
+    s = await stack(up)
+    body = {"model": "m", "prompt": "ssn 123-45-6789", "stream": stream}
+    async with s.client.post("/v1/completions", json=body) as resp:
+        assert resp.status == 200
+        raw = await resp.read()
+    if stream:
+        got = events(raw)
+        assert got[-1] == "[DONE]"
+        assert "".join(e["choices"][0]["text"] for e in got[:-1]) == WITHHELD_REPLY["en"]
+        assert got[-2]["choices"][0]["finish_reason"] == "stop"
+    else:
+        got = orjson.loads(raw)
+        assert got["object"] == "text_completion"
+        assert got["choices"][0]["text"] == WITHHELD_REPLY["en"]
+    assert up.seen == []
+
+
+async def test_legacy_token_prompt_refused(stack) -> None:
+    s = await stack(fixed("x"))
+    async with s.client.post("/v1/completions", json={"model": "m", "prompt": [1, 2]}) as resp:
+        assert resp.status == 400
+        assert (await resp.json())["error"]["code"] == "invalid_prompt"
+
+
+async def test_embeddings_input_masked_before_forwarding(stack) -> None:
+    up = fixed("")
+    s = await stack(up)
+    body = {"model": "e", "input": [f"card {CARD}", "plain"]}
+    async with s.client.post("/v1/embeddings", json=body) as resp:
+        assert resp.status == 200
+        got = await resp.json()
+    assert up.seen == [{"model": "e", "input": ["card **** 1111", "plain"]}]
+    assert [d["embedding"] for d in got["data"]] == [
+        fake_embedding("card **** 1111"), fake_embedding("plain")]
+
+
+async def test_embeddings_withheld_is_400(stack) -> None:
+    up = fixed("")
+    s = await stack(up)
+    body = {"model": "e", "input": "ssn 123-45-6789"}
+    async with s.client.post("/v1/embeddings", json=body) as resp:
+        assert resp.status == 400
+        got = await resp.json()
+    assert got == {"error": {
+        "message": "the input holds details that are not sent on (national_id)",
+        "type": "invalid_request_error", "param": "input", "code": "withheld"}}
+    assert up.seen == []
+
+
+async def test_models_passed_through(stack) -> None:
+    s = await stack(fixed(""))
+    async with s.client.get("/v1/models") as resp:
+        assert resp.status == 200
+        assert resp.content_type == "application/json"
+        got = await resp.json()
+    assert got == {"object": "list", "data": [{"id": "gpt-4o-mini", "object": "model",
+                                               "created": 1700000000, "owned_by": "system"}]}
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("GET", "/v1/files"), ("POST", "/v1/images/generations"), ("GET", "/admin"),
+    ("POST", "/v1/chat/completions/extra"),
+])  # fmt: skip
+async def test_unknown_route_is_openai_404(stack, method: str, path: str) -> None:
+    up = RawUpstream([b"{}"], content_type="application/json")
+    s = await stack(up)
+    async with s.client.request(method, path, json={}) as resp:
+        assert resp.status == 404
+        got = await resp.json()
+    assert got["error"]["type"] == "invalid_request_error"
+    assert got["error"]["code"] == "unknown_route"
+    assert "passthrough" in got["error"]["message"]
+    assert up.seen == []
+
+
+async def test_wrong_method_is_openai_405(stack) -> None:
+    s = await stack(fixed(""))
+    async with s.client.get("/v1/chat/completions") as resp:
+        assert resp.status == 405
+        assert (await resp.json())["error"]["code"] == "method_not_allowed"
+
+
+async def test_passthrough_route_forwarded(stack) -> None:
+    up = RawUpstream([b'{"object":"list","data":[]}'], content_type="application/json")
+    s = await stack(up, passthrough="/v1/files,/v1/batches")
+    async with s.client.post("/v1/files/abc?purpose=x", json={"a": 1}) as resp:
+        assert resp.status == 200
+        assert await resp.read() == b'{"object":"list","data":[]}'
+    async with s.client.get("/v1/batches") as resp:
+        assert resp.status == 200
+    assert up.seen == [{"a": 1}, None]
+    assert up.paths == ["/v1/files/abc?purpose=x", "/v1/batches"]
+
+
+async def test_authorization_forwarded_unless_api_key_set(stack) -> None:
+    up = fixed("Ok.")
+    s = await stack(up)
+    headers = {"Authorization": "Bearer client-key"}
+    body: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    async with s.client.post("/v1/chat/completions", json=body, headers=headers) as resp:
+        assert resp.status == 200
+    up2 = fixed("Ok.")
+    s2 = await stack(up2, upstream__api_key="proxy-key")
+    async with s2.client.post("/v1/chat/completions", json=body, headers=headers) as resp:
+        assert resp.status == 200
+    assert up.seen_auth == ["Bearer client-key"]
+    assert up2.seen_auth == ["Bearer proxy-key"]
+
+
+@pytest.mark.parametrize(("path", "want"), [
+    ("/healthz", {"status": "ok"}), ("/readyz", {"status": "ready"}),
+])  # fmt: skip
+async def test_health(stack, path: str, want: dict[str, str]) -> None:
+    s = await stack(fixed(""))
+    async with s.client.get(path) as resp:
+        assert resp.status == 200
+        assert await resp.json() == want
