@@ -26,14 +26,14 @@ OFFER_REMOVED = "reply_offer_removed"
 WORDING_ADDED = "reply_wording_added"
 EXACT_REPLY = "reply_exact_reply"
 _SPACE = re.compile(r"\s+")
+#: The rest of a private key block whose start a forced split (the sentence cap) cut off: its
+#: base64 lines and END line. Sources: RFC 7468 section 2 (PEM textual encoding).
+_KEY_REST = re.compile(r"[A-Za-z0-9+/=\s]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?")
+_KEY_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----")
 
 
 class ScreeningError(RuntimeError):
     """Screening failed; nothing of the affected reply may be released (fail closed)."""
-
-
-def _no_cut(text: str) -> list[tuple[int, int]]:
-    return [(f.start, f.end) for f in find(text)]
 
 
 class ReplyScreen:
@@ -52,13 +52,23 @@ class ReplyScreen:
         self.rules = rules
         self.context = context if context is not None else TurnContext()
         self.counts: Counter[str] = Counter()
-        self._segmenter = SentenceSegmenter(rules.language, max_chars=max_chars, no_cut=_no_cut)
+        self._segmenter = SentenceSegmenter(rules.language, max_chars=max_chars,
+                                            no_cut=self._no_cut)
         exact_tags = {e.when_cited for e in rules.rules.reply_exactly if e.when_cited}
         self._buffer_whole = bool(exact_tags & self.context.tags())
         self._held: list[str] = []
         self._released: list[str] = []
         self._cited: set[str] = set()
         self._closed = False
+        self._in_key = False  # the last piece ended inside a private key block
+
+    def _no_cut(self, text: str) -> list[tuple[int, int]]:
+        """Where a forced split must not fall: inside a value a detector finds, or inside a
+        `never_say` phrase (a cut there would let each half through)."""
+        spans = [(f.start, f.end) for f in find(text)]
+        if self.rules.never_say is not None:
+            spans += [m.span() for m in self.rules.never_say.finditer(self.rules.normalize(text))]
+        return spans
 
     def feed(self, delta: str) -> str:
         """Take the next piece of the reply; return what is now screened and releasable."""
@@ -103,6 +113,13 @@ class ReplyScreen:
 
     def screen_sentence(self, sentence: str) -> str:
         """One whole sentence through the per-sentence checks; "" when it is removed."""
+        if self._in_key:
+            rest = _KEY_REST.match(sentence)
+            assert rest is not None  # the pattern matches the empty string
+            self._in_key = rest.end() == len(sentence) and not rest.group().endswith("-----")
+            sentence = sentence[rest.end() :]
+            if not sentence:
+                return ""
         self._cited |= self.context.cited_tags(sentence) if self.context.passages else set()
         findings = find(sentence)
         if findings:
@@ -123,10 +140,14 @@ class ReplyScreen:
         return sentence
 
     def _personal_data(self, sentence: str, findings: list[Finding]) -> str:
+        """Mask, remove or keep `sentence` by its findings' classes. Counts every value found;
+        redacted and masked values only when the sentence is kept (a removed sentence masks
+        nothing)."""
         actions = self.rules.actions
         write_values = self.context.write_values
         counts = self.counts
         to_mask: list[Finding] = []
+        masked = 0
         withhold = False
         for f in findings:
             counts[detected(f.cls)] += 1
@@ -134,18 +155,25 @@ class ReplyScreen:
             if action == "allow":
                 continue
             if write_values and compact(sentence[f.start : f.end]) in write_values:
-                counts[MASKED] += 1
+                masked += 1  # the outcome exception (DESIGN section 3)
             elif action == "withhold":
                 withhold = True
                 continue
-            else:
-                counts[REDACTED] += 1
             to_mask.append(f)
+        last = findings[-1]
+        if last.cls == "private_key" and actions[last.cls] != "allow" and not (
+            sentence[last.end :].strip() or _KEY_END.search(sentence, last.start)
+        ):
+            self._in_key = True  # a forced split cut the block: drop its rest from the next piece
         if withhold:
             counts[WITHHELD] += 1
             return ""
         if not to_mask:
             return sentence
+        if masked:
+            counts[MASKED] += masked
+        if len(to_mask) > masked:
+            counts[REDACTED] += len(to_mask) - masked
         return apply_masks(sentence, to_mask, {f.cls: True for f in to_mask})
 
     def _exact_cited(self) -> str | None:
@@ -157,7 +185,7 @@ class ReplyScreen:
     def _additions(self, prior: str) -> str:
         """The `must_accompany` sentences due and not yet said, joined after `prior` (the
         whole released reply)."""
-        said = _SPACE.sub(" ", self.rules.normalize(prior))
+        said = _said(self.rules.normalize(prior))
         added: list[str] = []
         for entry in self.rules.rules.must_accompany:
             due = (entry.when_done is not None and self.context.done(entry.when_done)) or (
@@ -165,7 +193,7 @@ class ReplyScreen:
             )
             if not due or entry.add in added:
                 continue
-            if _SPACE.sub(" ", self.rules.normalize(entry.add.strip())) in said:
+            if _said(self.rules.normalize(entry.add)) in said:
                 continue
             added.append(entry.add)
             self.counts[WORDING_ADDED] += 1
@@ -173,6 +201,11 @@ class ReplyScreen:
             return ""
         lead = " " if prior and not prior[-1].isspace() else ""
         return lead + " ".join(added)
+
+
+def _said(text: str) -> str:
+    """Text as "already said" compares it: whitespace runs as one space, no end punctuation."""
+    return _SPACE.sub(" ", text).strip().rstrip(".!?…")
 
 
 def screen_reply(

@@ -107,7 +107,7 @@ def screen_request(
     turn_withheld: tuple[str, ...] = ()
     for i, message in enumerate(messages):
         if not isinstance(message, Mapping):
-            forwarded.append(message)  # type: ignore[arg-type]
+            forwarded.append(message)
             continue
         role = message.get("role")
         if role not in ("user", "tool"):
