@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from engine import masks, validators
 
-_DIGITS = tuple("0123456789")
+KeywordsIn = Literal["text", "lower", "shape"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +26,23 @@ class Detector:
     (`card`, `national_id`, ...). `regex` finds candidates (group `group` is the value);
     `keywords` is a cheap prefilter (the detector runs only if one of them is in the text);
     `validate` confirms a candidate (check digits, parsers); `mask` writes the masked value.
-    `fold_keywords` matches keywords on lower-cased text; `trim_groups` retries a candidate
-    that fails validation without its trailing space-separated groups (an IBAN followed by a
-    capitalised word). `priority` orders overlapping findings: the lower number keeps the text (card > iban >
-    national_id > ip_address > phone, DESIGN section 3). `examples` must each be found whole;
+    `keywords_in` says what keywords are matched against: the text, its ASCII lower case
+    (`"lower"`), or its shape (`"shape"`: `A` for an upper-case letter, `0` for a digit,
+    space for a space, `_` for anything else). `trim_groups` retries a candidate that fails
+    validation without its trailing space-separated groups (an IBAN followed by a
+    capitalised word).
+
+    Where the regex runs (every match must lie in these windows; see `engine.find`):
+    with `reach=(before, after)`, only from `before` characters before to `after` characters
+    after each keyword occurrence or each `gate` match; with `reach=(0, after)`, only at
+    each keyword occurrence (every match starts at one); with `start`, only where `start`,
+    searched from `before` characters back, reaches the end of a keyword occurrence; with
+    `min_digits`, only around runs of digits and separators (` .()/+-`) holding at least
+    that many digits and passing `run_filter` (from the run's start less `before` to its
+    end plus `after`); without `reach`, over the whole text when a keyword occurs (or
+    always, with no keywords). `priority` orders overlapping findings: the lower number
+    keeps the text (card > iban > national_id > ip_address > phone, DESIGN section 3).
+    `examples` must each be found whole;
     `counterexamples` must give no finding of this detector.
     """
 
@@ -42,14 +56,32 @@ class Detector:
     examples: tuple[str, ...]
     counterexamples: tuple[str, ...]
     group: int | str = 0
-    fold_keywords: bool = False
+    keywords_in: KeywordsIn = "text"
     trim_groups: bool = False
+    reach: tuple[int, int] | None = None
+    gate: re.Pattern[str] | None = None
+    min_digits: int = 0
+    run_filter: Callable[[str], bool] | None = None
+    start: re.Pattern[str] | None = None
 
 
 # Look-behinds sit after the first character: `\d(?<![\w+.]\d)` = "a digit not preceded by a
 # word character, `+` or `.`". `(?<!\d[ -]\d)` refuses a start inside a longer separated run.
 _START_NUM = r"\d(?<![\w+.@]\d)(?<!\d[ .-]\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
+
+#: Where a number detector runs: from the start of a run of digits and separators to 3
+#: characters past its end (its look-aheads read at most 2).
+_NEAR_RUN = (0, 3)
+
+
+def dotted_quad(run: str) -> bool:
+    """A run of digits that may hold an IPv4 address: three dots at least."""
+    return run.count(".") >= 3
+
+
+#: The gate of the IPv6 detector: two colons at most four hex digits apart.
+COLON_PAIR = re.compile(r":[0-9A-Fa-f]{0,4}:")
 
 DETECTORS: tuple[Detector, ...] = (
     Detector(
@@ -66,7 +98,8 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.private_key,
         priority=0,
         examples=(
-            "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4\n"
+            "-----BEGIN RSA PRIVATE KEY-----\n"
+            "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4\n"
             "-----END RSA PRIVATE KEY-----",
             "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
         ),
@@ -93,15 +126,19 @@ DETECTORS: tuple[Detector, ...] = (
         id="api_key",
         category="api_key",
         regex=re.compile(
-            r"(?:sk-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,200}"
-            r"|[sr]k_(?:live|test)_[A-Za-z0-9]{16,200}|pk_live_[A-Za-z0-9]{16,200}"
-            r"|gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}"
-            r"|glpat-[A-Za-z0-9_-]{20,64}|xox[abprs]-[A-Za-z0-9-]{10,200}"
-            r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{30,64}|npm_[A-Za-z0-9]{36}"
-            r"|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![\w-])"
+            r"(?:s(?<![\w/-]s)k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,200}"
+            r"|[sr](?<![\w/-][sr])k_(?:live|test)_[A-Za-z0-9]{16,200}"
+            r"|p(?<![\w/-]p)k_live_[A-Za-z0-9]{16,200}"
+            r"|g(?<![\w/-]g)h[pousr]_[A-Za-z0-9]{36,255}"
+            r"|g(?<![\w/-]g)ithub_pat_[A-Za-z0-9_]{22,255}"
+            r"|g(?<![\w/-]g)lpat-[A-Za-z0-9_-]{20,64}|x(?<![\w/-]x)ox[abprs]-[A-Za-z0-9-]{10,200}"
+            r"|A(?<![\w/-]A)Iza[0-9A-Za-z_-]{35}|h(?<![\w/-]h)f_[A-Za-z0-9]{30,64}"
+            r"|n(?<![\w/-]n)pm_[A-Za-z0-9]{36}"
+            r"|S(?<![\w/-]S)G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![\w-])"
         ),
-        keywords=("sk-", "sk_", "rk_", "pk_live", "gh", "github_pat_", "glpat-", "xox", "AIza",
-                  "hf_", "npm_", "SG."),
+        # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ (one fast scan for all).
+        keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG."),
+        reach=(11, 280),
         validate=None,
         mask=masks.api_key,
         priority=2,
@@ -112,13 +149,16 @@ DETECTORS: tuple[Detector, ...] = (
             "AIzaSyA1234567890abcdefghijklmnopqrstuv",
             "xoxb-1234567890-abcdefghij",
         ),
-        counterexamples=("sk-short", "the task-list", "ghp_tooshort", "risk-free options"),
+        counterexamples=("sk-short", "the task-list", "ghp_tooshort", "risk-free options",
+                         "help.example.com/how-to-mask-your-personal-data-safely",
+                         "the desk-top-printer-setup-guide-for-windows page"),
     ),
     Detector(
         id="aws_access_key",
         category="aws_access_key",
         regex=re.compile(r"(?:AKIA|ASIA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         keywords=("AKIA", "ASIA"),
+        reach=(0, 20),
         validate=None,
         mask=masks.aws_access_key,
         priority=3,
@@ -132,15 +172,17 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?i:p(?<![\w]p)(?:assword|asswd|wd|ass(?:phrase)?)|s(?<![\w]s)enha)"
             r"[ \t]{0,8}[:=][ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`]{1,200})(?P=q)"
         ),
-        keywords=("ass", "wd", "enha"),
-        fold_keywords=True,
+        keywords=("pass", "pwd", "senha"),
+        keywords_in="lower",
+        reach=(0, 240),
         validate=validators.password,
         mask=masks.password,
         priority=4,
         group="value",
         examples=("hunter2Secret!", "S3cr3t-value"),
         counterexamples=("password: reset it from the link", "your password is safe",
-                         "senha: nova"),
+                         "senha: nova", "password: Reset.", "password: ********",
+                         "password: [REDACTED]", "password: https://shop.example.com/reset"),
     ),
     Detector(
         id="email",
@@ -148,10 +190,12 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             r"[A-Za-z0-9_%+-](?<![\w.%+-][A-Za-z0-9_%+-])[A-Za-z0-9._%+-]{0,63}"
             r"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-            r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w@-])"
+            r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?){0,7}\.[A-Za-z]{2,24}(?![\w@-])"
             r"(?!\.[A-Za-z0-9])"
         ),
         keywords=("@",),
+        reach=(65, 600),
+        start=re.compile(r"[A-Za-z0-9._%+-]{0,64}@"),
         validate=None,
         mask=masks.email,
         priority=5,
@@ -161,24 +205,31 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="credit_card",
         category="card",
-        regex=re.compile(_START_NUM + r"(?:[ -]?\d){12,18}" + _END_NUM),
-        keywords=_DIGITS,
+        regex=re.compile(
+            _START_NUM + r"\d{3}(?:(?P<cs>[ -]?)\d{4}(?:(?P=cs)\d{4}){1,2}(?:(?P=cs)\d{1,3})?"
+            r"|[ -]?\d{6}[ -]?\d{4,5})" + _END_NUM
+        ),
+        keywords=(),
+        min_digits=13,
+        reach=_NEAR_RUN,
         validate=validators.card,
         mask=masks.card,
         priority=10,
         examples=("4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559",
                   "3782 822463 10005", "4222222222222"),
         counterexamples=("4111 1111 1111 1112", "0000 0000 0000 0000", "1234 5678 9012 3456 7890",
-                         "order 4412"),
+                         "order 4412", "order 112-4111111-1111111", "41 11 11 11 11 11 11 11"),
     ),
     Detector(
         id="iban",
         category="iban",
         regex=re.compile(
-            r"[A-Z](?<![\w][A-Z])[A-Z]\d\d(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?)"
-            r"(?![\w])"
+            r"[A-Z](?<![\w][A-Z])[A-Z]\d\d"
+            r"(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?)(?![\w])"
         ),
-        keywords=_DIGITS,
+        keywords=("AA00",),
+        keywords_in="shape",
+        reach=(0, 44),
         validate=validators.iban,
         mask=masks.iban,
         priority=11,
@@ -191,7 +242,9 @@ DETECTORS: tuple[Detector, ...] = (
         id="us_ssn",
         category="national_id",
         regex=re.compile(_START_NUM + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}" + _END_NUM),
-        keywords=_DIGITS,
+        keywords=(),
+        min_digits=9,
+        reach=_NEAR_RUN,
         validate=validators.us_ssn,
         mask=masks.last4,
         priority=12,
@@ -203,7 +256,9 @@ DETECTORS: tuple[Detector, ...] = (
         id="uk_nino",
         category="national_id",
         regex=re.compile(r"[A-Z](?<![\w][A-Z])[A-Z] ?\d\d ?\d\d ?\d\d ?[A-D](?![\w])"),
-        keywords=_DIGITS,
+        keywords=("AA00", "AA 00"),
+        keywords_in="shape",
+        reach=(0, 12),
         validate=validators.uk_nino,
         mask=masks.last4,
         priority=12,
@@ -214,7 +269,9 @@ DETECTORS: tuple[Detector, ...] = (
         id="br_cpf",
         category="national_id",
         regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d" + _END_NUM),
-        keywords=_DIGITS,
+        keywords=(),
+        min_digits=11,
+        reach=_NEAR_RUN,
         validate=validators.br_cpf,
         mask=masks.last4,
         priority=12,
@@ -228,19 +285,25 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM + r")"
             r"(?:[ .-]?\(?\d\)?){6,16}" + _END_NUM
         ),
-        keywords=_DIGITS,
+        keywords=(),
+        min_digits=8,
+        reach=(2, 3),
         validate=validators.phone,
         mask=masks.phone,
         priority=14,
         examples=("+44 20 7946 0123", "(555) 123-4567", "+55 11 98765-4321", "07700 900123",
                   "555-123-4567", "+1 202 555 0143"),
-        counterexamples=("12.50", "2024-11-29", "10:30", "123456", "v1.2.3", "+12345"),
+        counterexamples=("12.50", "2024-11-29", "10:30", "123456", "v1.2.3", "+12345",
+                         "529.982.247-26", "111.111.111-11"),
     ),
     Detector(
         id="ipv4_address",
         category="ip_address",
         regex=re.compile(r"\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3}(?![\w]|\.\d)"),
-        keywords=(".",),
+        keywords=(),
+        min_digits=4,
+        run_filter=dotted_quad,
+        reach=_NEAR_RUN,
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,
@@ -254,8 +317,9 @@ DETECTORS: tuple[Detector, ...] = (
             r"[0-9A-Fa-f:](?<![\w:.][0-9A-Fa-f:])[0-9A-Fa-f]{0,3}(?::[0-9A-Fa-f]{0,4}){2,7}"
             r"(?:%[A-Za-z0-9]{1,16})?(?![\w:])"
         ),
-        keywords=("::", ":0", ":1", ":2", ":3", ":4", ":5", ":6", ":7", ":8", ":9", ":a", ":b",
-                  ":c", ":d", ":e", ":f", ":A", ":B", ":C", ":D", ":E", ":F"),
+        keywords=(),
+        gate=COLON_PAIR,
+        reach=(8, 60),
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,

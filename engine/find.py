@@ -3,15 +3,20 @@
 A digit run claimed by one class is not claimed again by another; the detector with the lower
 `priority` keeps it (secrets, then email, then card > iban > national_id > phone, DESIGN
 section 3). Findings never carry the value itself, only where it is.
+
+Speed: Python's `re` pays for every position where a pattern's first character occurs, so
+a regex never sweeps the whole text when it need not. Cheap scans (`str.find`/`bytes.find`
+of keywords, one `bytes.translate` for digit runs and text shapes) mark the windows where a
+detector may match (`Detector.reach`), and its regex runs only there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.detectors import DETECTORS, Detector
-
 
 _MASKS = {d.id: d.mask for d in DETECTORS}
 
@@ -29,44 +34,221 @@ class Finding:
     detector: str
 
 
-def _candidates(text: str, detector: Detector) -> Iterable[tuple[int, int]]:
-    for match in detector.regex.finditer(text):
-        start, end = match.span(detector.group)
-        if detector.validate is None or detector.validate(text[start:end]):
-            yield start, end
-        elif detector.trim_groups:
-            cut = text.rfind(" ", start, end)
-            while cut > start + 8:
-                if detector.validate(text[start:cut]):
-                    yield start, cut
-                    break
-                cut = text.rfind(" ", start, cut)
+Spans = list[tuple[int, int]]
+
+# Digits and the separators numbers are written with -> "0", space -> "1", anything else -> "_".
+_RUN_TABLE = bytes(
+    48 if chr(b) in "0123456789.()/+-" else 49 if b == 32 else 95 for b in range(256)
+)
+# A literal first byte lets `re` skip ahead with a fast search; a run is at least 6 long.
+_RUN = re.compile(rb"0[01]{5,}")
+# The shape: upper-case letter -> "A", digit -> "0", space -> " ", anything else -> "_".
+_SHAPE_TABLE = bytes(
+    65 if 65 <= b <= 90 else 48 if 48 <= b <= 57 else 32 if b == 32 else 95 for b in range(256)
+)
+
+
+class _Views:
+    """Views of one text, built on first use: one byte per character (a non-ASCII character
+    becomes `?`), so an offset in a view is the same offset in the text."""
+
+    __slots__ = ("text", "_ascii", "_lower", "_shape")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._ascii: bytes | None = None
+        self._lower: bytes | None = None
+        self._shape: bytes | None = None
+
+    def ascii(self) -> bytes:
+        if self._ascii is None:
+            self._ascii = self.text.encode("ascii", "replace")
+        return self._ascii
+
+    def lower(self) -> bytes:
+        if self._lower is None:
+            self._lower = self.ascii().lower()
+        return self._lower
+
+    def shape(self) -> bytes:
+        if self._shape is None:
+            self._shape = self.ascii().translate(_SHAPE_TABLE)
+        return self._shape
+
+    def runs(self) -> list[tuple[int, int, int]]:
+        """Maximal runs of digits and separators (` .()/+-`, 6 or more characters), as
+        `(start, end, digits)`."""
+        marks = self.ascii().translate(_RUN_TABLE)
+        count = self.shape().count
+        return [(start, end, count(b"0", start, end))
+                for start, end in (m.span() for m in _RUN.finditer(marks))]
+
+
+def _merge(spans: Spans, length: int) -> Spans:
+    """Sorted, non-overlapping `[lo, hi)` windows clipped to `[0, length)`."""
+    spans.sort()
+    merged: Spans = []
+    for lo, hi in spans:
+        if merged and lo <= merged[-1][1]:
+            if hi > merged[-1][1]:
+                merged[-1] = (merged[-1][0], min(hi, length))
+        else:
+            merged.append((max(lo, 0), min(hi, length)))
+    return merged
+
+
+def _keyword_windows(hay: str | bytes, keywords: Sequence[str], before: int, after: int) -> Spans:
+    """Windows around every occurrence of each keyword in `hay`.
+
+    Occurrences whose windows overlap are taken in one step (`rfind` jumps to the last one a
+    window reaches), so a text made of one keyword repeated costs O(len / after) steps.
+    """
+    spans: Spans = []
+    for word in keywords:
+        key = word.encode() if isinstance(hay, bytes) else word
+        size = len(key)
+        i = hay.find(key)  # type: ignore[arg-type]
+        while i != -1:
+            lo, hi = i - before, i + size + after
+            j = hay.rfind(key, i + 1, hi + before + size)  # type: ignore[arg-type]
+            while j != -1:
+                i, hi = j, j + size + after
+                j = hay.rfind(key, i + 1, hi + before + size)  # type: ignore[arg-type]
+            spans.append((lo, hi))
+            i = hay.find(key, i + 1)  # type: ignore[arg-type]
+    return spans
+
+
+def _anchored(views: _Views, detector: Detector) -> Iterator[re.Match[str]]:
+    """Matches of a detector whose matches start at a keyword occurrence (`reach` before 0)
+    or where its `start` pattern, searched back from a keyword, begins: the regex is tried
+    once at each such place, the last match's end not overlapped."""
+    text = views.text
+    where = detector.keywords_in
+    hay = text if where == "text" else views.lower() if where == "lower" else views.shape()
+    before, after = detector.reach or (0, 0)
+    regex, back = detector.regex, detector.start
+    length = len(text)
+    last = 0
+    places: list[tuple[int, int]] = []
+    for word in detector.keywords:
+        key = word.encode() if isinstance(hay, bytes) else word
+        i = hay.find(key)  # type: ignore[arg-type]
+        while i != -1:
+            places.append((i, i + len(key)))
+            i = hay.find(key, i + 1)  # type: ignore[arg-type]
+    if len(detector.keywords) > 1:
+        places.sort()
+    for at, end in places:
+        if at < last:
+            continue
+        if back is not None:
+            head = back.search(text, max(at - before, last), end)
+            if head is None:
+                continue
+            at = head.start()
+        match = regex.match(text, at, min(end + after, length))
+        if match is not None:
+            last = match.end()
+            yield match
+
+
+def _windows(views: _Views, detector: Detector) -> Spans | None:
+    """Where a keyword or gate detector runs: `[]` nowhere, None over the whole text."""
+    text = views.text
+    before, after = detector.reach or (0, 0)
+    if detector.gate is not None:
+        return _merge([(m.start() - before, m.end() + after)
+                       for m in detector.gate.finditer(text)], len(text))
+    if not detector.keywords:
+        return None
+    where = detector.keywords_in
+    hay = text if where == "text" else views.lower() if where == "lower" else views.shape()
+    if detector.reach is None:
+        if isinstance(hay, bytes):
+            return None if any(k.encode() in hay for k in detector.keywords) else []
+        return None if any(k in hay for k in detector.keywords) else []
+    return _merge(_keyword_windows(hay, detector.keywords, before, after), len(text))
+
+
+def _near_runs(
+    views: _Views, detectors: list[Detector]
+) -> Iterator[tuple[Detector, re.Match[str]]]:
+    """Matches of the digit-run detectors, each run only around runs it may match in.
+
+    A detector's windows may overlap; its scan restarts at the end of its last match, so no
+    match is yielded twice and none overlaps an earlier one, as with one `finditer`.
+    """
+    runs = views.runs()
+    if not runs:
+        return
+    text = views.text
+    length = len(text)
+    plan = [(d, d.min_digits, d.run_filter, *(d.reach or (0, 0))) for d in detectors]
+    last = [0] * len(plan)
+    for start, end, digits in runs:
+        for k, (detector, least, accept, before, after) in enumerate(plan):
+            if digits < least or (accept is not None and not accept(text[start:end])):
+                continue
+            for match in detector.regex.finditer(text, max(start - before, last[k]),
+                                                  min(end + after, length)):
+                last[k] = match.end()
+                yield detector, match
+
+
+def _confirmed(text: str, detector: Detector, match: re.Match[str]) -> tuple[int, int] | None:
+    """The span of the value `match` holds once `detector.validate` confirms it, else None."""
+    start, end = match.span(detector.group)
+    validate = detector.validate
+    if validate is None or validate(text[start:end]):
+        return start, end
+    if detector.trim_groups:
+        cut = text.rfind(" ", start, end)
+        while cut > start + 8:
+            if validate(text[start:cut]):
+                return start, cut
+            cut = text.rfind(" ", start, cut)
+    return None
+
+
+def _matches(views: _Views, detectors: Sequence[Detector]
+             ) -> Iterator[tuple[Detector, re.Match[str]]]:
+    text = views.text
+    numeric = []
+    for detector in detectors:
+        if detector.min_digits:
+            numeric.append(detector)
+            continue
+        if detector.reach is not None and (detector.reach[0] == 0 or detector.start):
+            yield from ((detector, m) for m in _anchored(views, detector))
+            continue
+        windows = _windows(views, detector)
+        if windows is None:
+            for match in detector.regex.finditer(text):
+                yield detector, match
+        else:
+            for lo, hi in windows:
+                for match in detector.regex.finditer(text, lo, hi):
+                    yield detector, match
+    if numeric:
+        yield from _near_runs(views, numeric)
 
 
 def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     """Every value the detectors find in `text`, in order of position, overlaps settled.
 
-    Cost is linear in `len(text)`: each detector's keywords are checked first (a substring
-    test), and only detectors whose keywords occur run their regex.
+    Cost is linear in `len(text)`: each detector's regex runs only in the windows where it
+    may match (`Detector.reach`, `min_digits`), found by cheap scans, or over the whole
+    text when one of its keywords occurs. The result is what one `finditer` of each
+    regex over the whole text, then validation and `_settle`, would give.
     """
     if not text:
         return []
-    present: dict[tuple[str, ...], bool] = {}
-    lowered: str | None = None
     found: list[tuple[int, int, int, Detector]] = []
-    for detector in detectors:
-        if detector.keywords:
-            if detector.fold_keywords:
-                lowered = text.lower() if lowered is None else lowered
-                hit = any(k in lowered for k in detector.keywords)
-            else:
-                hit = present.get(detector.keywords)
-                if hit is None:
-                    hit = present[detector.keywords] = any(k in text for k in detector.keywords)
-            if not hit:
-                continue
-        for start, end in _candidates(text, detector):
-            found.append((detector.priority, start, end, detector))
+    for detector, match in _matches(_Views(text), detectors):
+        span = _confirmed(text, detector, match)
+        if span is not None:
+            found.append((detector.priority, span[0], span[1], detector))
     if len(found) > 1:
         found = _settle(found, len(text))
     return [Finding(d.category, start, end, d.id) for _, start, end, d in found]

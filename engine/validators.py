@@ -84,10 +84,14 @@ _DATE = re.compile(
 )
 
 
+_CPF_SHAPE = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
+
+
 def phone(value: str) -> bool:
     """An international number (`+` then 8 to 15 digits, ITU-T E.164) or a national one of
-    10 or 11 digits; a run holding a date (`2024-11-29 10`) is not a phone number."""
-    if _DATE.search(value):
+    10 or 11 digits; a run holding a date (`2024-11-29 10`) is not a phone number, nor is
+    one written as a CPF is (`529.982.247-26`: a CPF whose check digits fail)."""
+    if _DATE.search(value) or _CPF_SHAPE.fullmatch(value):
         return False
     number = digits(value)
     if value.startswith("+"):
@@ -116,9 +120,16 @@ def jwt(value: str) -> bool:
 
 def password(value: str) -> bool:
     """A password value: at least 4 characters and not plain prose (it holds a digit, a symbol
-    or an upper-case letter after the first), so "password: reset it" is not one."""
-    if len(value) < 4:
+    or an upper-case letter after the first), so "password: reset it" is not one. A word
+    ending a sentence (`Reset.`), a mask (`********`), a placeholder (`[REDACTED]`,
+    `<hidden>`) and a link (`https://...`) are not passwords either."""
+    core = value.rstrip(".,;:")
+    if len(core) < 4 or not any(c.isalnum() for c in core):
         return False
-    if value.isalpha() and value[1:].islower():
+    if core[0] in "[(<{" and core[-1] in "])>}":
+        return False
+    if core.startswith(("http://", "https://", "www.")):
+        return False
+    if core.isalpha() and core[1:].islower():
         return False
     return True
