@@ -8,6 +8,7 @@ default. `/metrics`, `/healthz`, `/readyz` serve operations.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 import time
@@ -31,6 +32,8 @@ log = logging.getLogger("replyguard")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _OPS_ROUTES = frozenset({"/metrics", "/healthz", "/readyz"})
+#: The status recorded (metrics, access log) when the client went away first (nginx's 499).
+CLIENT_GONE = 499
 
 
 @web.middleware
@@ -38,7 +41,8 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
     """Request id, OpenAI-shaped errors, metrics and the JSON access log for every request.
 
     The access log holds the request id, route, status, latency, verdict and counts: never
-    any text of the request or the reply.
+    any text of the request or the reply. A client gone before the end is recorded as 499;
+    an unexpected exception is answered as an OpenAI-style 500 (`internal_error`) and logged.
     """
     started = time.perf_counter()
     request_id = request.headers.get("X-Request-Id") or secrets.token_hex(8)
@@ -56,7 +60,14 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
             response = error_response(exc)
         except web.HTTPException as exc:
             response = error_response(_from_http(exc))
-        status = response.status
+        except (asyncio.CancelledError, ConnectionResetError):
+            status = CLIENT_GONE
+            raise
+        except Exception:
+            log.exception("unexpected error handling %s %s", request.method, route)
+            response = error_response(ProxyError("ReplyGuard failed to handle the request",
+                                                 code="internal_error"))
+        status = CLIENT_GONE if info.get("outcome") == "client_gone" else response.status
         if not response.prepared:
             response.headers["X-Request-Id"] = request_id
         return response

@@ -8,6 +8,7 @@ text. If the client goes away, the upstream response is closed at once (the call
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -47,50 +48,64 @@ async def relay(
     stats: StreamStats,
     headers: dict[str, str],
 ) -> web.StreamResponse:
-    """Relay `upstream` (an SSE response with status 200) to the client through `screen`."""
+    """Relay `upstream` (an SSE response with status 200) to the client through `screen`.
+
+    Chunks screened before a fault are still sent, then the error event: the output does not
+    depend on how the network cut the stream. Never swallows CancelledError.
+    """
     response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **headers})
     await response.prepare(request)
     decoder = SSEDecoder()
+    out: list[bytes] = []  # screened bytes not yet written
     finished = False
     try:
         try:
             async for data in upstream.content.iter_any():
                 started = time.perf_counter()
-                out, finished = _handle(decoder.feed(data), screen)
-                stats.own_s += time.perf_counter() - started
-                if out:
-                    await _write(response, out, screen, stats)
+                try:
+                    finished = _handle(decoder.feed(data), screen, out)
+                finally:
+                    stats.own_s += time.perf_counter() - started
+                await _write(response, out, screen, stats)
                 if finished:
                     break
             if not finished:
-                out, finished = _handle(decoder.flush(), screen)
-                if not finished and not screen.unfinished():
+                finished = _handle(decoder.flush(), screen, out)
+                if not finished and screen.complete():
                     # Every choice finished but the upstream left out `[DONE]`: end cleanly.
-                    out += b"".join(_encode(c) for c in screen.end()) + DONE
+                    out.extend(_encode(c) for c in screen.end())
+                    out.append(DONE)
                     finished = True
-                if out:
-                    await _write(response, out, screen, stats)
+                await _write(response, out, screen, stats)
             if not finished:
                 raise UpstreamError("the upstream closed the stream before it ended; nothing "
                                     "unscreened was sent", code="upstream_dropped")
             await _end(response)
+        except _ClientGone:
+            raise
         except (TimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientConnectionError,
                 SSEDecodeError) as exc:
             stats.outcome = "upstream_dropped"
-            await _fail(response, UpstreamError(
+            await _fail(response, out, UpstreamError(
                 f"the upstream stream broke off ({type(exc).__name__}); nothing unscreened "
                 "was sent", code="upstream_dropped"))
         except UpstreamError as exc:
             stats.outcome = "upstream_dropped" if exc.code == "upstream_dropped" else \
                 "upstream_error"
-            await _fail(response, exc)
-        except ScreeningError as exc:
+            await _fail(response, out, exc)
+        except Exception as exc:  # ScreeningError, or a chunk shape nothing expected
             stats.outcome = "screening_failed"
-            log.error("screening failed mid-stream: %s", exc)
-            await _fail(response, ScreeningFailed("screening the reply failed; the rest of it "
-                                                  "was not sent"))
+            if isinstance(exc, ScreeningError):
+                log.error("screening failed mid-stream: %s", exc)
+            else:
+                log.exception("screening failed mid-stream")
+            await _fail(response, out, ScreeningFailed("screening the reply failed; the rest "
+                                                       "of it was not sent"))
     except _ClientGone:
         stats.outcome = "client_gone"
+    except asyncio.CancelledError:
+        stats.outcome = "client_gone"
+        raise
     finally:
         if not finished:
             upstream.close()
@@ -101,14 +116,14 @@ def _encode(chunk: dict[str, Any]) -> bytes:
     return encode_event(orjson.dumps(chunk))
 
 
-def _handle(events: list[Any], screen: StreamScreen) -> tuple[bytes, bool]:
-    """Screen a batch of decoded events; returns (bytes to write, whether `[DONE]` came)."""
-    out: list[bytes] = []
+def _handle(events: list[Any], screen: StreamScreen, out: list[bytes]) -> bool:
+    """Screen a batch of decoded events, appending the bytes to send to `out` as each event
+    is screened; returns whether `[DONE]` came. Raises UpstreamError, ScreeningError."""
     for event in events:
         if event.data == "[DONE]":
             out.extend(_encode(c) for c in screen.end())
             out.append(DONE)
-            return b"".join(out), True
+            return True
         try:
             chunk = orjson.loads(event.data)
         except orjson.JSONDecodeError:
@@ -122,7 +137,7 @@ def _handle(events: list[Any], screen: StreamScreen) -> tuple[bytes, bool]:
             raise UpstreamError(f"the upstream reported an error mid-stream: {message}",
                                 code="upstream_stream_error")
         out.extend(_encode(c) for c in screen.feed(chunk))
-    return b"".join(out), False
+    return False
 
 
 def _upstream_message(chunk: dict[str, Any]) -> str:
@@ -132,8 +147,13 @@ def _upstream_message(chunk: dict[str, Any]) -> str:
     return "no message"
 
 
-async def _write(response: web.StreamResponse, data: bytes, screen: StreamScreen,
+async def _write(response: web.StreamResponse, out: list[bytes], screen: StreamScreen,
                  stats: StreamStats) -> None:
+    """Write and clear the pending screened bytes."""
+    if not out:
+        return
+    data = b"".join(out)
+    out.clear()
     if stats.first_text_at is None and screen.released_any:
         stats.first_text_at = time.perf_counter()
     try:
@@ -149,10 +169,13 @@ async def _end(response: web.StreamResponse) -> None:
         raise _ClientGone from None
 
 
-async def _fail(response: web.StreamResponse, error: ProxyError) -> None:
-    """Send the error event and `[DONE]`, then end the response."""
+async def _fail(response: web.StreamResponse, out: list[bytes], error: ProxyError) -> None:
+    """Send what was screened before the fault, the error event and `[DONE]`; end."""
+    out.append(error_event(error) + DONE)
+    data = b"".join(out)
+    out.clear()
     try:
-        await response.write(error_event(error) + DONE)
+        await response.write(data)
     except ConnectionResetError:
         raise _ClientGone from None
     await _end(response)

@@ -10,7 +10,7 @@ from aiohttp import web
 from engine.screen import screen_text
 from proxy.body import read_json
 from proxy.completions import compiled_rules
-from proxy.errors import BadRequest, ProxyError, error_response
+from proxy.errors import BadRequest, ProxyError, ScreeningFailed, error_response
 from proxy.state import INFO, METRICS, SESSION, SETTINGS
 from proxy.upstream import error_from_status, fault, returned_headers, timeout, upstream_headers
 
@@ -40,8 +40,13 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
                          "be screened)", param="input", code="invalid_input")
     screened = []
     withheld: set[str] = set()
-    for text in inputs:
-        result = screen_text(text, rules, "turn")
+    try:
+        results = [screen_text(text, rules, "turn") for text in inputs]
+    except Exception as exc:
+        request.app[METRICS].screening_errors.labels("request").inc()
+        raise ScreeningFailed(f"screening the input failed ({type(exc).__name__}); nothing "
+                              "was sent upstream") from exc
+    for result in results:
         info["counts"].update(result.counts)
         withheld.update(result.withheld)
         screened.append(result.text)

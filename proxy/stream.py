@@ -34,8 +34,9 @@ class StreamScreen:
     """Screens one streamed response. `make_screen()` gives a fresh ReplyScreen for a choice.
 
     `feed(chunk)` returns the chunks to send (possibly none); `end()`, at `[DONE]`, flushes
-    choices the upstream never finished; `unfinished()` tells whether any choice is still
-    open (an upstream that stops there dropped the stream). Raises engine ScreeningError.
+    choices the upstream never finished; `complete()` tells whether every choice seen (one at
+    least) has finished (an upstream that stops before that dropped the stream). Raises
+    engine ScreeningError.
     """
 
     def __init__(self, make_screen: Callable[[], ReplyScreen], kind: Kind = "chat") -> None:
@@ -137,6 +138,10 @@ class StreamScreen:
     def unfinished(self) -> bool:
         """True while some choice has had no `finish_reason`."""
         return any(not c.finished for c in self._choices.values())
+
+    def complete(self) -> bool:
+        """True when some choice was seen and every choice has had its `finish_reason`."""
+        return bool(self._choices) and not self.unfinished()
 
     def end(self) -> list[dict[str, Any]]:
         """At `[DONE]`: the held text of choices the upstream never finished."""
