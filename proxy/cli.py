@@ -35,7 +35,8 @@ def cmd_screen(args: argparse.Namespace) -> int:
     if args.side == "reply":
         from engine.reply import screen_reply
 
-        released, counts = screen_reply(text, rules, chunks=args.chunks, seed=args.seed)
+        released, counts = screen_reply(text, rules, chunks=args.chunks, seed=args.seed,
+                                        max_chars=args.max_chars)
         sys.stdout.write(released)
     else:
         screened = screen_text(text, rules, side="turn")
@@ -65,6 +66,13 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _max_chars(value: str) -> int:
+    number = int(value)
+    if number < 512:
+        raise argparse.ArgumentTypeError(f"{number} is below 512")
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
@@ -80,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     screen.add_argument("--chunks", type=int, default=0,
                         help="reply side: feed the reply in this many random pieces")
     screen.add_argument("--seed", type=int, default=None, help="random seed for --chunks")
+    screen.add_argument("--max-chars", type=_max_chars, default=2000,
+                        help="reply side: the sentence cap (at least 512; default 2000)")
     screen.add_argument("--counts", action="store_true", help="print the counts on stderr")
     screen.set_defaults(func=cmd_screen)
 
