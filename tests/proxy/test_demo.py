@@ -1,0 +1,50 @@
+"""`replyguard demo`: seed 000's shop through the real openai SDK, ending by itself with the
+seed's outputs, what the model was given, and the counts read back from /metrics."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import SHOP_RULES_PATH
+
+from proxy.demo import run_demo
+
+EXPECTED = """\
+my card is 4111 1111 1111 1111, is it on file?
+ -> Your card **** 1111 is on file; the card 4111 1111 1111 1112 is not.
+my social security number is 123-45-6789
+ -> That message held details I can't take here, so I haven't read it or done anything. \
+Please send it again without them.
+   (the client ran refund_card({"order_id":"4412","amount":12.5}) -> {"status": "refunded", \
+"order_id": "4412", "amount": 12.5})
+the parcel for 4412 vanished
+ -> I've refunded 12.50 pounds for order 4412. Refunds reach the card in three to five \
+working days.
+
+The model was given: ['my card is **** 1111, is it on file?', 'the parcel for 4412 vanished', \
+'the parcel for 4412 vanished']
+
+Counts read back from /metrics:
+  reply_pd_detected_card_total 2.0
+  reply_pd_detected_national_id_total 1.0
+  reply_pd_withheld_total 1.0
+  reply_pd_redacted_total 2.0
+  reply_wording_removed_total 1.0
+  reply_wording_added_total 1.0
+"""
+
+
+async def test_run_demo_prints_the_seed_outputs(capsys) -> None:
+    assert await run_demo(str(SHOP_RULES_PATH), chunk_chars=3) == 0
+    out = capsys.readouterr().out
+    head, _, rest = out.partition("\n\n")
+    assert head.startswith("ReplyGuard on http://127.0.0.1:")
+    assert rest == EXPECTED
+
+
+def test_replyguard_demo_command_ends_by_itself() -> None:
+    done = subprocess.run([sys.executable, "-m", "proxy.cli", "demo"], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.partition("\n\n")[2] == EXPECTED
