@@ -166,6 +166,8 @@ async def stack() -> AsyncIterator[StartUpstream]:
             "upstream.base_url": url, "log.access": False,
             **{k.replace("__", "."): v for k, v in overrides.items()}})
         app = create_app(settings, rules)
+        # TestServer.start_server runs the app with handler_cancellation=True, as
+        # `replyguard serve` does: a client going away cancels the handler.
         client = TestClient(TestServer(app, host="127.0.0.1"))
         await client.start_server()
         closers.append(client.close)

@@ -175,3 +175,15 @@ async def test_health(stack, path: str, want: dict[str, str]) -> None:
     async with s.client.get(path) as resp:
         assert resp.status == 200
         assert await resp.json() == want
+
+
+@pytest.mark.parametrize(("given", "kept"), [("req-42", True), ("", False), ("x" * 200, False)])
+async def test_request_id_echoed_or_made(stack, given: str, kept: bool) -> None:
+    s = await stack(fixed("Ok."))
+    headers = {"X-Request-Id": given} if given else {}
+    async with s.client.get("/v1/nope", headers=headers) as resp:
+        rid = resp.headers["X-Request-Id"]
+    if kept:
+        assert rid == given
+    else:
+        assert len(rid) == 16 and int(rid, 16) >= 0
