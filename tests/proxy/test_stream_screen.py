@@ -252,3 +252,20 @@ def test_any_split_of_the_sse_bytes_gives_the_whole_reply(text: str, deltas: lis
     sent = SSEDecoder().feed(b"".join(out))
     chunks = [orjson.loads(e.data) for e in sent if e.data != "[DONE]"]
     assert content_of(chunks) == whole(text, None)
+
+
+LONG = st.lists(st.sampled_from((*PIECES, " word" * 40, " 4111 1111 1111 1111", "wordy" * 30)),
+                min_size=10, max_size=40).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=LONG, cuts=st.lists(st.integers(0, 4000), max_size=16))
+def test_forced_splits_of_long_sentences_stay_split_invariant(text: str, cuts: list[int]
+                                                              ) -> None:
+    make_short = partial(ReplyScreen, RULES, None, 512)
+    screen = StreamScreen(make_short)
+    got = [x for chunk in stream_chunks(cut(text, cuts)) for x in screen.feed(chunk)]
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+    screen_completion(body, make_short)
+    assert content_of(got) == body["choices"][0]["message"]["content"]
+    assert "4111 1111 1111 1111" not in content_of(got)
