@@ -30,6 +30,22 @@ def _mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[object, obje
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object, refusing a key written twice in it (json keeps the last silently)."""
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def parse_document(text: str, source: str) -> object:
     """Parse `text` as JSON when `source` ends in `.json`, else as YAML (safe loader).
 
@@ -37,9 +53,11 @@ def parse_document(text: str, source: str) -> object:
     """
     if source.endswith(".json"):
         try:
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_unique_pairs)
         except json.JSONDecodeError as exc:
             raise ConfigError(source, [f"{source}:{exc.lineno}: {exc.msg}"]) from None
+        except _DuplicateKey as exc:
+            raise ConfigError(source, [f"{source}: duplicate key {exc.key!r}"]) from None
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:

@@ -154,18 +154,31 @@ def parse_rules(document: object, source: str = "<rules>") -> ReplyRules:
     check = _Checker()
     if document is not None and not isinstance(document, dict):
         raise ConfigError(source, [f"(top level): expected a mapping, got {_describe(document)}"])
-    top = check.mapping("", document, TOP_KEYS)
-    personal_data = _personal_data(check, top.get("personal_data"))
-    never_say = check.texts("never_say", top.get("never_say"))
-    offers = check.mapping("offers", top.get("offers"), OFFERS_KEYS)
-    allowed = check.texts("offers.allowed", offers.get("allowed"))
-    markers = check.texts("offers.markers", offers.get("markers"))
-    accompany = check.entries(
-        "must_accompany", top.get("must_accompany"), lambda k, v: _must_accompany(check, k, v)
-    )
-    exactly = check.entries(
-        "reply_exactly", top.get("reply_exactly"), lambda k, v: _reply_exactly(check, k, v)
-    )
+    personal_data: dict[str, Action] = {}
+    never_say: tuple[str, ...] = ()
+    allowed: tuple[str, ...] = ()
+    markers: tuple[str, ...] = ()
+    accompany: list = []
+    exactly: list = []
+    for name, value in (document or {}).items():  # in file order, so errors come in file order
+        if name == "personal_data":
+            personal_data = _personal_data(check, value)
+        elif name == "never_say":
+            never_say = check.texts("never_say", value)
+        elif name == "offers":
+            offers = check.mapping("offers", value, OFFERS_KEYS)
+            allowed = check.texts("offers.allowed", offers.get("allowed"))
+            markers = check.texts("offers.markers", offers.get("markers"))
+        elif name == "must_accompany":
+            accompany = check.entries(
+                "must_accompany", value, lambda k, v: _must_accompany(check, k, v)
+            )
+        elif name == "reply_exactly":
+            exactly = check.entries(
+                "reply_exactly", value, lambda k, v: _reply_exactly(check, k, v)
+            )
+        else:
+            check.fail(str(name), f"unknown key (known: {_known(TOP_KEYS)})")
     if check.errors:
         raise ConfigError(source, check.errors)
     return ReplyRules(

@@ -1,0 +1,59 @@
+"""engine/ is pure: no import of proxy or config, no asyncio, aiohttp, socket or logging, and
+no file I/O (CONVENTIONS, "Three packages, three jobs")."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ENGINE = Path(__file__).parents[2] / "engine"
+FORBIDDEN = ("proxy", "config", "asyncio", "aiohttp", "socket", "logging")
+MODULES = sorted(ENGINE.glob("*.py"))
+
+
+def _impurities(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        for name in names:
+            if name.split(".")[0] in FORBIDDEN:
+                found.append(f"line {node.lineno}: imports {name}")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "open"):
+            found.append(f"line {node.lineno}: open(...)")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("read_text", "read_bytes", "write_text", "write_bytes")):
+            found.append(f"line {node.lineno}: .{node.func.attr}(...)")
+    return found
+
+
+def test_engine_has_modules() -> None:
+    assert ENGINE / "find.py" in MODULES
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[p.name for p in MODULES])
+def test_engine_module_is_pure(path: Path) -> None:
+    assert _impurities(path) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import logging", ["line 1: imports logging"]),
+        ("from config.rules import load_rules", ["line 1: imports config.rules"]),
+        ("import asyncio.tasks", ["line 1: imports asyncio.tasks"]),
+        ("data = open('x').read()", ["line 1: open(...)"]),
+        ("from engine import find", []),
+    ],
+)
+def test_purity_check_catches(tmp_path: Path, source: str, found: list[str]) -> None:
+    module = tmp_path / "module.py"
+    module.write_text(source + "\n", encoding="utf-8")
+    assert _impurities(module) == found
