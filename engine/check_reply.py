@@ -69,11 +69,11 @@ _PREP = (r"(?:with|for|under|matching|using|associated with|linked (?:to|with)|t
          r"|registered (?:to|with|under|for))")
 _TO = rf"{_PREP}(?: {_THAT_ADDR}|{_EXPLICIT})"
 _NOT_IF = r"(?<!\w{0})(?<!if\s{0})(?<!whether\s{0})"
-_STATE_EN = (r"(?:(?:is|was|has been) already|already) (?:registered|in use|taken|used"
+_STATE_EN = (r"(?:is|was|has been|['’]s) already (?:registered|in use|taken|used"
              r"|associated with an? account|linked to an? account)"
              r"|(?:(?:is|was) not|isn['’]t|wasn['’]t)"
              r" (?:registered|associated|linked|connected|tied"
-             r"|recognized|recognised)(?: (?:with|to) (?:an?|any) (?:account|user))?"
+             r"|recognized|recognised)(?: (?:with|to) (?:an?|any) (?:account|user))?(?! as\b)"
              r"|(?:already )?(?:has|have) an account"
              r"|(?:does not|doesn['’]t) (?:have|match|belong to) (?:an?|any) " + _ACCOUNT)
 _ADDR_PT = r"(?:endereco(?: de e-?mail)?|e-?mail)"
@@ -132,6 +132,8 @@ ACCOUNT_ENUMERATION: Final = ReplyRule(
         "we couldn't find your order", "You can create an account with that email",
         "there is no charge for that",
         "your email is the one we write to", "o e-mail foi enviado",
+        "Is that email already registered? Just try logging in.",
+        "That address is not registered as a shipping address",
     ),
     folded=True,
 )

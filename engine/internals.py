@@ -129,6 +129,7 @@ REPLY_RULES: tuple[ReplyRule, ...] = (
         counterexamples=("ip-address", "zip-10-0-1-23", "gke-prod", "aks-nodepool1",
                          "skip-10-0-1-23 items"),
     ),
+    # internal_url comes before internal_host: a URL is reported whole, not as its host.
     ReplyRule(
         name="internal_url",
         pattern=re.compile(
@@ -230,6 +231,10 @@ REPLY_RULES: tuple[ReplyRule, ...] = (
         counterexamples=("redacted", "the masked values", "[filter]", "**** 1111", "(hidden)",
                          "Redacted"),
     ),
+    # Which versions: those written the way the platform writes its own software (a `v` tag,
+    # a pre-release or build suffix, an image tag, "we're running", "the API is on",
+    # "deployed"). A plain number after "version" is read as the customer's product, which a
+    # reply may repeat ("version 3.2.1 of the app"), as are dates, prices and section numbers.
     ReplyRule(
         name="version_number",
         pattern=re.compile(
