@@ -1,0 +1,95 @@
+"""The `replyguard` command line: screen and check-rules, in process and as the installed script."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from proxy.cli import main
+
+ROOT = Path(__file__).parents[1]
+EXAMPLE = str(ROOT / "config" / "reply-rules.example.yaml")
+
+
+class _Stdin:
+    """A stand-in for sys.stdin with the `.buffer` the CLI reads bytes from."""
+
+    def __init__(self, data: bytes) -> None:
+        self.buffer = io.BytesIO(data)
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str],
+         stdin: bytes = b"") -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", _Stdin(stdin))
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_screen_masks_a_card(monkeypatch: pytest.MonkeyPatch,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(monkeypatch, capsys, ["screen", "--rules", EXAMPLE],
+                b"my card is 4111 1111 1111 1111\n") == (0, "my card is **** 1111\n", "")
+
+
+def test_screen_withholds_a_turn_with_an_ssn(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(monkeypatch, capsys, ["screen", "--rules", EXAMPLE],
+                b"my social security number is 123-45-6789\n") == (
+        0, "withheld: the turn holds national_id; nothing is forwarded\n", "")
+
+
+def test_screen_leaves_a_failing_card_alone(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(monkeypatch, capsys, ["screen", "--rules", EXAMPLE],
+                b"the card 4111 1111 1111 1112 is not on file\n") == (
+        0, "the card 4111 1111 1111 1112 is not on file\n", "")
+
+
+def test_screen_prints_counts_on_stderr(monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(monkeypatch, capsys, ["screen", "--rules", EXAMPLE, "--counts"],
+                b"card 4111 1111 1111 1111") == (
+        0, "card **** 1111", "reply_pd_detected_card 1\nreply_pd_redacted 1\n")
+
+
+def test_screen_without_rules_uses_defaults(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(monkeypatch, capsys, ["screen"], b"SSN 123-45-6789") == (0, "SSN ***6789", "")
+
+
+def test_check_rules_ok(monkeypatch: pytest.MonkeyPatch,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(monkeypatch, capsys, ["check-rules", EXAMPLE]) == (0, f"{EXAMPLE}: ok\n", "")
+
+
+def test_check_rules_errors_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "rules.yaml"
+    path.write_text("personal_data:\n  card: mask\n  cardd: redact\n", encoding="utf-8")
+    assert _run(monkeypatch, capsys, ["check-rules", str(path)]) == (
+        1, "",
+        "personal_data.card: 'mask' is not one of redact, withhold, allow\n"
+        "personal_data.cardd: unknown class (known: api_key, aws_access_key, card, email, "
+        "iban, ip_address, jwt, national_id, password, phone, private_key)\n")
+
+
+def test_screen_with_a_bad_rules_file_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "rules.yaml"
+    path.write_text("personal_data:\n  card: mask\n", encoding="utf-8")
+    assert _run(monkeypatch, capsys, ["screen", "--rules", str(path)], b"hi") == (
+        2, "", "personal_data.card: 'mask' is not one of redact, withhold, allow\n")
+
+
+def test_installed_console_script_screens_stdin() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "proxy.cli", "screen", "--rules", EXAMPLE],
+        input=b"my card is 4111 1111 1111 1111\n", capture_output=True, timeout=60, cwd=ROOT,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"my card is **** 1111\n", b"")
