@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine.detectors import DETECTORS, Detector
 from engine.find import Finding, apply_masks, find
+from engine.internals import REPLY_RULES, ReplyRule
 from engine.rules import (
     ACTIONS,
     CLASSES,
@@ -21,6 +22,7 @@ from engine.rules import (
     ReplyRules,
     compile_rules,
 )
+from engine.check_reply import DETECTOR_REASONS, MAX_FINDINGS, ReplyFinding, check_reply
 from engine.context import Passage, ToolCall, TurnContext, read_context
 from engine.reply import ReplyScreen, ScreeningError, screen_reply
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
@@ -33,12 +35,17 @@ __all__ = [
     "CompiledRules",
     "DEFAULT_ACTIONS",
     "DETECTORS",
+    "DETECTOR_REASONS",
     "Detector",
     "Finding",
     "LANGUAGES",
+    "MAX_FINDINGS",
     "MustAccompany",
     "Passage",
+    "REPLY_RULES",
     "ReplyExactly",
+    "ReplyFinding",
+    "ReplyRule",
     "ReplyRules",
     "ReplyScreen",
     "RequestVerdict",
@@ -49,6 +56,7 @@ __all__ = [
     "TurnContext",
     "WITHHELD_REPLY",
     "apply_masks",
+    "check_reply",
     "compile_rules",
     "detected",
     "find",
