@@ -66,8 +66,9 @@ class Detector:
 
 
 # Look-behinds sit after the first character: `\d(?<![\w+.]\d)` = "a digit not preceded by a
-# word character, `+` or `.`". `(?<!\d[ -]\d)` refuses a start inside a longer separated run.
-_START_NUM = r"\d(?<![\w+.@]\d)(?<!\d[ .-]\d)"
+# word character, `+` or `.`". `(?<!\d[ -]\d)` refuses a start inside a longer separated run,
+# `(?<![A-Za-z]-\d)` one inside a hyphenated code (`INC-2024-001293`, `SKU-88213`).
+_START_NUM = r"\d(?<![\w+.@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
 
 #: Where a number detector runs: from the start of a run of digits and separators to 3
@@ -170,7 +171,7 @@ DETECTORS: tuple[Detector, ...] = (
         category="password",
         regex=re.compile(
             r"(?i:p(?<![\w]p)(?:assword|asswd|wd|ass(?:phrase)?)|s(?<![\w]s)enha)"
-            r"[ \t]{0,8}[:=][ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`]{1,200})(?P=q)"
+            r"[ \t]{0,8}[:=][ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`]{0,199}[^\s\"'`.,;:)])(?P=q)"
         ),
         keywords=("pass", "pwd", "senha"),
         keywords_in="lower",
@@ -195,12 +196,13 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         keywords=("@",),
         reach=(65, 600),
-        start=re.compile(r"[A-Za-z0-9._%+-]{0,64}@"),
-        validate=None,
+        start=re.compile(r"[A-Za-z0-9._%+-]{0,64}@\Z"),
+        validate=validators.email,
         mask=masks.email,
         priority=5,
         examples=("jane.doe@example.com", "j+tag@mail.example.co.uk", "ana_silva@empresa.com.br"),
-        counterexamples=("@handle", "user@localhost", "a@b", "name at example dot com"),
+        counterexamples=("@handle", "user@localhost", "a@b", "name at example dot com",
+                         "report@2x.png", "icon@3x.svg"),
     ),
     Detector(
         id="credit_card",
@@ -299,7 +301,10 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="ipv4_address",
         category="ip_address",
-        regex=re.compile(r"\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3}(?![\w]|\.\d)"),
+        regex=re.compile(
+            r"\d(?<![\w.]\d)(?<![Vv]ersion \d)(?<![Vv]ers\u00e3o \d)\d{0,2}(?:\.\d{1,3}){3}"
+            r"(?![\w]|\.\d)"
+        ),
         keywords=(),
         min_digits=4,
         run_filter=dotted_quad,
@@ -308,7 +313,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.ip_address,
         priority=13,
         examples=("203.0.113.42", "10.0.0.1", "192.168.1.254"),
-        counterexamples=("256.1.1.1", "1.2.3", "v1.2.3.4", "1.2.3.4.5"),
+        counterexamples=("256.1.1.1", "1.2.3", "v1.2.3.4", "1.2.3.4.5", "Version 1.0.0.0"),
     ),
     Detector(
         id="ipv6_address",

@@ -121,8 +121,9 @@ def _keyword_windows(hay: str | bytes, keywords: Sequence[str], before: int, aft
 
 def _anchored(views: _Views, detector: Detector) -> Iterator[re.Match[str]]:
     """Matches of a detector whose matches start at a keyword occurrence (`reach` before 0)
-    or where its `start` pattern, searched back from a keyword, begins: the regex is tried
-    once at each such place, the last match's end not overlapped."""
+    or where its `start` pattern, searched back from a keyword and ending at the keyword's
+    end, begins: the regex is tried once at each such place, the last match's end not
+    overlapped. Where keywords are dense the regex runs over the whole text instead."""
     text = views.text
     where = detector.keywords_in
     hay = text if where == "text" else views.lower() if where == "lower" else views.shape()
@@ -137,6 +138,9 @@ def _anchored(views: _Views, detector: Detector) -> Iterator[re.Match[str]]:
         while i != -1:
             places.append((i, i + len(key)))
             i = hay.find(key, i + 1)  # type: ignore[arg-type]
+    if len(places) > length // 64:  # dense keywords (adversarial): one scan is cheaper
+        yield from regex.finditer(text)
+        return
     if len(detector.keywords) > 1:
         places.sort()
     for at, end in places:

@@ -32,8 +32,19 @@ def card(value: str) -> bool:
     return 13 <= len(number) <= 19 and number.strip("0") != "" and luhn.is_valid(number)
 
 
+_IBAN_DIGITS = {ord(c): str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+
+
 def iban(value: str) -> bool:
-    """An IBAN of its country's length whose mod-97 check digits hold (ISO 13616)."""
+    """An IBAN of its country's length whose mod-97 check digits hold (ISO 13616).
+
+    python-stdnum decides; a quick ISO 7064 mod 97-10 test on Python ints first refuses the
+    many candidates that fail it for ~1/40 of stdnum's cost (it cannot accept anything)."""
+    compact = value.replace(" ", "").upper()
+    if not 15 <= len(compact) <= 34 or not compact.isalnum() or not compact.isascii():
+        return False
+    if int((compact[4:] + compact[:4]).translate(_IBAN_DIGITS)) % 97 != 1:
+        return False
     return bool(_iban.is_valid(value))
 
 
@@ -97,6 +108,19 @@ def phone(value: str) -> bool:
     if value.startswith("+"):
         return 8 <= len(number) <= 15
     return 10 <= len(number) <= 11
+
+
+# File extensions that are no top-level domain (IANA root zone), as in `icon@2x.png`.
+_FILE_SUFFIXES = frozenset(
+    "png jpg jpeg gif svg webp bmp ico pdf txt csv json yaml yml xml html htm css js ts "
+    "log tar gz tgz docx xlsx pptx doc xls ppt mp3 mp4 wav".split()
+)
+
+
+def email(value: str) -> bool:
+    """An address whose domain does not end in a file extension (`report@2x.png` is a file
+    name, as retina images are named)."""
+    return value.rsplit(".", 1)[-1].lower() not in _FILE_SUFFIXES
 
 
 def ip_address(value: str) -> bool:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
 import pytest
 
 from engine import DETECTORS, Detector, ReplyRules, compile_rules, find, screen_text
@@ -9,6 +13,23 @@ from engine import DETECTORS, Detector, ReplyRules, compile_rules, find, screen_
 RULES = compile_rules(ReplyRules())
 REDACT_ALL = compile_rules(ReplyRules(personal_data={"email": "redact", "phone": "redact",
                                                      "ip_address": "redact"}))
+
+
+def _load_corpus() -> ModuleType:
+    """tests/data/corpus.py, loaded by path (tests/ is no package)."""
+    path = Path(__file__).parents[1] / "data" / "corpus.py"
+    spec = importlib.util.spec_from_file_location("replyguard_test_corpus", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def labelled_corpus() -> list[tuple[str, list[tuple[str, int, int]]]]:
+    """`(text, [(class, start, end), ...])`: generated values (fixed seed), hard negatives."""
+    return _load_corpus().labelled()
+
 
 
 def _in_context(detector: Detector, example: str) -> tuple[str, int]:
@@ -157,3 +178,32 @@ def test_secret_mask_shows_at_most_four_characters(detector: Detector, secret: s
     shown = sorted({body[i:i + 5] for i in range(len(body) - 4)} & {
         masked[i:i + 5] for i in range(len(masked) - 4)})
     assert (masked != _hidden(detector, text), shown) == (True, [])
+
+
+CLASSES_SCORED = ("card", "iban", "national_id", "email", "phone", "api_key",
+                  "aws_access_key", "private_key", "jwt", "password", "ip_address")
+
+
+def _mismatches(corpus: list[tuple[str, list[tuple[str, int, int]]]], cls: str) -> list[str]:
+    """Lines where `cls` is missed or found wrongly, each as line number and shapes only."""
+    wrong = []
+    for number, (text, expected) in enumerate(corpus):
+        want = {(c, s, e) for c, s, e in expected if c == cls}
+        got = {(f.cls, f.start, f.end) for f in find(text) if f.cls == cls}
+        if want != got:
+            wrong.append(f"line {number}: missed {sorted(want - got)} "
+                         f"wrongly found {sorted(got - want)} in {text!r}")
+    return wrong
+
+
+def test_corpus_has_300_lines_and_150_hard_negatives(
+        labelled_corpus: list[tuple[str, list[tuple[str, int, int]]]]) -> None:
+    negatives = sum(1 for _, expected in labelled_corpus if not expected)
+    assert (len(labelled_corpus) >= 300, negatives >= 150) == (True, True)
+
+
+@pytest.mark.parametrize("cls", CLASSES_SCORED)
+def test_corpus_precision_and_recall_are_one(
+        labelled_corpus: list[tuple[str, list[tuple[str, int, int]]]], cls: str) -> None:
+    wrong = _mismatches(labelled_corpus, cls)
+    assert wrong == [], f"{cls}: {len(wrong)} mismatched line(s)\n" + "\n".join(wrong)

@@ -1,0 +1,176 @@
+"""engine.find: linear time on adversarial input, same results as a whole-text scan,
+precedence between classes on one digit run, and findings that hold no value."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from engine import DETECTORS, find
+from engine.find import Finding, _confirmed, _settle
+
+MB = 1_000_000
+
+
+def _load_corpus() -> ModuleType:
+    """tests/data/corpus.py, loaded by path (tests/ is no package)."""
+    path = Path(__file__).parents[1] / "data" / "corpus.py"
+    spec = importlib.util.spec_from_file_location("replyguard_test_corpus", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def labelled_corpus() -> list[tuple[str, list[tuple[str, int, int]]]]:
+    """`(text, [(class, start, end), ...])`: generated values (fixed seed), hard negatives."""
+    return _load_corpus().labelled()
+
+
+@pytest.fixture(scope="module")
+def corpus_lines(labelled_corpus: list[tuple[str, list[tuple[str, int, int]]]]) -> list[str]:
+    return [text for text, _ in labelled_corpus]
+
+
+
+def _repeat(unit: str) -> Callable[[int], str]:
+    return lambda size: (unit * (size // len(unit) + 1))[:size]
+
+
+def _pem(size: int) -> str:
+    header = "-----BEGIN RSA PRIVATE KEY-----\n"
+    return header + _base64(size - len(header))
+
+
+def _base64(size: int) -> str:
+    chunk = base64.b64encode(bytes(range(256)) * 3).decode()
+    return (chunk * (size // len(chunk) + 1))[:size]
+
+
+ADVERSARIAL = {
+    "digits and spaces": _repeat("1 "),
+    "card groups": _repeat("4111 "),
+    "long digit run": _repeat("1"),
+    "a@": _repeat("a@"),
+    "unterminated PEM": _pem,
+    "base64 without spaces": _base64,
+    "colons": _repeat("::"),
+    "digit dots": _repeat("1."),
+    "password=": _repeat("password="),
+    "eyJ dots": _repeat("eyJhbGciOi."),
+    "upper pairs and digits": _repeat("AB12 "),
+    "hyphenated digits": _repeat("12-"),
+}
+
+
+def _seconds(text: str) -> float:
+    """Best CPU time of three runs (CPU time: other processes' load does not count)."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        find(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.parametrize("make", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
+def test_adversarial_megabyte_is_linear(make: Callable[[int], str]) -> None:
+    one = _seconds(make(MB))
+    two = _seconds(make(2 * MB))
+    assert (one < 5.0, two / one < 3.0) == (True, True), f"1 MB {one:.2f}s, 2 MB {two:.2f}s"
+
+
+def _whole_text_scan(text: str) -> list[Finding]:
+    """What find() must equal: each regex over the whole text, validated, overlaps settled."""
+    found = []
+    for detector in DETECTORS:
+        for match in detector.regex.finditer(text):
+            span = _confirmed(text, detector, match)
+            if span is not None:
+                found.append((detector.priority, span[0], span[1], detector))
+    if len(found) > 1:
+        found = _settle(found, len(text))
+    return [Finding(d.category, start, end, d.id) for _, start, end, d in found]
+
+
+SAMPLES = [
+    "Card 4111 1111 1111 1111, IBAN GB82 WEST 1234 5698 7654 32, SSN 123-45-6789.",
+    "Mail jane.doe@example.com or bob@mail.example.co.uk; call +44 20 7946 0123.",
+    "NINO AB 12 34 56 C and AB123456C, CPF 529.982.247-25 and 52998224725.",
+    "Keys: sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD AKIAIOSFODNN7EXAMPLE ghp_1234567890abcdefghij"
+    "ABCDEFGHIJ123456 xoxb-1234567890-abcdefghij.",
+    "password: hunter2Secret! and senha=S3cr3t-value, passwd = 'Quoted#1'.",
+    "Hosts 203.0.113.42, 10.0.0.1 and 2001:db8::8a2e:370:7334 or fe80::1%eth0.",
+    "Order #4412 of 2024-11-29 10:30 cost $1,299.00 (R$ 1.234,56), v2.4.1, 12.50.",
+    "a@b@example.com x@y (555) 123-4567 555-123-4567 07700 900123 (11) 98765-4321",
+    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig_part-1",
+    "1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 4111 1111 1111 1111 9 9",
+    "x" * 300 + "@example.com and " + "y" * 70 + "@example.com",
+    "DE89 3704 0044 0532 0130 00 FR14 2004 1010 0505 0001 3M02 606 NL91ABNA0417164300",
+]
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_find_equals_whole_text_scan(text: str) -> None:
+    assert find(text) == _whole_text_scan(text)
+
+
+def test_find_equals_whole_text_scan_on_labelled_corpus(corpus_lines: list[str]) -> None:
+    differ = [i for i, line in enumerate(corpus_lines) if find(line) != _whole_text_scan(line)]
+    assert differ == []
+
+
+def test_find_equals_whole_text_scan_on_joined_corpus(corpus_lines: list[str]) -> None:
+    text = "\n".join(corpus_lines)
+    assert find(text) == _whole_text_scan(text)
+
+
+def _classes(text: str) -> list[tuple[str, str]]:
+    return [(f.cls, text[f.start:f.end]) for f in find(text)]
+
+
+def test_card_wins_over_phone_on_one_run() -> None:
+    assert _classes("4111 1111 1111 1111") == [("card", "4111 1111 1111 1111")]
+
+
+def test_iban_wins_over_card_inside_it() -> None:
+    # The BBAN's digits "1234 5698 7654 32" are a run the card detector also reads.
+    assert _classes("GB82 WEST 1234 5698 7654 32") == [("iban", "GB82 WEST 1234 5698 7654 32")]
+
+
+def test_card_wins_over_national_id_and_phone() -> None:
+    # 11 digits that are both a valid CPF and a national phone length; no card (too short).
+    assert _classes("52998224725") == [("national_id", "52998224725")]
+
+
+def test_national_id_wins_over_phone() -> None:
+    assert _classes("529.982.247-25") == [("national_id", "529.982.247-25")]
+
+
+def test_card_priority_over_iban_national_id_phone() -> None:
+    cards = {d.id: d.priority for d in DETECTORS}
+    assert (cards["credit_card"] < cards["iban"] < cards["us_ssn"] == cards["uk_nino"]
+            == cards["br_cpf"] < cards["phone_number"]) is True
+
+
+def test_finding_repr_holds_no_value() -> None:
+    text = "card 4111 1111 1111 1111 mail jane.doe@example.com"
+    reprs = repr(find(text))
+    assert ("4111" in reprs, "1111" in reprs, "jane" in reprs, "example" in reprs) == (
+        False, False, False, False)
+
+
+def test_finding_is_class_and_span() -> None:
+    assert find("card 4111 1111 1111 1111") == [Finding("card", 5, 24, "credit_card")]
+
+
+def test_empty_text_has_no_finding() -> None:
+    assert find("") == []
