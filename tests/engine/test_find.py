@@ -11,6 +11,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from stdnum import iban as stdnum_iban
+from stdnum import luhn
 
 from engine import DETECTORS, find
 from engine.find import Finding, _confirmed, _settle
@@ -141,9 +143,23 @@ def test_card_wins_over_phone_on_one_run() -> None:
     assert _classes("4111 1111 1111 1111") == [("card", "4111 1111 1111 1111")]
 
 
-def test_iban_wins_over_card_inside_it() -> None:
-    # The BBAN's digits "1234 5698 7654 32" are a run the card detector also reads.
+def test_iban_whole_when_its_digits_are_no_card() -> None:
+    # The BBAN's digits "1234 5698 7654 32" are a run the card detector reads; Luhn fails.
     assert _classes("GB82 WEST 1234 5698 7654 32") == [("iban", "GB82 WEST 1234 5698 7654 32")]
+
+
+def test_card_wins_over_iban_on_the_same_digits() -> None:
+    # A GB IBAN whose 14 account digits also pass Luhn: the card claims them (card > iban).
+    body = "4111111111111" + luhn.calc_check_digit("4111111111111")
+    assert luhn.is_valid(body) is True
+    number = "GB" + stdnum_iban.calc_check_digits("GB00WEST" + body) + "WEST" + body
+    text = " ".join(number[i:i + 4] for i in range(0, len(number), 4))
+    assert _classes(text) == [("card", text[10:])]
+
+
+def test_iban_wins_over_phone() -> None:
+    # "0417 1643 00" is also a 10-digit national phone number.
+    assert _classes("NL91 ABNA 0417 1643 00") == [("iban", "NL91 ABNA 0417 1643 00")]
 
 
 def test_card_wins_over_national_id_and_phone() -> None:
