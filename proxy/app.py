@@ -22,6 +22,7 @@ from aiohttp import web
 from config.settings import Settings
 from engine.rules import ReplyRules
 from proxy import routes
+from proxy.admin import check_reply_route
 from proxy.completions import chat_completions, completions
 from proxy.errors import NotFound, ProxyError, error_response
 from proxy.metrics import Metrics
@@ -50,7 +51,8 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
         request_id = secrets.token_hex(8)
     route = request.match_info.route.resource.canonical if request.match_info.route.resource \
         else "unmatched"
-    info: dict[str, object] = {"route": route, "counts": Counter(), "verdict": None}
+    info: dict[str, object] = {"route": route, "counts": Counter(), "verdict": None,
+                               "request_id": request_id}
     request[INFO] = info
     status = 500
     try:
@@ -68,8 +70,6 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
             response = error_response(ProxyError("ReplyGuard failed to handle the request",
                                                  code="internal_error"))
         status = CLIENT_GONE if info.get("outcome") == "client_gone" else response.status
-        if not response.prepared:
-            response.headers["X-Request-Id"] = request_id
         return response
     finally:
         metrics = request.app[METRICS]
@@ -88,6 +88,17 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
                     "verdict": info["verdict"], "outcome": info.get("outcome"),
                     "counts": dict(counts),
                 }).decode())
+
+
+async def _request_id_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """Just before any response's headers go out: `X-ReplyGuard-Request-Id` (the access log's
+    id), and `X-Request-Id` the upstream's own when it sent one, else ours."""
+    info = request.get(INFO)
+    if info is None:
+        return
+    request_id = str(info["request_id"])
+    response.headers["X-ReplyGuard-Request-Id"] = request_id
+    response.headers.setdefault("X-Request-Id", request_id)
 
 
 def _from_http(exc: web.HTTPException) -> ProxyError:
@@ -124,11 +135,13 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[RULES] = ActiveRules(rules if rules is not None else ReplyRules())
     app[METRICS] = metrics if metrics is not None else Metrics()
     app.cleanup_ctx.append(_session_ctx)
+    app.on_response_prepare.append(_request_id_headers)
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_post("/v1/completions", completions)
     app.router.add_post("/v1/embeddings", routes.embeddings)
     app.router.add_get("/v1/models", routes.models)
     app.router.add_get("/v1/models/{model}", routes.models)
+    app.router.add_post("/v1/check-reply", check_reply_route)
     app.router.add_get("/metrics", routes.metrics)
     app.router.add_get("/healthz", routes.healthz)
     app.router.add_get("/readyz", routes.readyz)

@@ -52,8 +52,8 @@ _ADDED_BUCKETS = (0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 
 class Metrics:
     """The app's metrics, in their own registry.
 
-    `count(counts)` adds seed 000 counts (name -> increment; unknown names raise KeyError, so
-    a typo cannot silently create a series). Latencies are in seconds.
+    `count(counts)` adds seed 000 counts (name -> increment; an unknown name is counted in
+    `replyguard_unknown_counts`, never created as a series). Latencies are in seconds.
     """
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
@@ -91,14 +91,24 @@ class Metrics:
         self.guardrail_blocks = Counter(
             "replyguard_guardrail_blocks", "turns blocked by guardrail check", ("check",),
             registry=r)
+        self.unknown_counts = Counter(
+            "replyguard_unknown_counts", "engine counts with no seed 000 name (a bug)",
+            registry=r)
         self.turns = Counter("replyguard_turns", "request turns by verdict", ("verdict",),
                              registry=r)
 
     def count(self, counts: Mapping[str, int]) -> None:
-        """Add seed 000 counts (name -> increment)."""
+        """Add seed 000 counts (name -> increment). A name that is not a seed count is not
+        created as a series: it is counted under `replyguard_unknown_counts` instead, so a
+        new engine count never breaks a response."""
         for name, value in counts.items():
-            if value:
-                self.seed[name].inc(value)
+            if not value:
+                continue
+            counter = self.seed.get(name)
+            if counter is None:
+                self.unknown_counts.inc(value)
+            else:
+                counter.inc(value)
 
     def render(self) -> tuple[bytes, str]:
         """The Prometheus text exposition of every metric: (body, content type)."""
