@@ -31,6 +31,37 @@ _SPACE = re.compile(r"\s+")
 _KEY_REST = re.compile(r"[A-Za-z0-9+/=\s]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----")
 
+# The delta gate: text that cannot end a sentence is held back from the segmenter while no
+# boundary decision is open, so a stream of small deltas costs one segmenter call per event
+# rather than one per delta (the pieces are the same however the text is cut).
+_EVENT_CHARS = re.compile(r"[.!?…\n]")
+_TERMINALS = ".!?…"
+_CLOSERS = "\"')]}»”’*_`"
+_OPENERS = "\"'([{«“‘¿¡*_"
+_LINE_MARKS = "`~|#-*+0123456789"
+_HOLD_MAX = 256  # held characters at most; the segmenter reads a line's start this far ahead
+_TAIL = 320  # characters of the segmenter's input kept to tell whether a decision is open
+
+
+def _open_decision(tail: str, whole: bool) -> bool:
+    """Could the segmenter still be waiting, after `tail` (the end of its input; `whole`: the
+    input from its start), for a character that is not `.!?…` or a newline? True after a
+    sentence end whose next sentence has not started, and on a line that may be a Markdown
+    line (list item, heading, table row, fence) while its end is not seen. Errs towards True."""
+    newline = tail.rfind("\n")
+    if newline >= 0 or whole:
+        first = _LINE_START.match(tail, newline + 1).group(1)  # type: ignore[union-attr]
+        if first is None or first in _LINE_MARKS or first in _OPENERS:
+            return True
+    end = tail[-64:]
+    return _OPEN_END.search(end) is not None or len(end.rstrip()) < len(end) - 48
+
+
+_LINE_START = re.compile(r"[ \t]*(\S)?")
+_OPEN_END = re.compile(  # a sentence end, then whitespace and openers at most: undecided
+    "[" + re.escape(_TERMINALS) + "][" + re.escape(_TERMINALS + _CLOSERS) + r"]*\s*["
+    + re.escape(_OPENERS) + r"]*\Z")
+
 
 class ScreeningError(RuntimeError):
     """Screening failed; nothing of the affected reply may be released (fail closed)."""
@@ -61,6 +92,13 @@ class ReplyScreen:
         self._cited: set[str] = set()
         self._closed = False
         self._in_key = False  # the last piece ended inside a private key block
+        self._hold: list[str] = []  # deltas not yet given to the segmenter (the delta gate)
+        self._hold_len = 0
+        self._tail = ""  # the end of what the segmenter was given
+        self._whole_tail = True  # `_tail` is everything it was given
+        self._open = True  # a boundary decision may be waiting for the next character
+        self._unreleased = 0  # characters the segmenter holds (a forced split at `_max`)
+        self._max = max_chars
 
     def _no_cut(self, text: str) -> list[tuple[int, int]]:
         """Where a forced split must not fall: inside a value a detector finds, or inside a
@@ -75,7 +113,14 @@ class ReplyScreen:
         if self._closed:
             raise ScreeningError("the reply screen is closed")
         try:
-            return self._emit(self._segmenter.feed(delta))
+            held = self._hold_len + len(delta)
+            if not self._open and held < _HOLD_MAX and self._unreleased + held < self._max and (
+                _EVENT_CHARS.search(delta) is None
+            ):
+                self._hold.append(delta)
+                self._hold_len = held
+                return ""
+            return self._emit(self._pieces(self._take(delta)))
         except Exception as exc:
             self._closed = True
             raise ScreeningError(
@@ -86,7 +131,8 @@ class ReplyScreen:
         if self._closed:
             raise ScreeningError("the reply screen is closed")
         try:
-            out = self._emit(self._segmenter.flush())
+            out = self._emit(self._pieces(self._take("")))
+            out += self._emit(self._segmenter.flush())
             self._closed = True
             if self._buffer_whole:
                 exact = self._exact_cited()
@@ -101,6 +147,26 @@ class ReplyScreen:
         except Exception as exc:
             self._closed = True
             raise ScreeningError(f"finishing a reply failed: {type(exc).__name__}") from exc
+
+    def _take(self, delta: str) -> str:
+        """The held text and `delta`, to give the segmenter now; notes whether a decision
+        stays open after it."""
+        if self._hold:
+            self._hold.append(delta)
+            delta = "".join(self._hold)
+            self._hold.clear()
+            self._hold_len = 0
+        tail = self._tail + delta
+        if len(tail) > _TAIL:
+            tail, self._whole_tail = tail[-_TAIL:], False
+        self._tail = tail
+        self._open = _open_decision(tail, self._whole_tail)
+        return delta
+
+    def _pieces(self, text: str) -> list[str]:
+        pieces = self._segmenter.feed(text)
+        self._unreleased += len(text) - sum(map(len, pieces))
+        return pieces
 
     def _emit(self, sentences: Sequence[str]) -> str:
         out = [screened for s in sentences if (screened := self.screen_sentence(s))]

@@ -15,6 +15,7 @@ from engine import (
     ReplyExactly,
     ReplyRules,
     ReplyScreen,
+    SentenceSegmenter,
     TurnContext,
     compile_rules,
     find,
@@ -193,3 +194,20 @@ def test_nothing_found_in_the_whole_reply_is_released_unmasked(
     for f in find(text):
         if RULES.actions[f.cls] != "allow":
             assert text[f.start : f.end] not in out
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.data(), replies(long=True))
+def test_each_sentence_released_as_soon_as_the_segmenter_decides_it(
+    data: st.DataObject, text: str
+) -> None:
+    """The delta gate (text that cannot end a sentence is held back) never delays a release:
+    after every delta, what was released is what the segmenter fed the same deltas decided."""
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=80))))
+    bounds = [0, *cuts, len(text)]
+    screen, reference = ReplyScreen(RULES, max_chars=512), ReplyScreen(RULES, max_chars=512)
+    segmenter = SentenceSegmenter("en", max_chars=512, no_cut=reference._no_cut)
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        expected = "".join(reference.screen_sentence(p)
+                           for p in segmenter.feed(text[start:end]))
+        assert screen.feed(text[start:end]) == expected
