@@ -8,9 +8,13 @@ The exception tree:
 
 from __future__ import annotations
 
+from engine.check_reply import DETECTOR_REASONS, MAX_FINDINGS, ReplyFinding, check_reply
+from engine.context import Passage, ToolCall, TurnContext, read_context
 from engine.detectors import DETECTORS, Detector
 from engine.find import Finding, apply_masks, find
 from engine.internals import REPLY_RULES, ReplyRule
+from engine.reply import ReplyScreen, ScreeningError, screen_reply
+from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
 from engine.rules import (
     ACTIONS,
     CLASSES,
@@ -22,10 +26,6 @@ from engine.rules import (
     ReplyRules,
     compile_rules,
 )
-from engine.check_reply import DETECTOR_REASONS, MAX_FINDINGS, ReplyFinding, check_reply
-from engine.context import Passage, ToolCall, TurnContext, read_context
-from engine.reply import ReplyScreen, ScreeningError, screen_reply
-from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
 from engine.screen import Screened, detected, screen_text
 from engine.segment import SentenceSegmenter, split_sentences
 

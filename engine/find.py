@@ -238,6 +238,70 @@ def _matches(views: _Views, detectors: Sequence[Detector]
         yield from _near_runs(views, numeric)
 
 
+# One byte per character: ASCII digits -> "0", anything else -> "_".
+_DIGIT_TABLE = bytes(48 if 48 <= b <= 57 else 95 for b in range(256))
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A detector set grouped, by position in the set, by what must occur in a text for each
+    to match: a digit (numeric and shape detectors: every shape keyword such as "AA00" holds a
+    digit), a keyword of the text or of its lower case, a gate match, or nothing."""
+
+    detectors: tuple[Detector, ...]
+    digit: tuple[int, ...]
+    text_keys: tuple[tuple[str, tuple[int, ...]], ...]
+    lower_keys: tuple[tuple[bytes, tuple[int, ...]], ...]
+    gated: tuple[tuple[re.Pattern[str], int], ...]
+    always: tuple[int, ...]
+
+    @classmethod
+    def of(cls, detectors: Sequence[Detector]) -> _Plan:
+        digit, gated, always = [], [], []
+        text_keys: dict[str, list[int]] = {}
+        lower_keys: dict[bytes, list[int]] = {}
+        for i, d in enumerate(detectors):
+            if d.min_digits or d.keywords_in == "shape":
+                digit.append(i)
+            elif d.gate is not None:
+                gated.append((d.gate, i))
+            elif not d.keywords:
+                always.append(i)
+            elif d.keywords_in == "lower":
+                for key in d.keywords:
+                    lower_keys.setdefault(key.encode(), []).append(i)
+            else:
+                for key in d.keywords:
+                    text_keys.setdefault(key, []).append(i)
+        return cls(tuple(detectors), tuple(digit),
+                   tuple((k, tuple(v)) for k, v in text_keys.items()),
+                   tuple((k, tuple(v)) for k, v in lower_keys.items()), tuple(gated),
+                   tuple(always))
+
+    def active(self, views: _Views) -> list[Detector]:
+        """The detectors that may match somewhere in the text, in the set's order."""
+        text = views.text
+        on: set[int] = set(self.always)
+        if self.digit and b"0" in views.ascii().translate(_DIGIT_TABLE):
+            on.update(self.digit)
+        for key, group in self.text_keys:
+            if key in text:
+                on.update(group)
+        if self.lower_keys:
+            lowered = views.lower()
+            for bkey, group in self.lower_keys:
+                if bkey in lowered:
+                    on.update(group)
+        for gate, i in self.gated:
+            if gate.search(text) is not None:
+                on.add(i)
+        detectors = self.detectors
+        return [detectors[i] for i in sorted(on)]
+
+
+_PLANS = {id(DETECTORS): _Plan.of(DETECTORS)}
+
+
 def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     """Every value the detectors find in `text`, in order of position, overlaps settled.
 
@@ -248,8 +312,15 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     """
     if not text:
         return []
+    plan = _PLANS.get(id(detectors))
+    if plan is None:
+        plan = _Plan.of(detectors)
+    views = _Views(text)
+    active = plan.active(views)
+    if not active:
+        return []
     found: list[tuple[int, int, int, Detector]] = []
-    for detector, match in _matches(_Views(text), detectors):
+    for detector, match in _matches(views, active):
         span = _confirmed(text, detector, match)
         if span is not None:
             found.append((detector.priority, span[0], span[1], detector))

@@ -13,6 +13,7 @@ from engine.segment_rules import ABBREVIATIONS
 
 #: Characters kept free before the cap: a forced split cuts at or before `max_chars - HOLDBACK`.
 HOLDBACK = 256
+_SLICE = 4096  # the longest chunk taken in one step (see `feed`)
 _LOOKAHEAD = 256  # the most a line's start is read ahead to decide what kind of line it is
 
 _TERMINALS = ".!?…"
@@ -75,11 +76,21 @@ class SentenceSegmenter:
         self._fence: tuple[str, int] | None = None
 
     def feed(self, text: str) -> list[str]:
-        """Add a chunk of the reply; return the pieces it completes, in order."""
+        """Add a chunk of the reply; return the pieces it completes, in order.
+
+        A long chunk is taken in slices of `_SLICE` characters, so the unreleased buffer
+        stays short and a whole reply fed at once costs linear time (the pieces are the same
+        however the text is cut, so slicing changes nothing else)."""
         if not text:
             return []
-        self._buf += text
-        return self._run(final=False)
+        if len(text) <= _SLICE:
+            self._buf += text
+            return self._run(final=False)
+        out: list[str] = []
+        for i in range(0, len(text), _SLICE):
+            self._buf += text[i : i + _SLICE]
+            out.extend(self._run(final=False))
+        return out
 
     def flush(self) -> list[str]:
         """End the reply: return every piece not yet returned, and reset for a new reply."""

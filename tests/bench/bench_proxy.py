@@ -281,11 +281,12 @@ def main() -> int:
               f"+{added_p99:.3f} ms (bare over direct: p50 "
               f"+{(med['p50']['bare'] - med['p50']['direct']) * 1e3:.3f} ms)")
         if med["rps"].get("replyguard") and med["rps"].get("bare"):
-            print(f"requests/s at 32 connections: {med['rps']['replyguard'] / med['rps']['bare']:.0%}"
-                  " of the bare pass-through")
+            share = med["rps"]["replyguard"] / med["rps"]["bare"]
+            print(f"requests/s at 32 connections: {share:.0%} of the bare pass-through")
         print(f"per-chunk cost over bare, streaming: {per_chunk:.1f} µs")
         first_boundary = statistics.median(boundary)
-        print(f"time to first token (paced 2 ms/chunk): direct {med['ttft']['direct'] * 1e3:.2f} ms,"
+        print("time to first token (paced 2 ms/chunk): direct "
+              f"{med['ttft']['direct'] * 1e3:.2f} ms,"
               f" first sentence boundary on direct {first_boundary * 1e3:.2f} ms, ReplyGuard "
               f"{med['ttft']['replyguard'] * 1e3:.2f} ms (added over the boundary "
               f"{(med['ttft']['replyguard'] - first_boundary) * 1e3:+.2f} ms)")

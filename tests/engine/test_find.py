@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import importlib.util
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -72,20 +71,10 @@ ADVERSARIAL = {
 }
 
 
-def _seconds(text: str) -> float:
-    """Best CPU time of three runs (CPU time: other processes' load does not count)."""
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        find(text)
-        best = min(best, time.process_time() - start)
-    return best
-
-
 @pytest.mark.parametrize("make", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
-def test_adversarial_megabyte_is_linear(make: Callable[[int], str]) -> None:
-    one = _seconds(make(MB))
-    two = _seconds(make(2 * MB))
+def test_adversarial_megabyte_is_linear(make: Callable[[int], str], cpu_time) -> None:
+    one = cpu_time(find, make(MB))
+    two = cpu_time(find, make(2 * MB))
     assert (one < 5.0, two / one < 3.0) == (True, True), f"1 MB {one:.2f}s, 2 MB {two:.2f}s"
 
 
