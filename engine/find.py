@@ -52,13 +52,14 @@ class _Views:
     """Views of one text, built on first use: one byte per character (a non-ASCII character
     becomes `?`), so an offset in a view is the same offset in the text."""
 
-    __slots__ = ("text", "_ascii", "_lower", "_shape")
+    __slots__ = ("text", "_ascii", "_lower", "_shape", "_runs")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._ascii: bytes | None = None
         self._lower: bytes | None = None
         self._shape: bytes | None = None
+        self._runs: list[tuple[int, int, int]] | None = None
 
     def ascii(self) -> bytes:
         if self._ascii is None:
@@ -78,10 +79,12 @@ class _Views:
     def runs(self) -> list[tuple[int, int, int]]:
         """Maximal runs of digits and separators (` .()/+-`, 6 or more characters), as
         `(start, end, digits)`."""
-        marks = self.ascii().translate(_RUN_TABLE)
-        count = self.shape().count
-        return [(start, end, count(b"0", start, end))
-                for start, end in (m.span() for m in _RUN.finditer(marks))]
+        if self._runs is None:
+            marks = self.ascii().translate(_RUN_TABLE)
+            count = self.shape().count
+            self._runs = [(start, end, count(b"0", start, end))
+                          for start, end in (m.span() for m in _RUN.finditer(marks))]
+        return self._runs
 
 
 def _merge(spans: Spans, length: int) -> Spans:
@@ -245,11 +248,12 @@ _DIGIT_TABLE = bytes(48 if 48 <= b <= 57 else 95 for b in range(256))
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """A detector set grouped, by position in the set, by what must occur in a text for each
-    to match: a digit (numeric and shape detectors: every shape keyword such as "AA00" holds a
-    digit), a keyword of the text or of its lower case, a gate match, or nothing."""
+    to match: a run of digits holding `min_digits` (numeric detectors), a keyword of the
+    text's shape, of the text or of its lower case, a gate match, or nothing."""
 
     detectors: tuple[Detector, ...]
-    digit: tuple[int, ...]
+    numeric: tuple[tuple[int, int], ...]  # (min_digits, index)
+    shape_keys: tuple[tuple[bytes, tuple[int, ...]], ...]
     text_keys: tuple[tuple[str, tuple[int, ...]], ...]
     lower_keys: tuple[tuple[bytes, tuple[int, ...]], ...]
     gated: tuple[tuple[re.Pattern[str], int], ...]
@@ -257,12 +261,16 @@ class _Plan:
 
     @classmethod
     def of(cls, detectors: Sequence[Detector]) -> _Plan:
-        digit, gated, always = [], [], []
+        numeric, gated, always = [], [], []
         text_keys: dict[str, list[int]] = {}
         lower_keys: dict[bytes, list[int]] = {}
+        shape_keys: dict[bytes, list[int]] = {}
         for i, d in enumerate(detectors):
-            if d.min_digits or d.keywords_in == "shape":
-                digit.append(i)
+            if d.min_digits:
+                numeric.append((d.min_digits, i))
+            elif d.keywords_in == "shape":
+                for key in d.keywords:
+                    shape_keys.setdefault(key.encode(), []).append(i)
             elif d.gate is not None:
                 gated.append((d.gate, i))
             elif not d.keywords:
@@ -273,7 +281,8 @@ class _Plan:
             else:
                 for key in d.keywords:
                     text_keys.setdefault(key, []).append(i)
-        return cls(tuple(detectors), tuple(digit),
+        return cls(tuple(detectors), tuple(numeric),
+                   tuple((k, tuple(v)) for k, v in shape_keys.items()),
                    tuple((k, tuple(v)) for k, v in text_keys.items()),
                    tuple((k, tuple(v)) for k, v in lower_keys.items()), tuple(gated),
                    tuple(always))
@@ -282,8 +291,16 @@ class _Plan:
         """The detectors that may match somewhere in the text, in the set's order."""
         text = views.text
         on: set[int] = set(self.always)
-        if self.digit and b"0" in views.ascii().translate(_DIGIT_TABLE):
-            on.update(self.digit)
+        if (self.numeric or self.shape_keys) and b"0" in views.ascii().translate(_DIGIT_TABLE):
+            runs = views.runs() if self.numeric else ()
+            if runs:
+                most = max(digits for _, _, digits in runs)
+                on.update(i for least, i in self.numeric if most >= least)
+            if self.shape_keys:
+                shape = views.shape()
+                for bkey, group in self.shape_keys:
+                    if bkey in shape:
+                        on.update(group)
         for key, group in self.text_keys:
             if key in text:
                 on.update(group)
