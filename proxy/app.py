@@ -27,6 +27,7 @@ from proxy.completions import chat_completions, completions
 from proxy.errors import NotFound, ProxyError, error_response
 from proxy.metrics import Metrics
 from proxy.state import INFO, METRICS, RULES, SESSION, SETTINGS, ActiveRules
+from proxy.upstream import timeout
 
 access_log = logging.getLogger("replyguard.access")
 log = logging.getLogger("replyguard")
@@ -81,7 +82,7 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
             metrics.request_latency.labels(route).observe(elapsed)
             if info["verdict"]:
                 metrics.turns.labels(str(info["verdict"])).inc()
-            if request.app[SETTINGS].log.access:
+            if request.app[SETTINGS].log.access and access_log.isEnabledFor(logging.INFO):
                 access_log.info(orjson.dumps({
                     "request_id": request_id, "method": request.method, "route": route,
                     "status": status, "latency_ms": round(elapsed * 1000, 3),
@@ -118,6 +119,7 @@ async def _session_ctx(app: web.Application) -> AsyncIterator[None]:
     connector = aiohttp.TCPConnector(limit=settings.upstream.max_connections,
                                      enable_cleanup_closed=True)
     app[SESSION] = aiohttp.ClientSession(connector=connector, auto_decompress=True,
+                                         timeout=timeout(settings),
                                          json_serialize=lambda o: orjson.dumps(o).decode())
     yield
     await app[SESSION].close()

@@ -19,24 +19,20 @@ async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
     if request.content_length is not None and request.content_length > max_bytes:
         raise BodyTooLarge(f"request body of {request.content_length} bytes is over the limit "
                            f"of {max_bytes} bytes")
-    chunks = []
-    size = 0
-    async for chunk in request.content.iter_chunked(65536):
-        size += len(chunk)
-        if size > max_bytes:
-            raise BodyTooLarge(f"request body is over the limit of {max_bytes} bytes")
-        chunks.append(chunk)
-    raw = b"".join(chunks)
+    try:
+        raw = await request.read()  # aiohttp refuses more than client_max_size
+    except web.HTTPRequestEntityTooLarge:
+        raise BodyTooLarge(f"request body is over the limit of {max_bytes} bytes") from None
     if not raw.strip():
         raise BadRequest("request body is empty; expected a JSON object", code="invalid_json")
     try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadRequest(f"request body is not valid UTF-8 (byte {exc.start})",
-                         code="invalid_utf8") from None
-    try:
-        body = orjson.loads(raw)
+        body = orjson.loads(raw)  # orjson checks UTF-8 itself
     except orjson.JSONDecodeError as exc:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            raise BadRequest(f"request body is not valid UTF-8 (byte {bad.start})",
+                             code="invalid_utf8") from None
         raise BadRequest(f"request body is not valid JSON: {exc}", code="invalid_json") from None
     if not isinstance(body, dict):
         raise BadRequest(f"request body must be a JSON object, not {type(body).__name__}",

@@ -28,7 +28,7 @@ from proxy.metrics import Metrics
 from proxy.relay import StreamStats, relay
 from proxy.state import INFO, METRICS, RULES, SESSION, SETTINGS
 from proxy.stream import Kind, StreamScreen, screen_completion
-from proxy.upstream import error_from_status, fault, returned_headers, timeout, upstream_headers
+from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 LANGUAGE_HEADER = "X-ReplyGuard-Language"
 
@@ -118,7 +118,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     session = app[SESSION]
     upstream_started = time.perf_counter()
     try:
-        upstream_cm = session.post(url, data=orjson.dumps(forward), timeout=timeout(settings),
+        upstream_cm = session.post(url, data=orjson.dumps(forward),
                                    headers=upstream_headers(request, settings))
         upstream = await upstream_cm.__aenter__()
     except Exception as exc:

@@ -12,7 +12,7 @@ from proxy.body import read_json
 from proxy.completions import compiled_rules
 from proxy.errors import BadRequest, ProxyError, ScreeningFailed, error_response
 from proxy.state import INFO, METRICS, SESSION, SETTINGS
-from proxy.upstream import error_from_status, fault, returned_headers, timeout, upstream_headers
+from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                          "te", "trailers", "transfer-encoding", "upgrade", "host",
@@ -83,8 +83,8 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
         headers["Content-Type"] = request.headers["Content-Type"]
     url = upstream_url(request, path)
     try:
-        async with request.app[SESSION].request(method, url, data=data, headers=headers,
-                                                timeout=timeout(settings)) as upstream:
+        async with request.app[SESSION].request(method, url, data=data,
+                                                headers=headers) as upstream:
             if upstream.status >= 400 and not raw:
                 error = await error_from_status(upstream, settings.upstream.base_url)
                 if isinstance(error, bytes):

@@ -78,13 +78,16 @@ def serve_upstream(port: int) -> None:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         delay = body.get("x_delay_ms", 0) / 1000
-        if not delay:
-            await response.write(joined)
-        else:
-            for event in events:
-                await response.write(event)
-                await asyncio.sleep(delay)
-        await response.write_eof()
+        try:
+            if not delay:
+                await response.write(joined)
+            else:
+                for event in events:
+                    await response.write(event)
+                    await asyncio.sleep(delay)
+            await response.write_eof()
+        except ConnectionResetError:  # the client stopped reading after [DONE]
+            pass
         return response
 
     app = web.Application()
@@ -205,7 +208,9 @@ def wrk_rps(port: int, seconds: int) -> float | None:
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if errors:
         raise RuntimeError(f"wrk saw {errors.group(1)} error responses on port {port}")
-    return float(match.group(1)) if match else None
+    if match is None:
+        raise RuntimeError(f"wrk printed no requests/s for port {port}:\n{out}")
+    return float(match.group(1))
 
 
 def main() -> int:
@@ -244,7 +249,8 @@ def main() -> int:
         rps: dict[str, list[float]] = {t: [] for t in targets}
         stream_total: dict[str, list[float]] = {t: [] for t in targets}
         ttft: dict[str, list[float]] = {t: [] for t in targets}
-        boundary: list[float] = []
+        boundary: dict[str, list[float]] = {t: [] for t in targets}
+        added_ttft: list[float] = []
         stream_body = {**BODY, "stream": True}
         paced_body = {**BODY, "stream": True, "x_delay_ms": 2}
         for _ in range(args.rounds):
@@ -256,11 +262,17 @@ def main() -> int:
                 stream_total[name].append(statistics.median(totals))
                 paced = [streamed(port, paced_body) for _ in range(5)]
                 ttft[name].append(statistics.median(p[0] for p in paced))
-                if name == "direct":
-                    boundary.append(statistics.median(p[2] or p[1] for p in paced))
+                boundary[name].append(statistics.median(p[2] or p[1] for p in paced))
                 got = wrk_rps(port, args.seconds)
                 if got is not None:
                     rps[name].append(got)
+            # Paired: a bare pass-through request then a ReplyGuard one, alternately; the
+            # difference between ReplyGuard's first token and the moment the first sentence
+            # boundary reached the bare pass-through's client.
+            for _ in range(10):
+                bare_run = streamed(targets["bare"], paced_body)
+                rg_run = streamed(targets["replyguard"], paced_body)
+                added_ttft.append(rg_run[0] - (bare_run[2] or bare_run[1]))
         med = {k: {t: statistics.median(v) for t, v in d.items() if v}
                for k, d in (("p50", p50), ("p99", p99), ("rps", rps), ("stream", stream_total),
                             ("ttft", ttft))}
@@ -284,12 +296,13 @@ def main() -> int:
             share = med["rps"]["replyguard"] / med["rps"]["bare"]
             print(f"requests/s at 32 connections: {share:.0%} of the bare pass-through")
         print(f"per-chunk cost over bare, streaming: {per_chunk:.1f} µs")
-        first_boundary = statistics.median(boundary)
-        print("time to first token (paced 2 ms/chunk): direct "
-              f"{med['ttft']['direct'] * 1e3:.2f} ms,"
-              f" first sentence boundary on direct {first_boundary * 1e3:.2f} ms, ReplyGuard "
-              f"{med['ttft']['replyguard'] * 1e3:.2f} ms (added over the boundary "
-              f"{(med['ttft']['replyguard'] - first_boundary) * 1e3:+.2f} ms)")
+        seen = {t: statistics.median(v) for t, v in boundary.items()}
+        print("paced stream (2 ms per chunk), time to first token: "
+              + ", ".join(f"{t} {med['ttft'][t] * 1e3:.2f} ms" for t in targets))
+        print("time the first sentence boundary reached the client: "
+              + ", ".join(f"{t} {seen[t] * 1e3:.2f} ms" for t in targets))
+        print("ReplyGuard's first token after the first boundary reached a bare pass-through's "
+              f"client (paired, median): {statistics.median(added_ttft) * 1e3:+.2f} ms")
     finally:
         for proc in procs:
             proc.terminate()
