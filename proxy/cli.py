@@ -1,4 +1,5 @@
-"""The `replyguard` command line: screen, check-rules, and (with the proxy) serve and demo."""
+"""The `replyguard` command line: screen, check-rules, check-reply, and (with the proxy) serve
+and demo."""
 
 from __future__ import annotations
 
@@ -73,6 +74,38 @@ def _max_chars(value: str) -> int:
     return number
 
 
+def cmd_check_reply(args: argparse.Namespace) -> int:
+    """Check a staff draft (stdin) against seed 003's reply rules; exit 1 when anything is
+    found. A safety net, not a guarantee: a clean result does not mean the draft is right."""
+    import dataclasses
+    import json
+
+    from engine.check_reply import check_reply
+
+    findings = check_reply(_read_stdin(), args.requester, args.max_findings)
+    if args.json:
+        sys.stdout.write(json.dumps({"findings": [dataclasses.asdict(f) for f in findings]},
+                                    ensure_ascii=False) + "\n")
+    elif not findings:
+        sys.stdout.write("clean (a safety net, not a guarantee: read the draft before "
+                         "sending)\n")
+    else:
+        for f in findings:
+            sys.stdout.write(f"{f.rule}: {f.text!r} - {f.why}\n")
+    return 1 if findings else 0
+
+
+def _count(value: str) -> int:
+    """An argparse type: a whole number >= 0."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{number} is below 0")
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
@@ -96,6 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check-rules", help="validate a reply rules file")
     check.add_argument("file")
     check.set_defaults(func=cmd_check_rules)
+
+    draft = sub.add_parser("check-reply", help="check a staff draft on stdin (seed 003)")
+    draft.add_argument("--requester", help="the requester's own email, which may appear")
+    draft.add_argument("--json", action="store_true", help="print the findings as JSON")
+    draft.add_argument("--max-findings", type=_count, default=20, help="stop after this many")
+    draft.set_defaults(func=cmd_check_reply)
 
     if importlib.util.find_spec("proxy.commands") is not None:
         from proxy.commands import add_proxy_commands
