@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -14,20 +15,17 @@ from config.errors import ConfigError
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that refuses a key written twice in one mapping (PyYAML keeps the last)."""
 
-
-def _mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[object, object]:
-    seen: set[object] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
-        seen.add(key)
-    return dict(loader.construct_pairs(node))
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[object] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            hashable = isinstance(key, str | int | float | bool)
+            if hashable and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key if hashable else id(key))
+        return super().construct_mapping(node, deep=deep)
 
 
 class _DuplicateKey(ValueError):
@@ -47,11 +45,10 @@ def _unique_pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
 
 
 def parse_document(text: str, source: str) -> object:
-    """Parse `text` as JSON when `source` ends in `.json`, else as YAML (safe loader).
-
-    Raises ConfigError(`source:LINE: problem`) on a syntax error or a duplicate key.
+    """Parse `text` as JSON when `source` ends in `.json` (any case), else as YAML (safe
+    loader). Raises ConfigError(`source:LINE: problem`) on a syntax error or a duplicate key.
     """
-    if source.endswith(".json"):
+    if source.lower().endswith(".json"):
         try:
             return json.loads(text, object_pairs_hook=_unique_pairs)
         except json.JSONDecodeError as exc:
@@ -69,18 +66,20 @@ def parse_document(text: str, source: str) -> object:
         raise ConfigError(source, [f"{source}: {exc}"]) from None
 
 
-def read_document(path: str | os.PathLike[str]) -> object:
-    """Read and parse the YAML or JSON file at `path`.
+def read_document(path: str | os.PathLike[str], label: str | None = None) -> object:
+    """Read and parse the YAML or JSON file at `path` (UTF-8, a leading BOM allowed).
 
-    Raises ConfigError when the file is missing, unreadable, not UTF-8 or not well formed.
+    Errors start with `label` (default: the path as given). Raises ConfigError when the file
+    is missing, unreadable, not UTF-8 (with the byte offset) or not well formed.
     """
     source = os.fspath(path)
+    name = label if label is not None else source
     try:
-        text = Path(source).read_text(encoding="utf-8")
+        text = Path(source).read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
-        raise ConfigError(source, [f"{source}: no such file"]) from None
+        raise ConfigError(name, [f"{name}: file not found"]) from None
     except UnicodeDecodeError as exc:
-        raise ConfigError(source, [f"{source}: not UTF-8 text ({exc.reason})"]) from None
+        raise ConfigError(name, [f"{name}: not UTF-8 (byte {exc.start})"]) from None
     except OSError as exc:
-        raise ConfigError(source, [f"{source}: cannot be read ({exc.strerror})"]) from None
-    return parse_document(text, source)
+        raise ConfigError(name, [f"{name}: cannot read ({exc.strerror})"]) from None
+    return parse_document(text, name)

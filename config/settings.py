@@ -8,7 +8,6 @@ section is one dataclass plus one `_section(...)` field on `Settings`.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -18,9 +17,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
 from config.errors import ConfigError
+from config.files import read_document
 
 __all__ = [
     "ENV_PREFIX", "AdminSettings", "LimitsSettings", "ListenSettings", "LogSettings",
@@ -285,49 +283,16 @@ def env_names(cls: type = Settings, prefix: str = "") -> dict[str, str]:
     return out
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """yaml.SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[object] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if isinstance(key, str | int | float | bool) and key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
-                )
-            seen.add(key if isinstance(key, str | int | float | bool) else id(key))
-        return super().construct_mapping(node, deep=deep)
-
-
 def _read(path: Path, errors: list[str]) -> object:
-    """The parsed file (`.json`: JSON, otherwise YAML), or None after appending an error."""
-    name = path.name
+    """The parsed file (`.json`: JSON, otherwise YAML), or None after appending its errors."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        errors.append(f"{name}: file not found")
+        data = read_document(path, label=path.name)
+    except ConfigError as exc:
+        errors.extend(exc.errors)
         return None
-    except OSError as exc:
-        errors.append(f"{name}: cannot read ({exc.strerror})")
-        return None
-    except UnicodeDecodeError as exc:
-        errors.append(f"{name}: not UTF-8 (byte {exc.start})")
-        return None
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
-        return {} if data is None else data
-    except json.JSONDecodeError as exc:
-        errors.append(f"{name}:{exc.lineno}: {exc.msg}")
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        where = f"{name}:{mark.line + 1}" if mark is not None else name
-        errors.append(f"{where}: {exc.problem or exc.context}")
-    except yaml.YAMLError as exc:
-        errors.append(f"{name}: {exc}")
-    return None
+    if data is None and path.suffix.lower() != ".json":
+        return {}  # an empty YAML file: the defaults
+    return data
 
 
 def _put(tree: dict[str, Any], dotted: str, value: _Given) -> None:

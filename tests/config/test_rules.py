@@ -104,7 +104,7 @@ def test_json_wrong_action(tmp_path: Path) -> None:
 
 def test_missing_file(tmp_path: Path) -> None:
     path = tmp_path / "nowhere.yaml"
-    assert _errors(path) == [f"{path}: no such file"]
+    assert _errors(path) == [f"{path}: file not found"]
 
 
 def test_error_message_lists_file_and_count(tmp_path: Path) -> None:
