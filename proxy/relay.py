@@ -33,8 +33,13 @@ class StreamStats:
 
     def __init__(self) -> None:
         self.own_s = 0.0
+        self.last_write = time.monotonic()
         self.first_text_at: float | None = None
         self.outcome = "ok"
+
+
+KEEPALIVE = b": keep-alive\n\n"
+KEEPALIVE_S = 10.0
 
 
 class _ClientGone(Exception):
@@ -149,9 +154,16 @@ def _upstream_message(chunk: dict[str, Any]) -> str:
 
 async def _write(response: web.StreamResponse, out: list[bytes], screen: StreamScreen,
                  stats: StreamStats) -> None:
-    """Write and clear the pending screened bytes."""
+    """Write and clear the pending screened bytes. While text is held back (a long sentence)
+    and nothing was written for KEEPALIVE_S seconds, an SSE comment keeps the connection
+    alive through proxies and load balancers that drop idle ones."""
+    now = time.monotonic()
     if not out:
-        return
+        if now - stats.last_write >= KEEPALIVE_S:
+            out.append(KEEPALIVE)
+        else:
+            return
+    stats.last_write = now
     data = b"".join(out)
     out.clear()
     if stats.first_text_at is None and screen.released_any:
