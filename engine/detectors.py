@@ -68,8 +68,12 @@ class Detector:
 # Look-behinds sit after the first character: `\d(?<![\w+.]\d)` = "a digit not preceded by a
 # word character, `+` or `.`". `(?<!\d[ -]\d)` refuses a start inside a longer separated run,
 # `(?<![A-Za-z]-\d)` one inside a hyphenated code (`INC-2024-001293`, `SKU-88213`).
-_START_NUM = r"\d(?<![\w+.@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
+_START_NUM = r"\d(?<![\w+@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
+# A value written with separator `s` ends where that separator does not lead on to more
+# digits: `4111 1111 1111 1111 12/26` and `123-45-6789 1990` hold a card and an SSN, but
+# `4111 1111 1111 1111 1111` is one longer run. Not followed by a decimal part either.
+_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d)"
 
 #: Where a number detector runs: from the start of a run of digits and separators to 3
 #: characters past its end (its look-aheads read at most 2).
@@ -90,9 +94,9 @@ DETECTORS: tuple[Detector, ...] = (
         category="private_key",
         regex=re.compile(
             r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"
-            r"(?:[A-Za-z0-9+/=\s:,.]|-(?!----))*"
+            r"(?:[A-Za-z0-9+/=\s:,.\\\"']|-(?!----))*"
             r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?"
-            r"|(?:[A-Za-z0-9+/=]{16,100}\r?\n){0,100}-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----"
+            r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----"
         ),
         keywords=("PRIVATE KEY-----",),
         validate=None,
@@ -127,20 +131,20 @@ DETECTORS: tuple[Detector, ...] = (
         id="api_key",
         category="api_key",
         regex=re.compile(
-            r"(?:s(?<![\w/-]s)k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,200}"
-            r"|[sr](?<![\w/-][sr])k_(?:live|test)_[A-Za-z0-9]{16,200}"
-            r"|p(?<![\w/-]p)k_live_[A-Za-z0-9]{16,200}"
-            r"|g(?<![\w/-]g)h[pousr]_[A-Za-z0-9]{36,255}"
-            r"|g(?<![\w/-]g)ithub_pat_[A-Za-z0-9_]{22,255}"
-            r"|g(?<![\w/-]g)lpat-[A-Za-z0-9_-]{20,64}|x(?<![\w/-]x)ox[abprs]-[A-Za-z0-9-]{10,200}"
-            r"|A(?<![\w/-]A)Iza[0-9A-Za-z_-]{35}|h(?<![\w/-]h)f_[A-Za-z0-9]{30,64}"
-            r"|n(?<![\w/-]n)pm_[A-Za-z0-9]{36}"
-            r"|S(?<![\w/-]S)G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![\w-])"
+            r"(?:s(?<![\w-]s)k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,200}"
+            r"|[sr](?<![\w-][sr])k_(?:live|test)_[A-Za-z0-9]{16,200}"
+            r"|p(?<![\w-]p)k_live_[A-Za-z0-9]{16,200}"
+            r"|g(?<![\w-]g)h[pousr]_[A-Za-z0-9]{36,255}"
+            r"|g(?<![\w-]g)ithub_pat_[A-Za-z0-9_]{22,255}"
+            r"|g(?<![\w-]g)lpat-[A-Za-z0-9_-]{20,64}|x(?<![\w-]x)ox[abprs]-[A-Za-z0-9-]{10,200}"
+            r"|A(?<![\w-]A)Iza[0-9A-Za-z_-]{35}|h(?<![\w-]h)f_[A-Za-z0-9]{30,64}"
+            r"|n(?<![\w-]n)pm_[A-Za-z0-9]{36}"
+            r"|S(?<![\w-]S)G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![\w-])"
         ),
         # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ (one fast scan for all).
         keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG."),
         reach=(11, 280),
-        validate=None,
+        validate=validators.api_key,
         mask=masks.api_key,
         priority=2,
         examples=(
@@ -170,8 +174,8 @@ DETECTORS: tuple[Detector, ...] = (
         id="password_assignment",
         category="password",
         regex=re.compile(
-            r"(?i:p(?<![\w]p)(?:assword|asswd|wd|ass(?:phrase)?)|s(?<![\w]s)enha)"
-            r"[ \t]{0,8}[:=][ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`]{0,199}[^\s\"'`.,;:)])(?P=q)"
+            r"(?i:p(?<![A-Za-z0-9]p)(?:assword|asswd|wd|ass(?:phrase)?)|s(?<![A-Za-z0-9]s)enha)"
+            r"[\"']?[ \t]{0,8}[:=][ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`]{0,199}[^\s\"'`.,;:)])(?P=q)"
         ),
         keywords=("pass", "pwd", "senha"),
         keywords_in="lower",
@@ -209,7 +213,7 @@ DETECTORS: tuple[Detector, ...] = (
         category="card",
         regex=re.compile(
             _START_NUM + r"\d{3}(?:(?P<cs>[ -]?)\d{4}(?:(?P=cs)\d{4}){1,2}(?:(?P=cs)\d{1,3})?"
-            r"|[ -]?\d{6}[ -]?\d{4,5})" + _END_NUM
+            r"|[ -]?\d{6}[ -]?\d{4,5})" + _END_GROUPED.format(sep="cs")
         ),
         keywords=(),
         min_digits=13,
@@ -217,6 +221,7 @@ DETECTORS: tuple[Detector, ...] = (
         validate=validators.card,
         mask=masks.card,
         priority=10,
+        trim_groups=True,
         examples=("4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559",
                   "3782 822463 10005", "4222222222222"),
         counterexamples=("4111 1111 1111 1112", "0000 0000 0000 0000", "1234 5678 9012 3456 7890",
@@ -243,7 +248,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="us_ssn",
         category="national_id",
-        regex=re.compile(_START_NUM + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}" + _END_NUM),
+        regex=re.compile(_START_NUM + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}"
+                         + _END_GROUPED.format(sep="s")),
         keywords=(),
         min_digits=9,
         reach=_NEAR_RUN,
@@ -270,7 +276,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="br_cpf",
         category="national_id",
-        regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d" + _END_NUM),
+        regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)(?!,\d)"),
         keywords=(),
         min_digits=11,
         reach=_NEAR_RUN,

@@ -203,6 +203,11 @@ def _near_runs(
                 yield detector, match
 
 
+def _last_separator(text: str, start: int, end: int) -> int:
+    """The last space or hyphen in `text[start:end]`, -1 if none."""
+    return max(text.rfind(" ", start, end), text.rfind("-", start, end))
+
+
 def _confirmed(text: str, detector: Detector, match: re.Match[str]) -> tuple[int, int] | None:
     """The span of the value `match` holds once `detector.validate` confirms it, else None."""
     start, end = match.span(detector.group)
@@ -210,11 +215,11 @@ def _confirmed(text: str, detector: Detector, match: re.Match[str]) -> tuple[int
     if validate is None or validate(text[start:end]):
         return start, end
     if detector.trim_groups:
-        cut = text.rfind(" ", start, end)
+        cut = _last_separator(text, start, end)
         while cut > start + 8:
             if validate(text[start:cut]):
                 return start, cut
-            cut = text.rfind(" ", start, cut)
+            cut = _last_separator(text, start, cut)
     return None
 
 

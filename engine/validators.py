@@ -142,6 +142,16 @@ def jwt(value: str) -> bool:
         return False
 
 
+def api_key(value: str) -> bool:
+    """A key of the `sk-` family (OpenAI, Anthropic) is random: its body holds a digit and an
+    upper-case letter, so a URL slug such as `/sk-learn-basics-for-beginners` is not one.
+    Other vendors' prefixes are specific enough on their own."""
+    if not value.startswith("sk-"):
+        return True
+    body = value[3:]
+    return any(c.isdigit() for c in body) and any(c.isupper() for c in body)
+
+
 def password(value: str) -> bool:
     """A password value: at least 4 characters and not plain prose (it holds a digit, a symbol
     or an upper-case letter after the first), so "password: reset it" is not one. A word
