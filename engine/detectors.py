@@ -96,7 +96,8 @@ DETECTORS: tuple[Detector, ...] = (
             r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"
             r"(?:[A-Za-z0-9+/=\s:,.\\\"']|-(?!----))*"
             r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?"
-            r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----"
+            r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}"
+            r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----"
         ),
         keywords=("PRIVATE KEY-----",),
         validate=None,
@@ -175,7 +176,8 @@ DETECTORS: tuple[Detector, ...] = (
         category="password",
         regex=re.compile(
             r"(?i:p(?<![A-Za-z0-9]p)(?:assword|asswd|wd|ass(?:phrase)?)|s(?<![A-Za-z0-9]s)enha)"
-            r"[\"']?[ \t]{0,8}[:=][ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`]{0,199}[^\s\"'`.,;:)])(?P=q)"
+            r"[\"']?[ \t]{0,8}[:=][ \t]{0,8}"
+            r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`]{0,199}[^\s\"'`.,;:)])(?P=q)"
         ),
         keywords=("pass", "pwd", "senha"),
         keywords_in="lower",
