@@ -27,7 +27,7 @@ from proxy.errors import BadRequest, ProxyError, ScreeningFailed, UpstreamError,
 from proxy.metrics import Metrics
 from proxy.relay import StreamStats, relay
 from proxy.state import INFO, METRICS, RULES, SESSION, SETTINGS
-from proxy.stream import Kind, StreamScreen, screen_completion
+from proxy.stream import ChunkShapeError, Kind, StreamScreen, screen_completion
 from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 LANGUAGE_HEADER = "X-ReplyGuard-Language"
@@ -181,6 +181,9 @@ async def _whole(upstream: aiohttp.ClientResponse, make_screen: Any, kind: Kind,
                             code="upstream_protocol")
     try:
         counts.update(screen_completion(parsed, make_screen, kind))
+    except ChunkShapeError as exc:
+        raise UpstreamError(f"{exc}; nothing of the reply was sent",
+                            code="upstream_protocol") from exc
     except ScreeningError as exc:
         metrics.screening_errors.labels("reply").inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc

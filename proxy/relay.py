@@ -21,7 +21,7 @@ from engine.reply import ScreeningError
 from proxy.direct import SSE_HEADERS
 from proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
 from proxy.sse import DONE, SSEDecodeError, SSEDecoder, encode_event
-from proxy.stream import StreamScreen
+from proxy.stream import ChunkShapeError, StreamScreen
 
 log = logging.getLogger("replyguard.relay")
 
@@ -98,7 +98,11 @@ async def relay(
             stats.outcome = "upstream_dropped" if exc.code == "upstream_dropped" else \
                 "upstream_error"
             await _fail(response, out, exc)
-        except Exception as exc:  # ScreeningError, or a chunk shape nothing expected
+        except ChunkShapeError as exc:
+            stats.outcome = "upstream_error"
+            await _fail(response, out, UpstreamError(f"{exc}; the rest of the reply was not sent",
+                                                     code="upstream_protocol"))
+        except Exception as exc:  # ScreeningError, or a fault nothing expected
             stats.outcome = "screening_failed"
             if isinstance(exc, ScreeningError):
                 log.error("screening failed mid-stream: %s", exc)
@@ -146,10 +150,14 @@ def _handle(events: list[Any], screen: StreamScreen, out: list[bytes]) -> bool:
 
 
 def _upstream_message(chunk: dict[str, Any]) -> str:
+    """What the client is told of an upstream error event: its `type` and `code` only. The
+    upstream's message is model-side text that was never screened, so it is not sent on."""
     error = chunk.get("error")
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"][:300]
-    return "no message"
+    if not isinstance(error, dict):
+        return "no details"
+    parts = [f"{k} {error[k]}" for k in ("type", "code")
+             if isinstance(error.get(k), str) and error[k].isprintable() and len(error[k]) < 80]
+    return ", ".join(parts) or "no details"
 
 
 async def _write(response: web.StreamResponse, out: list[bytes], screen: StreamScreen,

@@ -19,7 +19,35 @@ from typing import Any, Literal
 from engine.reply import ReplyScreen
 
 Kind = Literal["chat", "text"]
-_CHAT_FIELDS = ("content", "refusal")
+#: Text fields of a chat delta or message that a person may read, all screened:
+#: `reasoning_content` / `reasoning` are sent by DeepSeek- and vLLM-style servers.
+_CHAT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
+#: Keys never passed on inside a chat choice or its delta/message: token logprobs carry the
+#: raw text; a completion-style `text` or a `message` inside a stream is not a chat shape.
+_DROPPED = ("logprobs",)
+_ODD_CHAT_KEYS = ("text", "message")
+
+
+class ChunkShapeError(ValueError):
+    """An upstream chunk or completion of a shape that cannot be screened (fail closed)."""
+
+
+def _text_value(value: object) -> str | None:
+    """A text field as a string: a string as it is, a list of text parts joined (some
+    servers send content parts); None for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(p["text"] for p in value
+                       if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return None
+
+
+def _index(choice: dict[str, Any]) -> int:
+    index = choice.get("index", 0)
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 1 << 16:
+        raise ChunkShapeError(f"a choice index must be a small whole number, not {index!r}")
+    return index
 
 
 class _Choice:
@@ -58,17 +86,20 @@ class StreamScreen:
     def feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
         """Screen one parsed upstream chunk; return the chunks to send on, in order."""
         choices = chunk.get("choices")
-        if not isinstance(choices, list) or not choices:
+        if choices is not None and not isinstance(choices, list):
+            raise ChunkShapeError("the upstream sent `choices` that is not a list")
+        if not choices:
             return [chunk]
         self._envelope = {k: v for k, v in chunk.items() if k != "choices"}
         out: list[dict[str, Any]] = []
         for choice in choices:
-            if isinstance(choice, dict):
-                out.extend(self._choice(choice))
+            if not isinstance(choice, dict):
+                raise ChunkShapeError("the upstream sent a choice that is not an object")
+            out.extend(self._choice(choice))
         return out
 
     def _choice(self, choice: dict[str, Any]) -> list[dict[str, Any]]:
-        index = choice.get("index", 0)
+        index = _index(choice)
         state = self._choices.get(index)
         if state is None:
             state = self._choices[index] = _Choice()
@@ -77,12 +108,18 @@ class StreamScreen:
         target = new if self._kind == "text" else dict(source)
         if self._kind == "chat":
             new["delta"] = target
+            for key in _ODD_CHAT_KEYS:
+                new.pop(key, None)
+            for key in _DROPPED:
+                target.pop(key, None)
         if "logprobs" in new:
             new["logprobs"] = None
         held = False
         for name in self._fields():
-            value = source.get(name)
-            if isinstance(value, str) and value:
+            value = _text_value(source.get(name))
+            if value is None and name in source and source[name] is not None:
+                raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
+            if value:
                 if state.finished:
                     target[name] = ""
                     held = True
@@ -173,19 +210,30 @@ def screen_completion(
     """
     total: Counter[str] = Counter()
     choices = body.get("choices")
-    if not isinstance(choices, list):
+    if choices is None:
         return total
+    if not isinstance(choices, list):
+        raise ChunkShapeError("the upstream sent `choices` that is not a list")
     for choice in choices:
         if not isinstance(choice, dict):
-            continue
+            raise ChunkShapeError("the upstream sent a choice that is not an object")
         holder = choice if kind == "text" else choice.get("message")
         if not isinstance(holder, dict):
+            if holder is not None:
+                raise ChunkShapeError("the upstream sent a `message` that is not an object")
             continue
         if "logprobs" in choice:
             choice["logprobs"] = None
+        if kind == "chat":
+            for key in _DROPPED:
+                holder.pop(key, None)
+            choice.pop("text", None)
+            choice.pop("delta", None)
         for name in ("text",) if kind == "text" else _CHAT_FIELDS:
-            value = holder.get(name)
-            if isinstance(value, str) and value:
+            value = _text_value(holder.get(name))
+            if value is None and holder.get(name) is not None:
+                raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
+            if value:
                 screen = make_screen()
                 holder[name] = screen.feed(value) + screen.finish()
                 total.update(screen.counts)

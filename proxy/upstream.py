@@ -74,12 +74,6 @@ async def error_from_status(response: aiohttp.ClientResponse, url: str) -> Proxy
             return raw
         return UpstreamError(f"the upstream refused the request (HTTP {response.status})",
                              code="upstream_refused", status=response.status)
-    message = f"the upstream at {url} answered HTTP {response.status}"
-    try:
-        parsed = orjson.loads(raw)
-        inner = parsed.get("error", {}).get("message") if isinstance(parsed, dict) else None
-    except (orjson.JSONDecodeError, AttributeError):
-        inner = None
-    if isinstance(inner, str) and inner:
-        message += f": {inner[:300]}"
-    return UpstreamError(message, code="upstream_failed", status=502)
+    # The upstream's own message is not sent on: it was never screened.
+    return UpstreamError(f"the upstream at {url} answered HTTP {response.status}",
+                         code="upstream_failed", status=502)

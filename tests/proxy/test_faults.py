@@ -75,13 +75,12 @@ async def test_upstream_stalls_mid_stream(stack) -> None:
 
 
 @pytest.mark.parametrize("stream", [False, True])
-async def test_upstream_500_is_502_with_its_message(stack, stream: bool) -> None:
+async def test_upstream_500_is_502_without_its_unscreened_message(stack, stream: bool) -> None:
     s = await stack(Reply(status=500))
     status, raw, _ = await post(s, user("hi", stream=stream))
     assert status == 502
     assert orjson.loads(raw) == {"error": {
-        "message": f"the upstream at {s.upstream_url} answered HTTP 500: Scripted fault: "
-                   "status 500.",
+        "message": f"the upstream at {s.upstream_url} answered HTTP 500",
         "type": "upstream_error", "param": None, "code": "upstream_failed"}}
 
 
@@ -141,9 +140,9 @@ def raw_chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any
 
 @pytest.mark.parametrize(("bad", "message", "code"), [
     (raw_event({"error": {"message": "overloaded", "type": "server_error"}}),
-     "the upstream reported an error mid-stream: overloaded", "upstream_stream_error"),
+     "the upstream reported an error mid-stream: type server_error", "upstream_stream_error"),
     (b'event: error\ndata: {"message": "boom"}\n\n',
-     "the upstream reported an error mid-stream: no message", "upstream_stream_error"),
+     "the upstream reported an error mid-stream: no details", "upstream_stream_error"),
     (raw_event(b"not json"), "the upstream sent an event that is not JSON", "upstream_protocol"),
     (raw_event(b"[1, 2]"), "the upstream sent an event that is not a JSON object",
      "upstream_protocol"),
@@ -290,19 +289,27 @@ async def test_unexpected_stream_shape_fails_closed(stack) -> None:
     got = events(raw)
     assert got[-1] == "[DONE]"
     assert got[-2][0] == "error"
-    assert got[-2][1]["error"]["code"] == "screening_failed"
+    assert got[-2][1]["error"]["code"] == "upstream_protocol"
 
 
-async def test_whole_reply_with_odd_shapes_screened_where_text_is(stack) -> None:
+async def test_whole_reply_of_a_shape_that_cannot_be_screened_is_502(stack) -> None:
     body = orjson.dumps({"choices": [
         {"message": {"content": "Card 4111 1111 1111 1111."}, "logprobs": {"x": 1}},
-        {"message": {"content": ["x"]}}, "junk", {"index": 2}], "usage": None})
+        "junk"], "usage": None})
     s = await stack(RawUpstream([body], content_type="application/json"))
     status, raw, _ = await post(s, user("hi"))
-    assert status == 200
-    assert orjson.loads(raw) == {"choices": [
-        {"message": {"content": "Card **** 1111."}, "logprobs": None},
-        {"message": {"content": ["x"]}}, "junk", {"index": 2}], "usage": None}
+    assert status == 502
+    assert b"4111" not in raw
+    assert orjson.loads(raw)["error"]["code"] == "upstream_protocol"
+
+
+async def test_error_event_message_is_not_sent_on(stack) -> None:
+    leak = raw_event({"error": {"message": "echo 4111 1111 1111 1111", "type": "server_error"}})
+    s = await stack(RawUpstream([leak]))
+    status, raw, _ = await post(s, user("hi", stream=True))
+    assert b"4111" not in raw
+    assert events(raw)[-2][1]["error"]["message"] == (
+        "the upstream reported an error mid-stream: type server_error")
 
 
 async def test_embeddings_screening_raises_is_500(stack, monkeypatch) -> None:

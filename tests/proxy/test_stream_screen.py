@@ -10,6 +10,7 @@ from functools import partial
 from typing import Any
 
 import orjson
+import pytest
 from conftest import SHOP_RULES
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,7 +20,7 @@ from engine.reply import ReplyScreen
 from engine.rules import compile_rules
 from proxy.relay import _handle
 from proxy.sse import SSEDecoder, encode_event
-from proxy.stream import StreamScreen, screen_completion
+from proxy.stream import ChunkShapeError, StreamScreen, screen_completion
 
 RULES = compile_rules(SHOP_RULES)
 REFUND_DONE = read_context([
@@ -188,11 +189,33 @@ def test_screen_completion_chat() -> None:
                             "reply_wording_removed": 1}
 
 
-def test_screen_completion_legacy_and_odd_shapes() -> None:
-    body = {"choices": [{"text": "Card 4111 1111 1111 1111.", "index": 0}, "junk"]}
+def test_screen_completion_legacy() -> None:
+    body = {"choices": [{"text": "Card 4111 1111 1111 1111.", "index": 0}]}
     screen_completion(body, make(), "text")
-    assert body == {"choices": [{"text": "Card **** 1111.", "index": 0}, "junk"]}
+    assert body == {"choices": [{"text": "Card **** 1111.", "index": 0}]}
     assert screen_completion({"choices": None}, make()) == {}
+
+
+@pytest.mark.parametrize("body", [
+    {"choices": [{"text": "ok", "index": 0}, "junk"]},
+    {"choices": {"0": {"text": "Card 4111 1111 1111 1111."}}},
+    {"choices": [{"message": "Card 4111 1111 1111 1111."}]},
+    {"choices": [{"message": {"content": 4111111111111111}}]},
+])
+def test_screen_completion_refuses_shapes_it_cannot_screen(body: dict) -> None:
+    kind = "text" if isinstance(body["choices"], list) and "text" in body["choices"][0] else "chat"
+    with pytest.raises(ChunkShapeError):
+        screen_completion(body, make(), kind)
+
+
+def test_screen_completion_joins_and_screens_content_parts_and_reasoning() -> None:
+    body = {"choices": [{"index": 0, "message": {
+        "content": [{"type": "text", "text": "Card 4111 1111 1111 1111."}],
+        "reasoning_content": "The user's card is 4111 1111 1111 1111.",
+        "logprobs": {"content": [{"token": "4111"}]}}}]}
+    screen_completion(body, make())
+    assert body == {"choices": [{"index": 0, "message": {
+        "content": "Card **** 1111.", "reasoning_content": "The user's card is **** 1111."}}]}
 
 
 # -- split invariance ------------------------------------------------------------------------
@@ -269,3 +292,23 @@ def test_forced_splits_of_long_sentences_stay_split_invariant(text: str, cuts: l
     screen_completion(body, make_short)
     assert content_of(got) == body["choices"][0]["message"]["content"]
     assert "4111 1111 1111 1111" not in content_of(got)
+
+
+def test_stream_refuses_a_choice_index_that_is_not_a_number() -> None:
+    screen = StreamScreen(make())
+    with pytest.raises(ChunkShapeError):
+        screen.feed({"id": "x", "choices": [{"index": "0", "delta": {"content": "4111"}}]})
+
+
+def test_stream_screens_reasoning_and_drops_delta_logprobs() -> None:
+    screen = StreamScreen(make())
+    sent = screen.feed({"id": "x", "choices": [{"index": 0, "delta": {
+        "reasoning_content": "Card 4111 1111 1111 1111. Next", "logprobs": {"t": "4111"}}}]})
+    sent += screen.feed({"id": "x", "choices": [{"index": 0, "delta": {},
+                                                  "finish_reason": "stop"}]})
+    assert sent == [
+        {"id": "x", "choices": [{"index": 0, "delta": {"reasoning_content": "Card **** 1111. "}}]},
+        {"id": "x", "choices": [{"index": 0, "delta": {"reasoning_content": "Next"},
+                                 "logprobs": None, "finish_reason": None}]},
+        {"id": "x", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    ]
