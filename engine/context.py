@@ -25,16 +25,15 @@ _CITATION = re.compile(r"\[([A-Za-z0-9_.:-]{1,64})\]")
 
 
 def content_text(content: object) -> str:
-    """The text of a message `content`: a string, or the `text` of each text part of a list
-    (joined with newlines); anything else gives ""."""
+    """The text of a message `content`: a string, or the `text` of each part of a list that
+    has one (joined with newlines); anything else gives ""."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
         return "\n".join(
             part["text"]
             for part in content
-            if isinstance(part, dict) and part.get("type") == "text"
-            and isinstance(part.get("text"), str)
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
         )
     return ""
 

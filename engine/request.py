@@ -50,7 +50,10 @@ class RequestVerdict:
 
 def _screen_content(content: object, rules: CompiledRules, side: Side
                     ) -> tuple[object, Counter[str], tuple[str, ...]]:
-    """Screen a message content (string or parts); returns (content, counts, withheld)."""
+    """Screen a message content (string or parts); returns (content, counts, withheld).
+
+    Every part with a string `text` is screened, whatever its `type` (`text`, `input_text`,
+    ...); other parts (images, audio) pass as they are."""
     counts: Counter[str] = Counter()
     withheld: set[str] = set()
     if isinstance(content, str):
@@ -60,9 +63,7 @@ def _screen_content(content: object, rules: CompiledRules, side: Side
     if isinstance(content, list):
         parts = []
         for part in content:
-            if isinstance(part, dict) and part.get("type") == "text" and isinstance(
-                part.get("text"), str
-            ):
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
                 screened = screen_text(part["text"], rules, side)
                 counts.update(screened.counts)
                 withheld.update(screened.withheld)
@@ -74,6 +75,29 @@ def _screen_content(content: object, rules: CompiledRules, side: Side
             counts["reply_pd_withheld"] = 1
         return parts, counts, tuple(sorted(withheld))
     return content, counts, ()
+
+
+def _screen_other(message: Mapping[str, Any], rules: CompiledRules) -> dict[str, Any]:
+    """A system, developer or assistant message, screened like a tool result (masked, never
+    dropped, not counted): its content, an assistant's refusal, and the arguments of the tool
+    calls a client sends back. An operator's prompt with a card number in it does not reach
+    the model either."""
+    out = dict(message)
+    if "content" in out:
+        out["content"] = _screen_content(out["content"], rules, "tool")[0]
+    if isinstance(out.get("refusal"), str):
+        out["refusal"] = screen_text(out["refusal"], rules, "tool").text
+    calls = out.get("tool_calls")
+    if isinstance(calls, list):
+        screened_calls = []
+        for call in calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+                arguments = screen_text(function["arguments"], rules, "tool").text
+                call = {**call, "function": {**function, "arguments": arguments}}
+            screened_calls.append(call)
+        out["tool_calls"] = screened_calls
+    return out
 
 
 def _last(messages: Sequence[Mapping[str, Any]], role: str) -> int:
@@ -110,8 +134,8 @@ def screen_request(
             forwarded.append(message)
             continue
         role = message.get("role")
-        if role not in ("user", "tool"):
-            forwarded.append(dict(message))
+        if role not in ("user", "tool", "function"):
+            forwarded.append(_screen_other(message, rules))
             continue
         side: Side = "turn" if role == "user" else "tool"
         content, message_counts, withheld = _screen_content(message.get("content"), rules, side)
