@@ -232,9 +232,12 @@ class RepliesSettings:
 
 @dataclass(frozen=True, slots=True)
 class LimitsSettings:
-    """Request limits. `max_body_bytes`: largest request body accepted, in bytes (default 4 MiB)."""
+    """Size limits, in bytes. `max_body_bytes`: largest request body accepted (default
+    4 MiB). `max_response_bytes`: largest upstream reply screened, a whole completion or one
+    streamed event (default 16 MiB); a larger one is refused (502), never passed unscreened."""
 
     max_body_bytes: int = _setting(4 * 1024 * 1024, _integer(1))
+    max_response_bytes: int = _setting(16 * 1024 * 1024, _integer(1024))
 
 
 @dataclass(frozen=True, slots=True)

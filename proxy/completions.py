@@ -141,7 +141,8 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
             stats = StreamStats()
             metrics.active_streams.inc()
             try:
-                response = await relay(request, upstream, screen, stats, headers)
+                response = await relay(request, upstream, screen, stats, headers,
+                                       settings.limits.max_response_bytes)
             finally:
                 metrics.active_streams.dec()
                 counts.update(screen.counts())
@@ -158,19 +159,31 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
                     metrics.client_disconnects.inc()
             return response
         return await _whole(upstream, make_screen, kind, counts, info["route"], headers, own,
-                            metrics)
+                            metrics, settings.limits.max_response_bytes)
     finally:
         await upstream_cm.__aexit__(None, None, None)
 
 
 async def _whole(upstream: aiohttp.ClientResponse, make_screen: Any, kind: Kind,
                  counts: Counter[str], route: str, headers: dict[str, str],
-                 own: float, metrics: Metrics) -> web.Response:
-    """Screen a whole (non-streamed) upstream completion and answer with it."""
+                 own: float, metrics: Metrics, limit: int) -> web.Response:
+    """Screen a whole (non-streamed) upstream completion and answer with it; one over
+    `limit` bytes is refused (502) rather than held in memory whole."""
+    if upstream.content_length is not None and upstream.content_length > limit:
+        raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
+                            code="upstream_too_large")
+    pieces: list[bytes] = []
+    size = 0
     try:
-        raw = await upstream.read()
+        async for piece in upstream.content.iter_chunked(1 << 16):
+            size += len(piece)
+            if size > limit:
+                raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
+                                    code="upstream_too_large")
+            pieces.append(piece)
     except (aiohttp.ClientError, TimeoutError) as exc:
         raise fault(exc, str(upstream.url)) from None
+    raw = b"".join(pieces)
     started = time.perf_counter()
     try:
         parsed = orjson.loads(raw)

@@ -52,15 +52,17 @@ async def relay(
     screen: StreamScreen,
     stats: StreamStats,
     headers: dict[str, str],
+    max_event_chars: int = 1 << 24,
 ) -> web.StreamResponse:
     """Relay `upstream` (an SSE response with status 200) to the client through `screen`.
+    An upstream event longer than `max_event_chars` ends the stream with an error event.
 
     Chunks screened before a fault are still sent, then the error event: the output does not
     depend on how the network cut the stream. Never swallows CancelledError.
     """
     response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **headers})
     await response.prepare(request)
-    decoder = SSEDecoder()
+    decoder = SSEDecoder(max_event_chars=max_event_chars)
     out: list[bytes] = []  # screened bytes not yet written
     finished = False
     try:

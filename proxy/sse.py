@@ -51,11 +51,18 @@ class SSEDecoder:
     (`retry:` included) are ignored; a blank line dispatches the pending event unless it has no
     `data:` line. Only the unfinished line is kept between calls, never the whole stream.
 
-    Raises SSEDecodeError on bytes that are not UTF-8; the decoder is unusable afterwards.
+    `max_event_chars` bounds the unfinished line and the pending event's data (characters):
+    an upstream that never ends a line cannot grow the proxy's memory without limit.
+
+    Raises SSEDecodeError on bytes that are not UTF-8 or an event over the limit; the decoder
+    is unusable afterwards.
     """
 
     __slots__ = (
         "_bytes_in",
+        "_data_len",
+        "_held",
+        "_max",
         "_data",
         "_event",
         "_last_id",
@@ -65,7 +72,8 @@ class SSEDecoder:
         "_utf8",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_chars: int = 1 << 24) -> None:
+        self._max = max_event_chars
         self._reset()
 
     def _reset(self) -> None:
@@ -74,6 +82,8 @@ class SSEDecoder:
         self._start = True  # no text decoded yet: a BOM may still come
         self._skip_lf = False  # the last chunk ended in "\r": drop a "\n" opening the next
         self._partial: list[str] = []  # pieces of the unfinished line
+        self._held = 0  # characters in the unfinished line
+        self._data_len = 0  # characters in the pending event's data
         self._data: list[str] = []
         self._event: str | None = None
         self._last_id: str | None = None
@@ -90,6 +100,7 @@ class SSEDecoder:
         if self._partial:
             line = "".join(self._partial)
             self._partial.clear()
+            self._held = 0
             self._line(line, out)
         self._line("", out)
         self._reset()
@@ -124,16 +135,21 @@ class SSEDecoder:
                 self._partial.append(piece)
                 piece = "".join(self._partial)
                 self._partial.clear()
+                self._held = 0
             self._line(piece, out)
             pos = m.end()
         if pos < len(text):
             self._partial.append(text[pos:])
+            self._held += len(text) - pos
+            if self._held + self._data_len > self._max:
+                raise SSEDecodeError(f"an event of the stream is over {self._max} characters")
         elif text and text[-1] == "\r":
             self._skip_lf = True
         return out
 
     def _line(self, line: str, out: list[SSEEvent]) -> None:
         if not line:
+            self._data_len = 0
             if self._data:
                 out.append(SSEEvent("\n".join(self._data), self._event or None, self._last_id))
             self._data.clear()
@@ -146,6 +162,9 @@ class SSEDecoder:
             value = value[1:]
         if name == "data":
             self._data.append(value)
+            self._data_len += len(value) + 1
+            if self._data_len > self._max:
+                raise SSEDecodeError(f"an event of the stream is over {self._max} characters")
         elif name == "event":
             self._event = value
         elif name == "id" and "\0" not in value:

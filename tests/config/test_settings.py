@@ -50,7 +50,7 @@ def test_defaults() -> None:
     assert s.replies == RepliesSettings(rules=None, max_sentence_chars=2000)
     assert s.language == "en"
     assert s.passthrough == ()
-    assert s.limits == LimitsSettings(max_body_bytes=4194304)
+    assert s.limits == LimitsSettings(max_body_bytes=4194304, max_response_bytes=16777216)
     assert s.admin == AdminSettings(token=None)
     assert s.log == LogSettings(level="info", access=True)
 
