@@ -194,7 +194,7 @@ class ReplyScreen:
                 return ""
         rules = self.rules
         if rules.never_say is not None or rules.offers_markers is not None:
-            folded = rules.normalize(sentence)
+            folded = rules.words(sentence)
             if rules.never_say is not None and rules.never_say.search(folded):
                 self.counts[WORDING_REMOVED] += 1
                 return ""
@@ -251,7 +251,7 @@ class ReplyScreen:
     def _additions(self, prior: str) -> str:
         """The `must_accompany` sentences due and not yet said, joined after `prior` (the
         whole released reply)."""
-        said = _said(self.rules.normalize(prior))
+        said = _said(self.rules.words(prior))
         added: list[str] = []
         for entry in self.rules.rules.must_accompany:
             due = (entry.when_done is not None and self.context.done(entry.when_done)) or (
@@ -259,7 +259,7 @@ class ReplyScreen:
             )
             if not due or entry.add in added:
                 continue
-            if _said(self.rules.normalize(entry.add)) in said:
+            if _said(self.rules.words(entry.add)) in said:
                 continue
             added.append(entry.add)
             self.counts[WORDING_ADDED] += 1

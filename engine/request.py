@@ -150,7 +150,7 @@ def screen_request(
         return RequestVerdict("withhold", [], WITHHELD_REPLY[rules.language], dict(counts),
                               turn_withheld, context)
     if last_user >= 0 and rules.asked:
-        folded = rules.normalize(content_text(messages[last_user].get("content")))
+        folded = rules.words(content_text(messages[last_user].get("content")))
         for pattern, entry in rules.asked:
             if pattern.search(folded):
                 counts[EXACT_REPLY] += 1

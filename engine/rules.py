@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from engine.text import fold, phrase_pattern
+from engine.text import phrase_pattern, wording
 
 Action = Literal["redact", "withhold", "allow"]
 ACTIONS: tuple[Action, ...] = ("redact", "withhold", "allow")
@@ -98,10 +98,15 @@ class CompiledRules:
     offers_allowed: re.Pattern[str] | None
     asked: tuple[tuple[re.Pattern[str], ReplyExactly], ...]
 
+    def words(self, text: str) -> str:
+        """Text as phrase patterns match it (`engine.text.wording`): folded, markup read as
+        spaces, invisible characters removed (offsets do not hold)."""
+        return wording(text, strip_accents=self.language == "pt-BR")
+
     def normalize(self, text: str) -> str:
         """Text as phrase patterns read it: case-folded, accents removed in pt-BR.
         Lengths are preserved so match offsets map back to `text`."""
-        return fold(text, strip_accents=self.language == "pt-BR")
+        return wording(text, strip_accents=self.language == "pt-BR", keep_offsets=True)
 
 
 def compile_rules(rules: ReplyRules, language: Language = "en") -> CompiledRules:

@@ -39,6 +39,24 @@ def fold(text: str, *, strip_accents: bool = False) -> str:
     return lowered
 
 
+#: Marks that do not change what a sentence says: Markdown emphasis and code, hyphens,
+#: no-break and thin spaces, and invisible characters. Wording is matched with them read as
+#: spaces (`A **guaranteed** refund`, `guaranteed-refund`).
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+_MARKUP = str.maketrans({c: " " for c in "*_~`-\u00a0\u2009\u202f" + _INVISIBLE})
+_INVISIBLE_RE = re.compile("[" + _INVISIBLE + "]")
+
+
+def wording(text: str, *, strip_accents: bool = False, keep_offsets: bool = False) -> str:
+    """Text as phrase lists read it (`never_say`, `offers`, `reply_exactly.words`): folded
+    (`fold`), with markup read as spaces. Invisible characters are removed
+    (`guaran\u200bteed` is `guaranteed`), unless `keep_offsets`, which reads them as spaces
+    so that every offset holds in `text`."""
+    if not keep_offsets:
+        text = _INVISIBLE_RE.sub("", text)
+    return fold(text, strip_accents=strip_accents).translate(_MARKUP)
+
+
 def phrase_pattern(
     phrases: Iterable[str], *, strip_accents: bool = False
 ) -> re.Pattern[str] | None:
@@ -48,8 +66,8 @@ def phrase_pattern(
     Longer phrases are tried first so the longest one at a position wins.
     """
     parts = []
-    for phrase in sorted({fold(p.strip(), strip_accents=strip_accents) for p in phrases}, key=len,
-                         reverse=True):
+    for phrase in sorted({wording(p, strip_accents=strip_accents).strip() for p in phrases},
+                         key=len, reverse=True):
         if not phrase:
             continue
         parts.append(r"\s+".join(re.escape(word) for word in phrase.split()))

@@ -139,8 +139,8 @@ EXACT_PT = compile_rules(EXACT.rules, "pt-BR")
     [
         ("I need Allergy   Advice please", "Please check the label."),
         ("ALLERGY ADVICE?", "Please check the label."),
-        ("allergy-advice", None),
-        ("allergy_advice", None),
+        ("allergy-advice", "Please check the label."),  # markup reads as spaces
+        ("allergy_advice", "Please check the label."),
         ("allergy advices", None),
         ("no allergy here", None),
         ("Is it VEGAN?", "Ask our staff."),
