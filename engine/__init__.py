@@ -13,6 +13,7 @@ from engine.context import Passage, ToolCall, TurnContext, read_context
 from engine.detectors import DETECTORS, Detector
 from engine.find import Finding, apply_masks, find
 from engine.internals import REPLY_RULES, ReplyRule
+from engine.json_reply import JsonReplyScreen
 from engine.reply import ReplyScreen, ScreeningError, screen_reply
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
 from engine.rules import (
@@ -38,6 +39,7 @@ __all__ = [
     "DETECTOR_REASONS",
     "Detector",
     "Finding",
+    "JsonReplyScreen",
     "LANGUAGES",
     "MAX_FINDINGS",
     "MustAccompany",

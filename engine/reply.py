@@ -78,9 +78,11 @@ class ReplyScreen:
     """
 
     def __init__(
-        self, rules: CompiledRules, context: TurnContext | None = None, max_chars: int = 2000
+        self, rules: CompiledRules, context: TurnContext | None = None, max_chars: int = 2000,
+        additions: bool = True,
     ) -> None:
         self.rules = rules
+        self._adds = additions
         self.context = context if context is not None else TurnContext()
         self.counts: Counter[str] = Counter()
         self._segmenter = SentenceSegmenter(rules.language, max_chars=max_chars,
@@ -140,8 +142,8 @@ class ReplyScreen:
                     self.counts[EXACT_REPLY] += 1
                     return exact
                 out = "".join(self._held)
-                return out + self._additions(out)
-            return out + self._additions("".join(self._released))
+                return out + self._additions(out) if self._adds else out
+            return out + self._additions("".join(self._released)) if self._adds else out
         except ScreeningError:
             raise
         except Exception as exc:

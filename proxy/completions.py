@@ -17,6 +17,7 @@ import orjson
 from aiohttp import web
 
 from engine.context import TurnContext
+from engine.json_reply import JsonReplyScreen
 from engine.reply import ReplyScreen, ScreeningError
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
 from engine.rules import LANGUAGES, CompiledRules
@@ -75,6 +76,13 @@ def _verdict_text(body: dict[str, Any], rules: CompiledRules) -> RequestVerdict:
     return RequestVerdict("forward", messages, None, dict(counts))
 
 
+def _json_reply(body: dict[str, Any]) -> bool:
+    """Did the client ask for a JSON document (`response_format` `json_object` or
+    `json_schema`)? Its string values are then screened and the document kept valid."""
+    fmt = body.get("response_format")
+    return isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema")
+
+
 async def chat_completions(request: web.Request) -> web.StreamResponse:
     """`POST /v1/chat/completions`, screened both ways."""
     return await _complete(request, "chat")
@@ -111,7 +119,8 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     else:
         prompts = [m["content"] for m in verdict.messages]
         forward = {**body, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
-    make_screen = partial(ReplyScreen, rules, verdict.context if kind == "chat" else
+    screen_class = JsonReplyScreen if kind == "chat" and _json_reply(body) else ReplyScreen
+    make_screen = partial(screen_class, rules, verdict.context if kind == "chat" else
                           TurnContext(), settings.replies.max_sentence_chars)
     own = time.perf_counter() - started
     url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"

@@ -16,7 +16,10 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, Literal
 
+from engine.json_reply import JsonReplyScreen
 from engine.reply import ReplyScreen
+
+Screen = ReplyScreen | JsonReplyScreen
 
 Kind = Literal["chat", "text"]
 #: Text fields of a chat delta or message that a person may read, all screened:
@@ -54,7 +57,7 @@ class _Choice:
     __slots__ = ("screens", "finished")
 
     def __init__(self) -> None:
-        self.screens: dict[str, ReplyScreen] = {}
+        self.screens: dict[str, Screen] = {}
         self.finished = False
 
 
@@ -67,7 +70,7 @@ class StreamScreen:
     engine ScreeningError.
     """
 
-    def __init__(self, make_screen: Callable[[], ReplyScreen], kind: Kind = "chat") -> None:
+    def __init__(self, make_screen: Callable[[], Screen], kind: Kind = "chat") -> None:
         self._make = make_screen
         self._kind = kind
         self._choices: dict[int, _Choice] = {}
@@ -202,7 +205,7 @@ class StreamScreen:
 
 
 def screen_completion(
-    body: dict[str, Any], make_screen: Callable[[], ReplyScreen], kind: Kind = "chat"
+    body: dict[str, Any], make_screen: Callable[[], Screen], kind: Kind = "chat"
 ) -> Counter[str]:
     """Screen a whole (non-streamed) completion in place; returns the counts.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from conftest import DONE, events, streamed_text, user
 
@@ -181,3 +182,14 @@ async def test_language_header_unknown_is_400(stack) -> None:
         assert resp.status == 400
         assert (await resp.json())["error"]["code"] == "invalid_language"
     assert s.upstream.seen == []
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_json_reply_stays_valid_json(stack, stream: bool) -> None:
+    doc = '{"card": "4111 1111 1111 1111", "note": "It is a guaranteed refund. Thanks."}'
+    s = await stack(Reply(content=doc))
+    body = user("hi", stream=stream, response_format={"type": "json_object"})
+    async with s.client.post("/v1/chat/completions", json=body) as resp:
+        raw = await resp.read()
+    text = streamed_text(raw) if stream else orjson.loads(raw)["choices"][0]["message"]["content"]
+    assert orjson.loads(text) == {"card": "**** 1111", "note": "Thanks."}

@@ -1,0 +1,73 @@
+"""Screening a reply that is a JSON document (`response_format` `json_object` or
+`json_schema`): every string value is screened as a reply of its own, and the document stays
+valid JSON, because a removed sentence is removed from its string, not from the document.
+
+The reply is held whole (a JSON document is read at its end). A reply that does not parse as
+JSON is screened as ordinary text, so nothing is ever released unscreened.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from engine.context import TurnContext
+from engine.reply import ReplyScreen, ScreeningError
+from engine.rules import CompiledRules
+
+
+class JsonReplyScreen:
+    """The `ReplyScreen` interface (`feed(delta) -> str`, `finish() -> str`, `counts`) for a
+    JSON reply: `feed` holds everything and returns ""; `finish` returns the document with
+    each string value screened (keys are the schema's, left as they are), re-serialised
+    compactly with non-ASCII kept. `must_accompany` sentences are not added to a document.
+    Raises ScreeningError if screening fails; the screen is closed after `finish`."""
+
+    def __init__(self, rules: CompiledRules, context: TurnContext | None = None,
+                 max_chars: int = 2000) -> None:
+        self.rules = rules
+        self.context = context
+        self.max_chars = max_chars
+        self.counts: Counter[str] = Counter()
+        self._pieces: list[str] = []
+        self._closed = False
+
+    def feed(self, delta: str) -> str:
+        """Hold the next piece of the reply; nothing is released before the end."""
+        if self._closed:
+            raise ScreeningError("the reply screen is closed")
+        self._pieces.append(delta)
+        return ""
+
+    def finish(self) -> str:
+        """The whole reply, screened: a JSON document with its strings screened, or, when it
+        does not parse, the text screened as an ordinary reply."""
+        if self._closed:
+            raise ScreeningError("the reply screen is closed")
+        self._closed = True
+        text = "".join(self._pieces)
+        try:
+            document = json.loads(text)
+        except ValueError:
+            return self._text(text, additions=True)
+        try:
+            screened = self._walk(document)
+        except RecursionError as exc:
+            raise ScreeningError("the JSON reply is nested too deeply to screen") from exc
+        return json.dumps(screened, ensure_ascii=False, separators=(",", ":"))
+
+    def _walk(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._text(value, additions=False) if value else value
+        if isinstance(value, dict):
+            return {key: self._walk(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self._walk(item) for item in value]
+        return value
+
+    def _text(self, text: str, additions: bool) -> str:
+        screen = ReplyScreen(self.rules, self.context, self.max_chars, additions=additions)
+        out = screen.feed(text) + screen.finish()
+        self.counts.update(screen.counts)
+        return out

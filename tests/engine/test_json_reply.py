@@ -1,0 +1,44 @@
+"""JSON replies (`response_format`): string values screened, the document kept valid."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from config.rules import load_rules
+from engine import JsonReplyScreen, ScreeningError, compile_rules
+
+RULES = compile_rules(load_rules("config/reply-rules.example.yaml"))
+DOC = ('{"status": "on file", "card": "4111 1111 1111 1111", '
+       '"note": "It is a guaranteed refund. Thanks.", "ssn": "123-45-6789", "n": [1, "Dr. Who"]}')
+
+
+def _screen(text: str, cuts: int = 1) -> tuple[str, dict[str, int]]:
+    screen = JsonReplyScreen(RULES)
+    size = max(1, len(text) // cuts)
+    held = "".join(screen.feed(text[i:i + size]) for i in range(0, len(text), size))
+    assert held == ""
+    return screen.finish(), dict(screen.counts)
+
+
+@pytest.mark.parametrize("cuts", [1, 7, 200])
+def test_string_values_screened_document_valid(cuts: int) -> None:
+    out, counts = _screen(DOC, cuts)
+    assert json.loads(out) == {"status": "on file", "card": "**** 1111", "note": "Thanks.",
+                               "ssn": "", "n": [1, "Dr. Who"]}
+    assert counts == {"reply_pd_detected_card": 1, "reply_pd_redacted": 1,
+                      "reply_wording_removed": 1, "reply_pd_detected_national_id": 1,
+                      "reply_pd_withheld": 1}
+
+
+def test_not_json_is_screened_as_text() -> None:
+    assert _screen("Your card 4111 1111 1111 1111 is on file.")[0] == (
+        "Your card **** 1111 is on file.")
+
+
+def test_closed_after_finish() -> None:
+    screen = JsonReplyScreen(RULES)
+    screen.finish()
+    with pytest.raises(ScreeningError):
+        screen.feed("x")
