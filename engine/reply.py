@@ -90,7 +90,13 @@ class ReplyScreen:
         exact_tags = {e.when_cited for e in rules.rules.reply_exactly if e.when_cited}
         self._buffer_whole = bool(exact_tags & self.context.tags())
         self._held: list[str] = []
-        self._released: list[str] = []
+        # What was released, kept only as far as the "already said" check needs (bounded):
+        # the last characters of it as phrase lists read them, and the adds seen in it.
+        adds = [_said(rules.words(e.add)) for e in rules.rules.must_accompany]
+        self._window_max = 2 * max(map(len, adds), default=0) + 64 if adds else 0
+        self._window = ""
+        self._said_adds: set[str] = set()
+        self._last_char = ""
         self._cited: set[str] = set()
         self._closed = False
         self._in_key = False  # the last piece ended inside a private key block
@@ -143,7 +149,7 @@ class ReplyScreen:
                     return exact
                 out = "".join(self._held)
                 return out + self._additions(out) if self._adds else out
-            return out + self._additions("".join(self._released)) if self._adds else out
+            return out + self._additions(None) if self._adds else out
         except ScreeningError:
             raise
         except Exception as exc:
@@ -176,8 +182,22 @@ class ReplyScreen:
         if self._buffer_whole:
             self._held.append(text)
             return ""
-        self._released.append(text)
+        for piece in out:
+            self._note_said(piece)
         return text
+
+    def _note_said(self, piece: str) -> None:
+        """Remember of one released piece what the `must_accompany` check needs: an add said
+        inside it, or across its start (the window keeps enough of what came before)."""
+        self._last_char = piece[-1]
+        if not self._window_max:
+            return
+        window = self._window + _SPACE.sub(" ", self.rules.words(piece))
+        for entry in self.rules.rules.must_accompany:
+            key = _said(self.rules.words(entry.add))
+            if key not in self._said_adds and key in window:
+                self._said_adds.add(key)
+        self._window = window[-self._window_max:]
 
     def screen_sentence(self, sentence: str) -> str:
         """One whole sentence through the per-sentence checks; "" when it is removed."""
@@ -250,10 +270,10 @@ class ReplyScreen:
                 return entry.say
         return None
 
-    def _additions(self, prior: str) -> str:
-        """The `must_accompany` sentences due and not yet said, joined after `prior` (the
-        whole released reply)."""
-        said = _said(self.rules.words(prior))
+    def _additions(self, prior: str | None) -> str:
+        """The `must_accompany` sentences due and not yet said, joined after the released
+        reply: `prior` when it is held whole, else what `_note_said` kept of it."""
+        said = _said(self.rules.words(prior)) if prior is not None else None
         added: list[str] = []
         for entry in self.rules.rules.must_accompany:
             due = (entry.when_done is not None and self.context.done(entry.when_done)) or (
@@ -261,13 +281,15 @@ class ReplyScreen:
             )
             if not due or entry.add in added:
                 continue
-            if _said(self.rules.words(entry.add)) in said:
+            key = _said(self.rules.words(entry.add))
+            if (key in said) if said is not None else (key in self._said_adds):
                 continue
             added.append(entry.add)
             self.counts[WORDING_ADDED] += 1
         if not added:
             return ""
-        lead = " " if prior and not prior[-1].isspace() else ""
+        last = prior[-1:] if prior is not None else self._last_char
+        lead = " " if last and not last.isspace() else ""
         return lead + " ".join(added)
 
 
