@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import sys
 from pathlib import Path
@@ -57,12 +58,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure_logging(settings.log.level)
     install_uvloop()
     app = create_app(settings, rules)
-    logging.getLogger("replyguard").info(
-        '{"event": "serving", "host": "%s", "port": %d, "upstream": "%s", "rules": "%s"}',
-        settings.listen.host, settings.listen.port, settings.upstream.base_url,
-        settings.replies.rules or "(defaults)")
-    web.run_app(app, host=settings.listen.host, port=settings.listen.port, access_log=None,
-                handler_cancellation=True, print=None)
+
+    def announce(_: str) -> None:  # run_app calls it once the port is bound
+        logging.getLogger("replyguard").info(json.dumps({
+            "event": "serving", "host": settings.listen.host, "port": settings.listen.port,
+            "upstream": settings.upstream.base_url,
+            "rules": str(settings.replies.rules or "(defaults)")}))
+
+    try:
+        web.run_app(app, host=settings.listen.host, port=settings.listen.port,
+                    access_log=None, handler_cancellation=True, print=announce)
+    except OSError as exc:
+        sys.stderr.write(f"replyguard: cannot listen on {settings.listen.host}:"
+                         f"{settings.listen.port}: {exc.strerror or exc}\n")
+        return 1
     return 0
 
 

@@ -75,6 +75,7 @@ async def run_demo(rules_path: str, chunk_chars: int = 4) -> int:
         async with openai.AsyncOpenAI(base_url=f"{base}/v1", api_key="demo-key") as client:
             for text in TURNS:
                 history.append({"role": "user", "content": text})
+                print(text)
                 reply, calls = await _stream_turn(client, history)
                 while calls:
                     history.append({"role": "assistant", "content": reply or None, "tool_calls": [
@@ -89,7 +90,7 @@ async def run_demo(rules_path: str, chunk_chars: int = 4) -> int:
                                         "content": json.dumps(result)})
                     reply, calls = await _stream_turn(client, history)
                 history.append({"role": "assistant", "content": reply})
-                print(f"{text}\n -> {reply}")
+                print(f" -> {reply}")
         print(f"\nThe model was given: {upstream.last_user_turns}")
         async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as resp:
             exposition = await resp.text()

@@ -16,9 +16,9 @@ my card is 4111 1111 1111 1111, is it on file?
 my social security number is 123-45-6789
  -> That message held details I can't take here, so I haven't read it or done anything. \
 Please send it again without them.
+the parcel for 4412 vanished
    (the client ran refund_card({"order_id":"4412","amount":12.5}) -> {"status": "refunded", \
 "order_id": "4412", "amount": 12.5})
-the parcel for 4412 vanished
  -> I've refunded 12.50 pounds for order 4412. Refunds reach the card in three to five \
 working days.
 
