@@ -167,17 +167,21 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
                 elif stats.outcome == "client_gone":
                     metrics.client_disconnects.inc()
             return response
-        return await _whole(upstream, make_screen, kind, counts, info["route"], headers, own,
-                            metrics, settings.limits.max_response_bytes)
+        parsed = await _whole(upstream, make_screen, kind, counts, info["route"], own,
+                              metrics, settings.limits.max_response_bytes)
+        if body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
+            return await direct.stream_completion(request, body, parsed, kind, headers)
+        return web.Response(body=orjson.dumps(parsed), status=upstream.status, headers=headers,
+                            content_type="application/json")
     finally:
         await upstream_cm.__aexit__(None, None, None)
 
 
 async def _whole(upstream: aiohttp.ClientResponse, make_screen: Any, kind: Kind,
-                 counts: Counter[str], route: str, headers: dict[str, str],
-                 own: float, metrics: Metrics, limit: int) -> web.Response:
-    """Screen a whole (non-streamed) upstream completion and answer with it; one over
-    `limit` bytes is refused (502) rather than held in memory whole."""
+                 counts: Counter[str], route: str, own: float, metrics: Metrics,
+                 limit: int) -> dict[str, Any]:
+    """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
+    refused (502) rather than held in memory whole."""
     if upstream.content_length is not None and upstream.content_length > limit:
         raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
                             code="upstream_too_large")
@@ -209,7 +213,5 @@ async def _whole(upstream: aiohttp.ClientResponse, make_screen: Any, kind: Kind,
     except ScreeningError as exc:
         metrics.screening_errors.labels("reply").inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    body = orjson.dumps(parsed)
     metrics.added_latency.labels(route).observe(own + time.perf_counter() - started)
-    return web.Response(body=body, status=upstream.status, headers=headers,
-                        content_type="application/json")
+    return parsed

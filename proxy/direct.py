@@ -77,6 +77,54 @@ def stream_chunks(body: dict[str, Any], text: str, kind: str = "chat") -> list[d
     return chunks
 
 
+def completion_chunks(whole: dict[str, Any], kind: str = "chat") -> list[dict[str, Any]]:
+    """A whole (already screened) completion as the chunks that stream it, choice by choice:
+    for chat a role chunk, a chunk with its text fields and tool calls, and a finish chunk;
+    for legacy completions a text chunk and a finish chunk; then the usage chunk if any."""
+    envelope = {k: v for k, v in whole.items() if k not in ("choices", "usage", "object")}
+    envelope["object"] = "text_completion" if kind == "text" else "chat.completion.chunk"
+    chunks: list[dict[str, Any]] = []
+    for choice in whole.get("choices") or ():
+        index, finish = choice.get("index", 0), choice.get("finish_reason") or "stop"
+        if kind == "text":
+            steps = [{"text": choice.get("text") or "", "index": index, "logprobs": None,
+                      "finish_reason": None},
+                     {"text": "", "index": index, "logprobs": None, "finish_reason": finish}]
+        else:
+            message = dict(choice.get("message") or {})
+            message.pop("role", None)
+            calls = message.pop("tool_calls", None)
+            delta = {k: v for k, v in message.items() if v is not None}
+            if calls:
+                delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(calls)]
+            steps = [
+                {"index": index, "delta": {"role": "assistant", "content": ""},
+                 "logprobs": None, "finish_reason": None},
+                {"index": index, "delta": delta, "logprobs": None, "finish_reason": None},
+                {"index": index, "delta": {}, "logprobs": None, "finish_reason": finish},
+            ]
+        chunks.extend({**envelope, "choices": [step]} for step in steps)
+    if whole.get("usage") is not None:
+        chunks.append({**envelope, "choices": [], "usage": whole["usage"]})
+    return chunks
+
+
+async def stream_completion(request: web.Request, body: dict[str, Any], whole: dict[str, Any],
+                            kind: str = "chat", headers: dict[str, str] | None = None
+                            ) -> web.StreamResponse:
+    """Send a whole, screened completion as an SSE stream (for a client that asked to stream
+    when the upstream answered whole). The usage chunk only if the client asked for it."""
+    chunks = completion_chunks(whole, kind)
+    options = body.get("stream_options")
+    if not (isinstance(options, dict) and options.get("include_usage")):
+        chunks = [c for c in chunks if c["choices"]]
+    response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **(headers or {})})
+    await response.prepare(request)
+    await response.write(b"".join(encode_event(orjson.dumps(c)) for c in chunks) + DONE)
+    await response.write_eof()
+    return response
+
+
 async def answer(request: web.Request, body: dict[str, Any], text: str, kind: str = "chat",
                  headers: dict[str, str] | None = None) -> web.StreamResponse:
     """Answer `request` with `text` as the whole reply, streamed if the client asked."""

@@ -193,3 +193,25 @@ async def test_json_reply_stays_valid_json(stack, stream: bool) -> None:
         raw = await resp.read()
     text = streamed_text(raw) if stream else orjson.loads(raw)["choices"][0]["message"]["content"]
     assert orjson.loads(text) == {"card": "**** 1111", "note": "Thanks."}
+
+
+async def test_stream_request_answered_whole_is_streamed_screened(stack) -> None:
+    import openai
+
+    whole = orjson.dumps({
+        "id": "chatcmpl-w", "object": "chat.completion", "created": 5, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None, "message": {
+            "role": "assistant", "content": "Your card 4111 1111 1111 1111 is on file."}}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}})
+    from conftest import RawUpstream
+
+    s = await stack(RawUpstream([whole], content_type="application/json"))
+    async with openai.AsyncOpenAI(base_url=s.base_url, api_key="k") as client:
+        stream = await client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}], stream=True,
+            stream_options={"include_usage": True})
+        chunks = [c async for c in stream]
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "Your card **** 1111 is on file."
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
+    assert chunks[-1].usage.total_tokens == 3
