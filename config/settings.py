@@ -224,10 +224,14 @@ class UpstreamSettings:
 class RepliesSettings:
     """Reply screening. `rules`: absolute path of the reply rules file, or None for the built-in
     rules. `max_sentence_chars`: characters (code points) a sentence may grow to before it is split
-    at whitespace (DESIGN.md section 2), >= 512."""
+    at whitespace (DESIGN.md section 2), >= 512. `internals`: what replies get for the
+    platform's internals that `check_reply` finds (pod and host names, stack traces, log lines,
+    ...): allow (default, customer traffic), redact (`[internal]`) or withhold (the sentence)."""
 
     rules: Path | None = _setting(None, _path)
     max_sentence_chars: int = _setting(2000, _integer(512))
+    internals: str = _setting("allow", _string(choices=("allow", "redact", "withhold"),
+                                               noun="action"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -288,3 +288,20 @@ REPLY_RULES: tuple[ReplyRule, ...] = (
                          "0b1f6471-1bf0-4dda-aec3-cb9272f09590", "projects/1"),
     ),
 )
+
+
+def internal_spans(text: str) -> list[tuple[int, int, str]]:
+    """Every stretch of `text` a `REPLY_RULES` rule finds, as `(start, end, rule name)` in
+    text order; where two rules overlap, the earlier rule of the table keeps the text."""
+    claimed = bytearray(len(text))
+    found: list[tuple[int, int, str]] = []
+    folded: str | None = None
+    for rule in REPLY_RULES:
+        if rule.folded and folded is None:
+            folded = fold(text, strip_accents=True)
+        for start, end in rule.spans(text, folded):
+            if claimed.find(1, start, end) == -1:
+                claimed[start:end] = b"\x01" * (end - start)
+                found.append((start, end, rule.name))
+    found.sort()
+    return found

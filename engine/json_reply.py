@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.context import TurnContext
 from engine.reply import ReplyScreen, ScreeningError
-from engine.rules import CompiledRules
+from engine.rules import Action, CompiledRules
 
 
 class JsonReplyScreen:
@@ -25,8 +25,9 @@ class JsonReplyScreen:
     Raises ScreeningError if screening fails; the screen is closed after `finish`."""
 
     def __init__(self, rules: CompiledRules, context: TurnContext | None = None,
-                 max_chars: int = 2000) -> None:
+                 max_chars: int = 2000, internals: Action = "allow") -> None:
         self.rules = rules
+        self.internals = internals
         self.context = context
         self.max_chars = max_chars
         self.counts: Counter[str] = Counter()
@@ -67,7 +68,8 @@ class JsonReplyScreen:
         return value
 
     def _text(self, text: str, additions: bool) -> str:
-        screen = ReplyScreen(self.rules, self.context, self.max_chars, additions=additions)
+        screen = ReplyScreen(self.rules, self.context, self.max_chars, additions=additions,
+                             internals=self.internals)
         out = screen.feed(text) + screen.finish()
         self.counts.update(screen.counts)
         return out

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 from engine.context import TurnContext, compact
 from engine.find import Finding, apply_masks, find
-from engine.rules import CompiledRules
+from engine.internals import internal_spans
+from engine.rules import Action, CompiledRules
 from engine.screen import MASKED, REDACTED, WITHHELD, detected
 from engine.segment import SentenceSegmenter
 
@@ -25,6 +26,9 @@ WORDING_REMOVED = "reply_wording_removed"
 OFFER_REMOVED = "reply_offer_removed"
 WORDING_ADDED = "reply_wording_added"
 EXACT_REPLY = "reply_exact_reply"
+INTERNALS_REDACTED = "replyguard_internals_redacted"
+INTERNALS_WITHHELD = "replyguard_internals_withheld"
+INTERNAL_MASK = "[internal]"
 _SPACE = re.compile(r"\s+")
 #: The rest of a private key block whose start a forced split (the sentence cap) cut off: its
 #: base64 lines and END line. Sources: RFC 7468 section 2 (PEM textual encoding).
@@ -79,10 +83,11 @@ class ReplyScreen:
 
     def __init__(
         self, rules: CompiledRules, context: TurnContext | None = None, max_chars: int = 2000,
-        additions: bool = True,
+        additions: bool = True, internals: Action = "allow",
     ) -> None:
         self.rules = rules
         self._adds = additions
+        self._internals = internals
         self.context = context if context is not None else TurnContext()
         self.counts: Counter[str] = Counter()
         self._segmenter = SentenceSegmenter(rules.language, max_chars=max_chars,
@@ -93,6 +98,7 @@ class ReplyScreen:
         # What was released, kept only as far as the "already said" check needs (bounded):
         # the last characters of it as phrase lists read them, and the adds seen in it.
         adds = [_said(rules.words(e.add)) for e in rules.rules.must_accompany]
+        self._add_keys = tuple(dict.fromkeys(adds))
         self._window_max = 2 * max(map(len, adds), default=0) + 64 if adds else 0
         self._window = ""
         self._said_adds: set[str] = set()
@@ -193,8 +199,7 @@ class ReplyScreen:
         if not self._window_max:
             return
         window = self._window + _SPACE.sub(" ", self.rules.words(piece))
-        for entry in self.rules.rules.must_accompany:
-            key = _said(self.rules.words(entry.add))
+        for key in self._add_keys:
             if key not in self._said_adds and key in window:
                 self._said_adds.add(key)
         self._window = window[-self._window_max:]
@@ -214,6 +219,10 @@ class ReplyScreen:
             sentence = self._personal_data(sentence, findings)
             if not sentence:
                 return ""
+        if self._internals != "allow":
+            sentence = self._platform_internals(sentence)
+            if not sentence:
+                return ""
         rules = self.rules
         if rules.never_say is not None or rules.offers_markers is not None:
             folded = rules.words(sentence)
@@ -226,6 +235,24 @@ class ReplyScreen:
                 self.counts[OFFER_REMOVED] += 1
                 return ""
         return sentence
+
+    def _platform_internals(self, sentence: str) -> str:
+        """The opt-in `internals` class (seed 003's REPLY_RULES: pod and host names, stack
+        traces, ...): each stretch replaced by `[internal]` (redact), or the sentence removed
+        (withhold). Counted as `replyguard_internals_redacted` / `_withheld`."""
+        spans = internal_spans(sentence)
+        if not spans:
+            return sentence
+        if self._internals == "withhold":
+            self.counts[INTERNALS_WITHHELD] += 1
+            return ""
+        self.counts[INTERNALS_REDACTED] += len(spans)
+        out, pos = [], 0
+        for start, end, _ in spans:
+            out += [sentence[pos:start], INTERNAL_MASK]
+            pos = end
+        out.append(sentence[pos:])
+        return "".join(out)
 
     def _personal_data(self, sentence: str, findings: list[Finding]) -> str:
         """Mask, remove or keep `sentence` by its findings' classes. Counts every value found;

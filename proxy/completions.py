@@ -121,7 +121,8 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         forward = {**body, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
     screen_class = JsonReplyScreen if kind == "chat" and _json_reply(body) else ReplyScreen
     make_screen = partial(screen_class, rules, verdict.context if kind == "chat" else
-                          TurnContext(), settings.replies.max_sentence_chars)
+                          TurnContext(), settings.replies.max_sentence_chars,
+                          internals=settings.replies.internals)
     own = time.perf_counter() - started
     url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"
     session = app[SESSION]

@@ -91,6 +91,11 @@ class Metrics:
         self.guardrail_blocks = Counter(
             "replyguard_guardrail_blocks", "turns blocked by guardrail check", ("check",),
             registry=r)
+        for name, help_text in (
+            ("replyguard_internals_redacted", "platform internals masked in replies"),
+            ("replyguard_internals_withheld", "reply sentences removed for platform internals"),
+        ):  # engine counts of the opt-in `internals` class (not seed 000 counts)
+            self.seed[name] = Counter(name, help_text, registry=r)
         self.unknown_counts = Counter(
             "replyguard_unknown_counts", "engine counts with no seed 000 name (a bug)",
             registry=r)

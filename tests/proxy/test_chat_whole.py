@@ -215,3 +215,12 @@ async def test_stream_request_answered_whole_is_streamed_screened(stack) -> None
     assert text == "Your card **** 1111 is on file."
     assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
     assert chunks[-1].usage.total_tokens == 3
+
+
+async def test_internals_setting_reaches_the_reply_screen(stack) -> None:
+    s = await stack(Reply(content="Pod api-7d9f8b6c5-x2x7k failed. Sorry about that."),
+                    replies__internals="redact")
+    async with s.client.post("/v1/chat/completions", json=user("hi")) as resp:
+        got = orjson.loads(await resp.read())["choices"][0]["message"]["content"]
+    assert got == "Pod [internal] failed. Sorry about that."
+    assert "replyguard_internals_redacted_total 1.0" in await s.metrics_text()
