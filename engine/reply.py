@@ -102,6 +102,7 @@ class ReplyScreen:
         self._window_max = 2 * max(map(len, adds), default=0) + 64 if adds else 0
         self._window = ""
         self._said_adds: set[str] = set()
+        self._words: tuple[str, str] = ("", "")  # the last sentence and its `rules.words`
         self._last_char = ""
         self._cited: set[str] = set()
         self._closed = False
@@ -198,7 +199,9 @@ class ReplyScreen:
         self._last_char = piece[-1]
         if not self._window_max:
             return
-        window = self._window + _SPACE.sub(" ", self.rules.words(piece))
+        known, folded = self._words
+        words = folded if known is piece else self.rules.words(piece)
+        window = self._window + _SPACE.sub(" ", words)
         for key in self._add_keys:
             if key not in self._said_adds and key in window:
                 self._said_adds.add(key)
@@ -226,6 +229,7 @@ class ReplyScreen:
         rules = self.rules
         if rules.never_say is not None or rules.offers_markers is not None:
             folded = rules.words(sentence)
+            self._words = (sentence, folded)  # `_note_said` reads the same piece next
             if rules.never_say is not None and rules.never_say.search(folded):
                 self.counts[WORDING_REMOVED] += 1
                 return ""
