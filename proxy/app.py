@@ -65,6 +65,9 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
             response = error_response(_from_http(exc))
         except (asyncio.CancelledError, ConnectionResetError):
             status = CLIENT_GONE
+            if info.get("outcome") != "client_gone":  # a relay counts the ones it saw
+                info["outcome"] = "client_gone"
+                request.app[METRICS].client_disconnects.inc()
             raise
         except Exception:
             log.exception("unexpected error handling %s %s", request.method, route)

@@ -4,6 +4,8 @@ text ever reaches the client (fail closed)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import socket
 from typing import Any
 
@@ -343,3 +345,22 @@ async def test_unexpected_exception_is_openai_500(stack, monkeypatch) -> None:
         assert await resp.json() == {"error": {
             "message": "ReplyGuard failed to handle the request", "type": "server_error",
             "param": None, "code": "internal_error"}}
+
+
+async def test_client_gone_before_the_upstream_answers_is_counted(stack) -> None:
+    up = ScriptedUpstream(lambda _m: Reply(content="Hello.", delay_s=5.0), created=1)
+    s = await stack(up)
+    task = asyncio.ensure_future(s.client.post("/v1/chat/completions", json=user("hi")))
+    await asyncio.sleep(0.3)  # the proxy is waiting on the upstream's answer
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    text = ""
+    for _ in range(100):
+        text = await s.metrics_text()
+        if "replyguard_client_disconnects_total 1.0" in text:
+            break
+        await asyncio.sleep(0.02)
+    assert "replyguard_client_disconnects_total 1.0" in text
+    assert ('replyguard_requests_total{route="/v1/chat/completions",status="499"} 1.0'
+            in text)
