@@ -16,6 +16,8 @@ from engine.context import TurnContext
 from engine.reply import ReplyScreen, ScreeningError
 from engine.rules import Action, CompiledRules
 
+MAX_HELD = 1 << 24  # characters of a JSON reply held to be screened whole
+
 
 class JsonReplyScreen:
     """The `ReplyScreen` interface (`feed(delta) -> str`, `finish() -> str`, `counts`) for a
@@ -32,12 +34,18 @@ class JsonReplyScreen:
         self.max_chars = max_chars
         self.counts: Counter[str] = Counter()
         self._pieces: list[str] = []
+        self._held = 0
         self._closed = False
 
     def feed(self, delta: str) -> str:
-        """Hold the next piece of the reply; nothing is released before the end."""
+        """Hold the next piece of the reply; nothing is released before the end. Raises
+        ScreeningError past `MAX_HELD` characters (the document cannot be screened)."""
         if self._closed:
             raise ScreeningError("the reply screen is closed")
+        self._held += len(delta)
+        if self._held > MAX_HELD:
+            self._closed = True
+            raise ScreeningError(f"the JSON reply is over {MAX_HELD} characters")
         self._pieces.append(delta)
         return ""
 
@@ -61,6 +69,10 @@ class JsonReplyScreen:
     def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
             return self._text(value, additions=False) if value else value
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 12:
+            text = str(value)  # a long number may be a card: masked, it becomes a string
+            screened = self._text(text, additions=False)
+            return value if screened == text else screened
         if isinstance(value, dict):
             return {key: self._walk(item) for key, item in value.items()}
         if isinstance(value, list):

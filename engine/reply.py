@@ -118,7 +118,9 @@ class ReplyScreen:
     def _no_cut(self, text: str) -> list[tuple[int, int]]:
         """Where a forced split must not fall: inside a value a detector finds, or inside a
         `never_say` phrase (a cut there would let each half through)."""
-        spans = [(f.start, f.end) for f in find(text)]
+        # A password's value alone is not found without its `password:` label before it.
+        spans = [(max(0, f.start - 48) if f.cls == "password" else f.start, f.end)
+                 for f in find(text)]
         if self.rules.never_say is not None:
             spans += [m.span() for m in self.rules.never_say.finditer(self.rules.normalize(text))]
         return spans

@@ -128,7 +128,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     session = app[SESSION]
     upstream_started = time.perf_counter()
     try:
-        upstream_cm = session.post(url, data=orjson.dumps(forward),
+        upstream_cm = session.post(url, data=orjson.dumps(forward), allow_redirects=False,
                                    headers=upstream_headers(request, settings))
         upstream = await upstream_cm.__aenter__()
     except Exception as exc:
@@ -140,7 +140,8 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         headers = returned_headers(upstream)
         if upstream.status >= 400:
             metrics.upstream_errors.labels(f"http_{upstream.status // 100}xx").inc()
-            error = await error_from_status(upstream, settings.upstream.base_url)
+            error = await error_from_status(upstream, settings.upstream.base_url,
+                                            lambda text: screen_text(text, rules, "tool").text)
             if isinstance(error, bytes):
                 return web.Response(body=error, status=upstream.status, headers=headers,
                                     content_type="application/json")
@@ -206,6 +207,8 @@ async def _whole(upstream: aiohttp.ClientResponse, make_screen: Any, kind: Kind,
     if not isinstance(parsed, dict):
         raise UpstreamError("the upstream answered with something that is not a JSON object",
                             code="upstream_protocol")
+    if "choices" not in parsed:  # e.g. a 200 carrying {"error": ...}: never sent on as it is
+        raise UpstreamError("the upstream answered without any choices", code="upstream_protocol")
     try:
         counts.update(screen_completion(parsed, make_screen, kind))
     except ChunkShapeError as exc:

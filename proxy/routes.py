@@ -83,10 +83,12 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
         headers["Content-Type"] = request.headers["Content-Type"]
     url = upstream_url(request, path)
     try:
-        async with request.app[SESSION].request(method, url, data=data,
-                                                headers=headers) as upstream:
+        async with request.app[SESSION].request(method, url, data=data, headers=headers,
+                                                allow_redirects=False) as upstream:
             if upstream.status >= 400 and not raw:
-                error = await error_from_status(upstream, settings.upstream.base_url)
+                rules = compiled_rules(request)
+                error = await error_from_status(upstream, settings.upstream.base_url,
+                                                lambda text: screen_text(text, rules, "tool").text)
                 if isinstance(error, bytes):
                     return web.Response(body=error, status=upstream.status,
                                         content_type="application/json",

@@ -91,6 +91,8 @@ class StreamScreen:
         choices = chunk.get("choices")
         if choices is not None and not isinstance(choices, list):
             raise ChunkShapeError("the upstream sent `choices` that is not a list")
+        if choices is None and "usage" not in chunk:
+            return []  # not a completion chunk (a vendor event): its fields were never screened
         if not choices:
             return [chunk]
         self._envelope = {k: v for k, v in chunk.items() if k != "choices"}

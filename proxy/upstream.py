@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import aiohttp
@@ -61,17 +61,24 @@ def fault(exc: BaseException, url: str) -> ProxyError:
                          code="upstream_error", status=502)
 
 
-async def error_from_status(response: aiohttp.ClientResponse, url: str) -> ProxyError | bytes:
-    """For an upstream status >= 400: its own body (bytes) for a 4xx with a JSON error body,
-    which passes through as it is; otherwise an UpstreamError (502)."""
+async def error_from_status(response: aiohttp.ClientResponse, url: str,
+                            mask: Callable[[str], str]) -> ProxyError | bytes:
+    """For an upstream status >= 400: for a 4xx with an OpenAI error body, that error passes
+    through with its status (bytes): its `type`, `param` and `code`, and its `message` put
+    through `mask` (it was never screened); any other field is left out. Otherwise an
+    UpstreamError (502)."""
     raw = await response.content.read(1 << 20)
     if 400 <= response.status < 500:
         try:
             parsed: Any = orjson.loads(raw)
         except orjson.JSONDecodeError:
             parsed = None
-        if isinstance(parsed, Mapping) and "error" in parsed:
-            return raw
+        error = parsed.get("error") if isinstance(parsed, Mapping) else None
+        if isinstance(error, Mapping):
+            kept = {k: error.get(k) if isinstance(error.get(k), str) else None
+                    for k in ("message", "type", "param", "code")}
+            kept["message"] = mask(kept["message"] or "")
+            return orjson.dumps({"error": kept})
         return UpstreamError(f"the upstream refused the request (HTTP {response.status})",
                              code="upstream_refused", status=response.status)
     # The upstream's own message is not sent on: it was never screened.

@@ -403,3 +403,15 @@ def test_closed_after_finish() -> None:
 
 def test_withheld_reply_text_is_the_request_sides() -> None:
     assert WITHHELD_REPLY["en"].startswith("That message held details")
+
+
+def test_forced_split_keeps_a_password_label_with_its_value() -> None:
+    from engine import ReplyRules, ReplyScreen, compile_rules
+
+    rules = compile_rules(ReplyRules())
+    for pad in range(230, 270):
+        text = "x" * (512 - pad) + " password: hunter2Secret! " + "y " * 300
+        screen = ReplyScreen(rules, max_chars=512)
+        out = "".join(screen.feed(text[i:i + 7]) for i in range(0, len(text), 7))
+        out += screen.finish()
+        assert "hunter2Secret" not in out, pad
