@@ -324,8 +324,24 @@ class _Plan:
 _PLANS = {id(DETECTORS): _Plan.of(DETECTORS)}
 
 
+def _lookalike_table() -> dict[int, str]:
+    table = {ord(c): " " for c in "\u00a0\u2007\u2009\u202f\u2002\u2003\u2004\u2005\u2006"}
+    table.update({ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d"})
+    for zero in (0xFF10, 0x0660, 0x06F0, 0x0966):  # full-width, Arabic-Indic, Devanagari
+        table.update({zero + d: str(d) for d in range(10)})
+    return table
+
+
+#: Characters models and people write for the ASCII ones a detector reads: no-break and thin
+#: spaces, non-ASCII hyphens and dashes, digits of other scripts. Offsets are unchanged, so a
+#: value is found (and masked in the original text) however it was typeset.
+_LOOKALIKE = _lookalike_table()
+
+
 def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     """Every value the detectors find in `text`, in order of position, overlaps settled.
+    No-break and thin spaces, non-ASCII dashes and other scripts' digits read as their ASCII
+    look-alikes (`_LOOKALIKE`).
 
     Cost is linear in `len(text)`: each detector's regex runs only in the windows where it
     may match (`Detector.reach`, `min_digits`), found by cheap scans, or over the whole
@@ -334,6 +350,8 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     """
     if not text:
         return []
+    if not text.isascii():  # look-alike digits and separators, one character for one
+        text = text.translate(_LOOKALIKE)
     plan = _PLANS.get(id(detectors))
     if plan is None:
         plan = _Plan.of(detectors)

@@ -44,3 +44,19 @@ def test_ssn_next_to_other_text_is_withheld(text: str) -> None:
 ])
 def test_longer_runs_and_slugs_stay_unmatched(text: str) -> None:
     assert screen_text(text, RULES, "reply").text == text
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("card 4111\u00a01111\u00a01111\u00a01111 ok", "card **** 1111 ok"),
+    ("card 4111\u202f1111\u202f1111\u202f1111.", "card **** 1111."),
+    ("card 4111\u20131111\u20131111\u20131111", "card **** 1111"),
+    ("card \uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 "
+     "\uff11\uff11\uff11\uff11", "card **** \uff11\uff11\uff11\uff11"),
+    ("Caf\u00e9 4111 1111 1111 1111 \u2615", "Caf\u00e9 **** 1111 \u2615"),
+])
+def test_lookalike_spaces_dashes_and_digits(text: str, released: str) -> None:
+    assert screen_text(text, RULES, "reply").text == released
+
+
+def test_ssn_with_non_breaking_hyphens_is_withheld() -> None:
+    assert screen_text("ssn 123\u201145\u20116789", RULES, "reply").action == "withhold"
