@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import gc
+import importlib.util
 import time
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -34,3 +37,19 @@ def cpu_time() -> Measure:
         return best
 
     return measure
+
+
+def _load_corpus() -> ModuleType:
+    """tests/data/corpus.py, loaded by path (tests/ is no package)."""
+    path = Path(__file__).parent / "data" / "corpus.py"
+    spec = importlib.util.spec_from_file_location("replyguard_test_corpus", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def labelled_corpus() -> list[tuple[str, list[tuple[str, int, int]]]]:
+    """`(text, [(class, start, end), ...])`: generated values (fixed seed), hard negatives."""
+    return _load_corpus().labelled()

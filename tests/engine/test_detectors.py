@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 
 from engine import DETECTORS, Detector, ReplyRules, compile_rules, find, screen_text
@@ -15,20 +11,6 @@ REDACT_ALL = compile_rules(ReplyRules(personal_data={"email": "redact", "phone":
                                                      "ip_address": "redact"}))
 
 
-def _load_corpus() -> ModuleType:
-    """tests/data/corpus.py, loaded by path (tests/ is no package)."""
-    path = Path(__file__).parents[1] / "data" / "corpus.py"
-    spec = importlib.util.spec_from_file_location("replyguard_test_corpus", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def labelled_corpus() -> list[tuple[str, list[tuple[str, int, int]]]]:
-    """`(text, [(class, start, end), ...])`: generated values (fixed seed), hard negatives."""
-    return _load_corpus().labelled()
 
 
 

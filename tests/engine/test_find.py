@@ -4,10 +4,7 @@ precedence between classes on one digit run, and findings that hold no value."""
 from __future__ import annotations
 
 import base64
-import importlib.util
 from collections.abc import Callable
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from stdnum import iban as stdnum_iban
@@ -19,20 +16,6 @@ from engine.find import Finding, _confirmed, _settle
 MB = 1_000_000
 
 
-def _load_corpus() -> ModuleType:
-    """tests/data/corpus.py, loaded by path (tests/ is no package)."""
-    path = Path(__file__).parents[1] / "data" / "corpus.py"
-    spec = importlib.util.spec_from_file_location("replyguard_test_corpus", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def labelled_corpus() -> list[tuple[str, list[tuple[str, int, int]]]]:
-    """`(text, [(class, start, end), ...])`: generated values (fixed seed), hard negatives."""
-    return _load_corpus().labelled()
 
 
 @pytest.fixture(scope="module")
