@@ -7,6 +7,7 @@ a whole completion is screened whole; a stream is relayed through one ReplyScree
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter
 from functools import partial
@@ -32,6 +33,9 @@ from proxy.stream import ChunkShapeError, Kind, StreamScreen, screen_completion
 from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 LANGUAGE_HEADER = "X-ReplyGuard-Language"
+#: A whole reply larger than this (bytes) is screened in a worker thread, so a multi-megabyte
+#: reply does not hold up every other client's requests on the event loop.
+OFFLOAD_BYTES = 256 * 1024
 
 
 def compiled_rules(request: web.Request) -> CompiledRules:
@@ -210,7 +214,10 @@ async def _whole(upstream: aiohttp.ClientResponse, make_screen: Any, kind: Kind,
     if "choices" not in parsed:  # e.g. a 200 carrying {"error": ...}: never sent on as it is
         raise UpstreamError("the upstream answered without any choices", code="upstream_protocol")
     try:
-        counts.update(screen_completion(parsed, make_screen, kind))
+        if len(raw) > OFFLOAD_BYTES:  # a long reply: screened off the event loop
+            counts.update(await asyncio.to_thread(screen_completion, parsed, make_screen, kind))
+        else:
+            counts.update(screen_completion(parsed, make_screen, kind))
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc

@@ -30,3 +30,13 @@ async def test_streamed_event_over_the_limit_ends_with_an_error_event(stack) -> 
     assert got[-1] == "[DONE]"
     assert got[-2][0] == "error"
     assert got[-2][1]["error"]["code"] == "upstream_dropped"
+
+
+async def test_long_whole_reply_is_screened_off_the_loop(stack) -> None:
+    content = "Your card 4111 1111 1111 1111 is on file. " * 8000  # ~340 KB
+    body = orjson.dumps({"choices": [{"index": 0, "message": {"role": "assistant",
+                                                              "content": content}}]})
+    s = await stack(RawUpstream([body], content_type="application/json"))
+    async with s.client.post("/v1/chat/completions", json=user("hi")) as resp:
+        got = orjson.loads(await resp.read())["choices"][0]["message"]["content"]
+    assert got == "Your card **** 1111 is on file. " * 8000
