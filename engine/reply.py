@@ -186,13 +186,17 @@ class ReplyScreen:
         return pieces
 
     def _emit(self, sentences: Sequence[str]) -> str:
-        out = [screened for s in sentences if (screened := self.screen_sentence(s))]
+        out = []
+        for sentence in sentences:
+            screened = self.screen_sentence(sentence)
+            if screened:
+                out.append(screened)
+                if not self._buffer_whole:
+                    self._note_said(screened)  # right away: it reuses the sentence's words
         text = "".join(out)
         if self._buffer_whole:
             self._held.append(text)
             return ""
-        for piece in out:
-            self._note_said(piece)
         return text
 
     def _note_said(self, piece: str) -> None:
