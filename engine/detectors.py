@@ -177,7 +177,9 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             r"(?i:p(?<![A-Za-z0-9]p)(?:assword|asswd|wd|ass(?:phrase)?)|s(?<![A-Za-z0-9]s)enha)"
             r"[\"']?[ \t]{0,8}[:=][ \t]{0,8}"
-            r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`]{0,199}[^\s\"'`.,;:)])(?P=q)"
+            # `&` ends the value only where a URL's next parameter starts (`&user=`).
+            r"(?P<q>[\"'`]?)(?P<value>(?:[^\s\"'`&]|&(?![A-Za-z_]\w{0,30}=)){0,199}"
+            r"[^\s\"'`&.,;:)])(?P=q)"
         ),
         keywords=("pass", "pwd", "senha"),
         keywords_in="lower",

@@ -43,7 +43,10 @@ def fold(text: str, *, strip_accents: bool = False) -> str:
 #: no-break and thin spaces, and invisible characters. Wording is matched with them read as
 #: spaces (`A **guaranteed** refund`, `guaranteed-refund`).
 _INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
-_MARKUP = str.maketrans({c: " " for c in "*_~`-\u00a0\u2009\u202f" + _INVISIBLE})
+_MARKUP = str.maketrans({
+    c: " " for c in "*_~`-/\"'\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201c\u201d"
+    "\u00a0\u2009\u202f" + _INVISIBLE
+})
 _INVISIBLE_RE = re.compile("[" + _INVISIBLE + "]")
 
 

@@ -21,6 +21,7 @@ RULES = compile_rules(load_rules("config/reply-rules.example.yaml"), "en")
     ("DB_PASSWORD=hunter2Secret", "DB_PASSWORD=****"),
     ('"password": "hunter2Secret"', '"password": "****"'),
     ("db_password: S3cret!", "db_password: ****"),
+    ("login?password=hunter2S&user=a", "login?password=****&user=a"),
     ("git clone https://ghp_A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5abcdef@github.com/o/r.git",
      "git clone https://ghp_****cdef@github.com/o/r.git"),
     ("see /keys/sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD now", "see /keys/sk-proj-****Q1cD now"),

@@ -18,7 +18,9 @@ def _screen(text: str) -> tuple[str, dict[str, int]]:
 
 @pytest.mark.parametrize("sentence", [
     "A **guaranteed** refund.", "It's a guaranteed-refund.", "A guaran\u200bteed refund.",
-    "A Guaranteed\u00a0Refund!", "A _guaranteed_ `refund`.",
+    "A Guaranteed\u00a0Refund!", "A _guaranteed_ `refund`.", "A guaranteed\u2011refund.",
+    "A guaranteed\u2014refund.", "A \u201cguaranteed\u201d refund.", "A 'guaranteed' refund.",
+    "A guaranteed/refund.",
 ])
 def test_never_say_read_past_markup(sentence: str) -> None:
     assert _screen(f"Hello. {sentence} Bye.") == ("Hello. Bye.", {"reply_wording_removed": 1})
