@@ -1,0 +1,181 @@
+"""The settings checks: each leaf check takes (value, dotted key, given, ctx) and returns the
+checked value, or BAD after recording an error that starts with the key (CONVENTIONS: errors
+start with the culprit). Sections are frozen dataclasses whose fields carry their check.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+BAD: Any = object()  # returned by a check that has recorded an error
+
+
+@dataclass(frozen=True, slots=True)
+class Given:
+    """A value from the environment or an override; `label` names it in errors. Strings are
+    parsed as the field's type; relative paths are taken from the working directory."""
+
+    value: object
+    label: str
+
+
+@dataclass(slots=True)
+class Ctx:
+    errors: list[str]
+    base: Path  # folder relative paths in the file are resolved against
+
+
+# (value, key, given, ctx) -> checked value, or BAD after appending an error to ctx.errors
+Check = Callable[[object, str, bool, Ctx], Any]
+
+
+def fail(ctx: Ctx, key: str, message: str) -> Any:
+    ctx.errors.append(f"{key}: {message}")
+    return BAD
+
+
+def integer(lo: int, hi: int | None = None) -> Check:
+    def check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+        if given and isinstance(v, str) and re.fullmatch(r"\s*[+-]?\d+\s*", v):
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, int):
+            return fail(ctx, key, f"{v!r} is not an integer")
+        if v < lo or (hi is not None and v > hi):
+            bounds = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+            return fail(ctx, key, f"{v} is out of range ({bounds})")
+        return v
+
+    return check
+
+
+def seconds(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    """A duration in seconds: a finite number > 0, returned as float."""
+    if given and isinstance(v, str):
+        try:
+            v = float(v)
+        except ValueError:
+            pass
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        return fail(ctx, key, f"{v!r} is not a number")
+    if v <= 0:
+        return fail(ctx, key, f"{v} is out of range (> 0)")
+    return float(v)
+
+
+def string(
+    *, nullable: bool = False, secret: bool = False, choices: tuple[str, ...] = (), noun: str = ""
+) -> Check:
+    """A non-empty string; with `choices`, one of them in any case, returned as spelled there."""
+    canonical = {c.lower(): c for c in choices}
+
+    def check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+        if v is None and nullable:
+            return None
+        if not isinstance(v, str):
+            shown = type(v).__name__ if secret else repr(v)
+            return fail(ctx, key, f"{shown} is not a string")
+        if not v:
+            return fail(ctx, key, "must not be empty")
+        if canonical:
+            if v.lower() not in canonical:
+                known = ", ".join(sorted(choices))
+                return fail(ctx, key, f"unknown {noun} {v!r} (known: {known})")
+            return canonical[v.lower()]
+        return v
+
+    return check
+
+
+def http_url(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    """An http(s) URL with a host and no query or fragment; trailing slashes stripped."""
+    if (url := string()(v, key, given, ctx)) is BAD:
+        return BAD
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # e.g. a port that is not a number
+        ok = False
+    if not ok or parts.query or parts.fragment:
+        return fail(ctx, key, f"{url!r} is not an http(s) URL")
+    return url.rstrip("/")
+
+
+def file_path(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    """A file path or null; relative paths are resolved against the settings file's folder
+    (values from the environment or overrides: against the working directory)."""
+    if v is None:
+        return None
+    if given and isinstance(v, os.PathLike):
+        return Path(v).expanduser().absolute()
+    if (text := string()(v, key, given, ctx)) is BAD:
+        return BAD
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else (Path.cwd() if given else ctx.base) / path
+
+
+def boolean(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    words = {"true": True, "yes": True, "on": True, "1": True}
+    words |= {"false": False, "no": False, "off": False, "0": False}
+    if given and isinstance(v, str) and v.strip().lower() in words:
+        return words[v.strip().lower()]
+    if not isinstance(v, bool):
+        return fail(ctx, key, f"{v!r} is not a boolean")
+    return v
+
+
+def routes(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    """A list of URL paths, each starting with "/" (from text: comma-separated)."""
+    if given and isinstance(v, str):
+        v = [part.strip() for part in v.split(",") if part.strip()]
+    if not isinstance(v, list | tuple):
+        return fail(ctx, key, f"{v!r} is not a list")
+    out = [string()(item, f"{key}[{i}]", given, ctx) for i, item in enumerate(v)]
+    for i, item in enumerate(out):
+        if item is not BAD and not item.startswith("/"):
+            out[i] = fail(ctx, f"{key}[{i}]", f'{item!r} does not start with "/"')
+    return BAD if BAD in out else tuple(out)
+
+
+def check_value(check: Check, raw: object, key: str, ctx: Ctx) -> Any:
+    if isinstance(raw, Given):
+        return check(raw.value, raw.label, True, ctx)
+    return check(raw, key, False, ctx)
+
+
+def section_check(cls: type) -> Check:
+    """Check a mapping against the dataclass `cls`: unknown keys, then each field's own check."""
+
+    def check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+        if v is None:  # `listen:` with nothing under it
+            v = {}
+        if not isinstance(v, Mapping):
+            return fail(ctx, key, f"{v!r} is not a mapping")
+        specs = {f.name: f for f in fields(cls)}
+        values, before = {}, len(ctx.errors)
+        for name, raw in v.items():
+            dotted = f"{key}.{name}" if key else str(name)
+            spec = specs.get(name) if isinstance(name, str) else None
+            if spec is None:
+                fail(ctx, dotted, f"unknown key (known: {', '.join(sorted(specs))})")
+            else:
+                values[name] = check_value(spec.metadata["check"], raw, dotted, ctx)
+        return BAD if len(ctx.errors) > before else cls(**values)
+
+    return check
+
+
+def setting(default: object, check: Check, *, env: bool = True, secret: bool = False) -> Any:
+    """A leaf setting: its default, its check, and whether REPLYGUARD_<KEY> may set it."""
+    return field(default=default, repr=not secret, metadata={"check": check, "env": env})
+
+
+def section(cls: type) -> Any:
+    """A nested section: defaults to `cls()`, checked field by field."""
+    return field(default_factory=cls, metadata={"check": section_check(cls), "section": cls})
