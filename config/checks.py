@@ -70,9 +70,11 @@ def seconds(v: object, key: str, given: bool, ctx: Ctx) -> Any:
 
 
 def string(
-    *, nullable: bool = False, secret: bool = False, choices: tuple[str, ...] = (), noun: str = ""
+    *, nullable: bool = False, secret: bool = False, choices: tuple[str, ...] = (), noun: str = "",
+    max_chars: int | None = None,
 ) -> Check:
-    """A non-empty string; with `choices`, one of them in any case, returned as spelled there."""
+    """A non-empty string; with `choices`, one of them in any case, returned as spelled there;
+    with `max_chars`, at most that many characters (code points)."""
     canonical = {c.lower(): c for c in choices}
 
     def check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
@@ -88,6 +90,8 @@ def string(
                 known = ", ".join(sorted(choices))
                 return fail(ctx, key, f"unknown {noun} {v!r} (known: {known})")
             return canonical[v.lower()]
+        if max_chars is not None and len(v) > max_chars:
+            return fail(ctx, key, f"is {len(v)} characters long (at most {max_chars})")
         return v
 
     return check
@@ -105,6 +109,15 @@ def http_url(v: object, key: str, given: bool, ctx: Ctx) -> Any:
     if not ok or parts.query or parts.fragment:
         return fail(ctx, key, f"{url!r} is not an http(s) URL")
     return url.rstrip("/")
+
+
+def optional(check: Check) -> Check:
+    """`check`, or None for a null value."""
+
+    def checked(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+        return None if v is None else check(v, key, given, ctx)
+
+    return checked
 
 
 def file_path(v: object, key: str, given: bool, ctx: Ctx) -> Any:
@@ -150,7 +163,8 @@ def check_value(check: Check, raw: object, key: str, ctx: Ctx) -> Any:
 
 
 def section_check(cls: type) -> Check:
-    """Check a mapping against the dataclass `cls`: unknown keys, then each field's own check."""
+    """Check a mapping against the dataclass `cls`: unknown keys, then each field's own check,
+    then the section's own `problems()` (cross-field rules: (field name, message) pairs)."""
 
     def check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
         if v is None:  # `listen:` with nothing under it
@@ -166,7 +180,12 @@ def section_check(cls: type) -> Check:
                 fail(ctx, dotted, f"unknown key (known: {', '.join(sorted(specs))})")
             else:
                 values[name] = check_value(spec.metadata["check"], raw, dotted, ctx)
-        return BAD if len(ctx.errors) > before else cls(**values)
+        if len(ctx.errors) > before:
+            return BAD
+        built = cls(**values)
+        for name, message in getattr(built, "problems", lambda: ())():
+            fail(ctx, f"{key}.{name}" if key else name, message)
+        return BAD if len(ctx.errors) > before else built
 
     return check
 

@@ -30,6 +30,7 @@ from config.checks import (
 )
 from config.errors import ConfigError
 from config.files import read_document
+from config.guardrails import GuardrailsSettings
 
 __all__ = [
     "ENV_PREFIX", "AdminSettings", "LimitsSettings", "ListenSettings", "LogSettings",
@@ -120,6 +121,7 @@ class Settings:
     limits: LimitsSettings = section(LimitsSettings)
     admin: AdminSettings = section(AdminSettings)
     log: LogSettings = section(LogSettings)
+    guardrails: GuardrailsSettings = section(GuardrailsSettings)
 
 
 def env_names(cls: type = Settings, prefix: str = "") -> dict[str, str]:

@@ -91,6 +91,22 @@ class Metrics:
         self.guardrail_blocks = Counter(
             "replyguard_guardrail_blocks", "turns blocked by guardrail check", ("check",),
             registry=r)
+        self.guardrail_seconds = Histogram(
+            "replyguard_guardrail_seconds", "time a guardrail check took (stage input/output; "
+            "check prompt_injection_local: the built-in patterns)", ("check", "stage"),
+            buckets=_LATENCY_BUCKETS, registry=r)
+        self.guardrail_errors = Counter(
+            "replyguard_guardrail_errors", "guardrail checks that failed (kind error/timeout)",
+            ("check", "stage", "kind"), registry=r)
+        self.guardrail_decisions = Counter(
+            "replyguard_guardrail_fail_decisions", "failed checks let through (open) or "
+            "blocked (closed) by their on_error", ("check", "decision"), registry=r)
+        self.guardrail_output_removed = Counter(
+            "replyguard_guardrail_output_removed", "reply sentences removed by output "
+            "moderation", registry=r)
+        self.guardrail_output_flagged = Counter(
+            "replyguard_guardrail_output_flagged", "replies with a sentence flagged by output "
+            "moderation", registry=r)
         for name, help_text in (
             ("replyguard_internals_redacted", "platform internals masked in replies"),
             ("replyguard_internals_withheld", "reply sentences removed for platform internals"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import aiohttp
@@ -21,7 +22,7 @@ from engine.reply import ScreeningError
 from proxy.direct import SSE_HEADERS
 from proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
 from proxy.sse import DONE, SSEDecodeError, SSEDecoder, encode_event
-from proxy.stream import ChunkShapeError, StreamScreen
+from proxy.stream import TEXT_FIELDS, ChunkShapeError, StreamScreen
 
 log = logging.getLogger("replyguard.relay")
 
@@ -53,9 +54,13 @@ async def relay(
     stats: StreamStats,
     headers: dict[str, str],
     max_event_chars: int = 1 << 24,
+    moderate: Moderate | None = None,
 ) -> web.StreamResponse:
     """Relay `upstream` (an SSE response with status 200) to the client through `screen`.
     An upstream event longer than `max_event_chars` ends the stream with an error event.
+    With `moderate` (output moderation), each chunk's released text goes through it before
+    it is written: the checks run while the upstream keeps streaming, and chunks are written
+    in their order.
 
     Chunks screened before a fault are still sent, then the error event: the output does not
     depend on how the network cut the stream. Never swallows CancelledError.
@@ -63,7 +68,8 @@ async def relay(
     response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **headers})
     await response.prepare(request)
     decoder = SSEDecoder(max_event_chars=max_event_chars)
-    out: list[bytes] = []  # screened bytes not yet written
+    out = _Out(response, screen, stats) if moderate is None else \
+        _Pipelined(response, screen, stats, moderate)
     finished = False
     try:
         try:
@@ -73,51 +79,52 @@ async def relay(
                     finished = _handle(decoder.feed(data), screen, out)
                 finally:
                     stats.own_s += time.perf_counter() - started
-                await _write(response, out, screen, stats)
+                await out.write()
                 if finished:
                     break
             if not finished:
                 finished = _handle(decoder.flush(), screen, out)
                 if not finished and screen.complete():
                     # Every choice finished but the upstream left out `[DONE]`: end cleanly.
-                    out.extend(_encode(c) for c in screen.end())
+                    out.extend(screen.end())
                     out.append(DONE)
                     finished = True
-                await _write(response, out, screen, stats)
+                await out.write()
             if not finished:
                 raise UpstreamError("the upstream closed the stream before it ended; nothing "
                                     "unscreened was sent", code="upstream_dropped")
-            await _end(response)
+            await out.close()
         except _ClientGone:
             raise
         except (TimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientConnectionError,
                 SSEDecodeError) as exc:
             stats.outcome = "upstream_dropped"
-            await _fail(response, out, UpstreamError(
+            await out.fail(UpstreamError(
                 f"the upstream stream broke off ({type(exc).__name__}); nothing unscreened "
                 "was sent", code="upstream_dropped"))
         except UpstreamError as exc:
             stats.outcome = "upstream_dropped" if exc.code == "upstream_dropped" else \
                 "upstream_error"
-            await _fail(response, out, exc)
+            await out.fail(exc)
         except ChunkShapeError as exc:
             stats.outcome = "upstream_error"
-            await _fail(response, out, UpstreamError(f"{exc}; the rest of the reply was not sent",
-                                                     code="upstream_protocol"))
+            await out.fail(UpstreamError(f"{exc}; the rest of the reply was not sent",
+                                         code="upstream_protocol"))
         except Exception as exc:  # ScreeningError, or a fault nothing expected
             stats.outcome = "screening_failed"
             if isinstance(exc, ScreeningError):
                 log.error("screening failed mid-stream: %s", exc)
             else:
                 log.exception("screening failed mid-stream")
-            await _fail(response, out, ScreeningFailed("screening the reply failed; the rest "
-                                                       "of it was not sent"))
+            await out.fail(ScreeningFailed("screening the reply failed; the rest of it was "
+                                           "not sent"))
     except _ClientGone:
         stats.outcome = "client_gone"
     except asyncio.CancelledError:
         stats.outcome = "client_gone"
         raise
     finally:
+        out.cancel()
         if not finished:
             upstream.close()
     return response
@@ -127,12 +134,12 @@ def _encode(chunk: dict[str, Any]) -> bytes:
     return encode_event(orjson.dumps(chunk))
 
 
-def _handle(events: list[Any], screen: StreamScreen, out: list[bytes]) -> bool:
-    """Screen a batch of decoded events, appending the bytes to send to `out` as each event
+def _handle(events: list[Any], screen: StreamScreen, out: _Out | list[Item]) -> bool:
+    """Screen a batch of decoded events, appending the chunks to send to `out` as each event
     is screened; returns whether `[DONE]` came. Raises UpstreamError, ScreeningError."""
     for event in events:
         if event.data == "[DONE]":
-            out.extend(_encode(c) for c in screen.end())
+            out.extend(screen.end())
             out.append(DONE)
             return True
         try:
@@ -147,7 +154,7 @@ def _handle(events: list[Any], screen: StreamScreen, out: list[bytes]) -> bool:
             message = _upstream_message(chunk)
             raise UpstreamError(f"the upstream reported an error mid-stream: {message}",
                                 code="upstream_stream_error")
-        out.extend(_encode(c) for c in screen.feed(chunk))
+        out.extend(screen.feed(chunk))
     return False
 
 
@@ -162,22 +169,156 @@ def _upstream_message(chunk: dict[str, Any]) -> str:
     return ", ".join(parts) or "no details"
 
 
-async def _write(response: web.StreamResponse, out: list[bytes], screen: StreamScreen,
+Item = bytes | dict[str, Any]
+#: Output moderation: released text in, the text that may be sent out.
+Moderate = Callable[[str], Awaitable[str]]
+
+
+class _Out:
+    """Screened output not yet written (chunk objects and raw event bytes, in order), and
+    how it reaches the client: written as it comes. Keep-alive comments while text is held
+    back (a long sentence) and nothing was written for KEEPALIVE_S seconds keep the
+    connection open through proxies and load balancers that drop idle ones."""
+
+    def __init__(self, response: web.StreamResponse, screen: StreamScreen,
                  stats: StreamStats) -> None:
-    """Write and clear the pending screened bytes. While text is held back (a long sentence)
-    and nothing was written for KEEPALIVE_S seconds, an SSE comment keeps the connection
-    alive through proxies and load balancers that drop idle ones."""
-    now = time.monotonic()
-    if not out:
-        if now - stats.last_write >= KEEPALIVE_S:
-            out.append(KEEPALIVE)
-        else:
+        self.response, self.screen, self.stats = response, screen, stats
+        self.items: list[Item] = []
+
+    def append(self, item: Item) -> None:
+        self.items.append(item)
+
+    def extend(self, items: Iterable[Item]) -> None:
+        self.items.extend(items)
+
+    def _take(self) -> list[Item]:
+        now = time.monotonic()
+        if not self.items:
+            if now - self.stats.last_write < KEEPALIVE_S:
+                return []
+            self.items.append(KEEPALIVE)
+        self.stats.last_write = now
+        items, self.items = self.items, []
+        return items
+
+    async def write(self) -> None:
+        """Write the pending output. Raises _ClientGone."""
+        items = self._take()
+        if not items:
             return
-    stats.last_write = now
-    data = b"".join(out)
-    out.clear()
-    if stats.first_text_at is None and screen.released_any:
-        stats.first_text_at = time.perf_counter()
+        if self.stats.first_text_at is None and self.screen.released_any:
+            self.stats.first_text_at = time.perf_counter()
+        await _send(self.response, b"".join(_bytes(i) for i in items))
+
+    async def close(self) -> None:
+        """The stream ended well: write the rest and end the response."""
+        await self.write()
+        await _end(self.response)
+
+    async def fail(self, error: ProxyError) -> None:
+        """Send what was screened before the fault, the error event and `[DONE]`; end."""
+        self.items.append(error_event(error) + DONE)
+        await self.close()
+
+    def cancel(self) -> None:
+        """Stop any work still running (none here)."""
+
+
+class _Pipelined(_Out):
+    """Output moderated chunk by chunk before it is written. A writer task takes the items in
+    order; a chunk with released text waits for its check, which started when the chunk was
+    screened, so the upstream keeps streaming while sentences are checked and order is kept."""
+
+    def __init__(self, response: web.StreamResponse, screen: StreamScreen, stats: StreamStats,
+                 moderate: Moderate) -> None:
+        super().__init__(response, screen, stats)
+        self.moderate = moderate
+        self.queue: asyncio.Queue[Item | asyncio.Future[bytes] | None] = asyncio.Queue()
+        self.writer = asyncio.ensure_future(self._run())
+        self.pending: list[asyncio.Future[bytes]] = []
+
+    async def write(self) -> None:
+        if self.writer.done():  # the client went away, or a check failed: stop reading
+            self.writer.result()
+            raise _ClientGone
+        for item in self._take():
+            if isinstance(item, dict) and _texts(item):
+                future = asyncio.ensure_future(self._checked(item))
+                self.pending.append(future)
+                self.queue.put_nowait(future)
+            else:
+                self.queue.put_nowait(item)
+
+    async def _checked(self, chunk: dict[str, Any]) -> bytes:
+        """The chunk with each text field as the output check lets it through; b"" when
+        nothing of a text-only chunk is left."""
+        for holder, name in _texts(chunk):
+            holder[name] = await self.moderate(holder[name])
+        if not any(holder[name] for holder, name in _texts(chunk)) and _text_only(chunk):
+            return b""
+        if self.stats.first_text_at is None:
+            self.stats.first_text_at = time.perf_counter()
+        return _encode(chunk)
+
+    async def _run(self) -> None:
+        while (item := await self.queue.get()) is not None:
+            data = await item if isinstance(item, asyncio.Future) else _bytes(item)
+            if data:
+                await _send(self.response, data)
+
+    async def close(self) -> None:
+        await self.write()
+        self.queue.put_nowait(None)
+        await self.writer
+        await _end(self.response)
+
+    async def fail(self, error: ProxyError) -> None:
+        if self.writer.done():  # the writer stopped (a failed check): nothing more is queued
+            if isinstance(self.writer.exception(), _ClientGone):
+                raise _ClientGone
+            await _send(self.response, error_event(error) + DONE)
+            await _end(self.response)
+            return
+        self.items.append(error_event(error) + DONE)
+        await self.close()
+
+    def cancel(self) -> None:
+        futures: list[asyncio.Future[Any]] = [self.writer, *self.pending]
+        for future in futures:
+            if future.done():
+                if not future.cancelled():
+                    future.exception()  # retrieved: never logged as unhandled
+            else:
+                future.cancel()
+
+
+def _texts(chunk: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
+    """The (holder, field) of each non-empty released text in a screened chunk."""
+    out = []
+    for choice in chunk.get("choices") or ():
+        holder = choice.get("delta") if isinstance(choice.get("delta"), dict) else choice
+        for name in TEXT_FIELDS:
+            if isinstance(holder.get(name), str) and holder[name]:
+                out.append((holder, name))
+    return out
+
+
+def _text_only(chunk: dict[str, Any]) -> bool:
+    """Does the chunk carry nothing but text (no role, tool calls or finish_reason)?"""
+    for choice in chunk.get("choices") or ():
+        if choice.get("finish_reason") is not None:
+            return False
+        delta = choice.get("delta")
+        if isinstance(delta, dict) and any(k not in TEXT_FIELDS for k in delta):
+            return False
+    return "usage" not in chunk or chunk["usage"] is None
+
+
+def _bytes(item: Item) -> bytes:
+    return item if isinstance(item, bytes) else _encode(item)
+
+
+async def _send(response: web.StreamResponse, data: bytes) -> None:
     try:
         await response.write(data)
     except ConnectionResetError:
@@ -189,15 +330,3 @@ async def _end(response: web.StreamResponse) -> None:
         await response.write_eof()
     except ConnectionResetError:
         raise _ClientGone from None
-
-
-async def _fail(response: web.StreamResponse, out: list[bytes], error: ProxyError) -> None:
-    """Send what was screened before the fault, the error event and `[DONE]`; end."""
-    out.append(error_event(error) + DONE)
-    data = b"".join(out)
-    out.clear()
-    try:
-        await response.write(data)
-    except ConnectionResetError:
-        raise _ClientGone from None
-    await _end(response)

@@ -25,6 +25,8 @@ Kind = Literal["chat", "text"]
 #: Text fields of a chat delta or message that a person may read, all screened:
 #: `reasoning_content` / `reasoning` are sent by DeepSeek- and vLLM-style servers.
 _CHAT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
+#: Every field of a screened chunk's choice (or its delta) that carries released text.
+TEXT_FIELDS = (*_CHAT_FIELDS, "text")
 #: Keys never passed on inside a chat choice or its delta/message: token logprobs carry the
 #: raw text; a completion-style `text` or a `message` inside a stream is not a chat shape.
 _DROPPED = ("logprobs",)

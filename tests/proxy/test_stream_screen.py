@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from engine.context import read_context
 from engine.reply import ReplyScreen
 from engine.rules import compile_rules
-from proxy.relay import _handle
+from proxy.relay import _bytes, _handle
 from proxy.sse import SSEDecoder, encode_event
 from proxy.stream import ChunkShapeError, StreamScreen, screen_completion
 
@@ -272,7 +272,7 @@ def test_any_split_of_the_sse_bytes_gives_the_whole_reply(text: str, deltas: lis
     for a, b in zip([0, *points], [*points, len(raw)], strict=True):
         done = _handle(decoder.feed(raw[a:b]), screen, out) or done
     assert done
-    sent = SSEDecoder().feed(b"".join(out))
+    sent = SSEDecoder().feed(b"".join(_bytes(i) for i in out))
     chunks = [orjson.loads(e.data) for e in sent if e.data != "[DONE]"]
     assert content_of(chunks) == whole(text, None)
 

@@ -1,0 +1,188 @@
+"""Guardrails before and after the model (seed 002, DESIGN section 6).
+
+Input: the local prompt-injection patterns first (a match blocks at once); then the enabled
+external checks (moderation, prompt-injection judge, topic judge) concurrently, each bounded by
+its timeout, on every window of the whole message. The reason recorded when several trigger
+follows seed 002's order: moderation, then prompt_injection, then topic. A check that errs or
+times out lets the turn through (`on_error: allow`, the seed's fail-open) or blocks it
+(`block`); both are counted. Output: each released sentence is sent to moderation before it
+reaches the client (see proxy/relay.py for the pipelining); a flagged one is removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+import aiohttp
+from engine.injection import detect_injection
+
+from config.guardrails import GuardrailsSettings
+from engine.segment import split_sentences
+from proxy.judges import (
+    INJECTION_QUESTION,
+    TOPIC_QUESTION,
+    CheckError,
+    ask_judge,
+    moderate,
+    windows,
+)
+from proxy.metrics import Metrics
+
+log = logging.getLogger("replyguard.guardrails")
+
+#: Seed 002's reporting order when several checks trigger on one message.
+ORDER = ("moderation", "prompt_injection", "topic")
+
+#: Default block messages (our own wording of seed 002's defaults), by language.
+TOPIC_BLOCK = {
+    "en": "I can only help with questions about {site_name}. What would you like to know "
+          "about it?",
+    "pt-BR": "Só posso ajudar com perguntas sobre {site_name}. O que você gostaria de saber?",
+}
+GENERAL_BLOCK = {
+    "en": "I'm sorry, I can't help with that request. Is there something else I can do for "
+          "you?",
+    "pt-BR": "Desculpe, não posso ajudar com esse pedido. Posso ajudar com outra coisa?",
+}
+
+
+class Guardrails:
+    """The configured checks of one app. `session` is the app's upstream ClientSession;
+    `base_url` the upstream's, used by checks that name no endpoint of their own."""
+
+    def __init__(self, settings: GuardrailsSettings, metrics: Metrics, base_url: str) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.base_url = base_url
+
+    @property
+    def output(self) -> bool:
+        """Is each reply sentence moderated before release?"""
+        m = self.settings.moderation
+        return m.enabled and m.output
+
+    @property
+    def input(self) -> bool:
+        """Is any check run on the turn?"""
+        s = self.settings
+        return s.prompt_injection.enabled or s.topic.enabled or (
+            s.moderation.enabled and s.moderation.input)
+
+    def block_message(self, check: str, language: str) -> str:
+        """What a turn blocked by `check` is told: the custom `block_message`, else the
+        topic default naming the site, else the general default."""
+        if self.settings.block_message:
+            return self.settings.block_message
+        if check == "topic":
+            site = self.settings.topic.site_name or "this site"
+            return TOPIC_BLOCK.get(language, TOPIC_BLOCK["en"]).format(site_name=site)
+        return GENERAL_BLOCK.get(language, GENERAL_BLOCK["en"])
+
+    async def check_turn(self, session: aiohttp.ClientSession, text: str, model: str,
+                         auth: Mapping[str, str]) -> tuple[str | None, str | None]:
+        """Run the enabled input checks on `text` (the screened turn). Returns (check that
+        blocks or None, how: "pattern", "flagged" or "error")."""
+        s = self.settings
+        if s.prompt_injection.enabled:
+            started = time.perf_counter()
+            match = detect_injection(text)
+            self._observe("prompt_injection_local", "input", started)
+            if match is not None:
+                return "prompt_injection", "pattern"
+        parts = windows(text, s.window_chars)
+        calls: dict[str, Callable[[], Awaitable[bool]]] = {}
+        if s.moderation.enabled and s.moderation.input:
+            calls["moderation"] = lambda: self._moderated(session, parts, auth)
+        if s.prompt_injection.enabled and s.prompt_injection.use_judge:
+            calls["prompt_injection"] = lambda: self._judged(
+                session, s.prompt_injection.judge, INJECTION_QUESTION, parts, model, auth,
+                flag_on=True)
+        if s.topic.enabled:
+            question = TOPIC_QUESTION.format(site_name=s.topic.site_name)
+            calls["topic"] = lambda: self._judged(session, s.topic.judge, question, parts,
+                                                  model, auth, flag_on=False)
+        if not calls:
+            return None, None
+        tasks = {name: asyncio.ensure_future(self._bounded(name, "input", call))
+                 for name, call in calls.items()}
+        try:
+            for name in ORDER:  # in reporting order: a later check never waits for nothing
+                if name in tasks:
+                    verdict = await tasks[name]
+                    if verdict is not None:
+                        return name, verdict
+            return None, None
+        finally:
+            for task in tasks.values():
+                task.cancel()
+
+    async def _bounded(self, name: str, stage: str, call: Callable[[], Awaitable[bool]]
+                       ) -> str | None:
+        """Run one check within its timeout: "flagged", "error" (when its `on_error` is
+        block), or None to let the turn through."""
+        spec = getattr(self.settings, name)
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(spec.timeout_ms / 1000):
+                flagged = await call()
+        except (CheckError, TimeoutError) as exc:
+            kind = "timeout" if isinstance(exc, TimeoutError) else "error"
+            self.metrics.guardrail_errors.labels(name, stage, kind).inc()
+            decision = "closed" if spec.on_error == "block" else "open"
+            self.metrics.guardrail_decisions.labels(name, decision).inc()
+            log.warning("guardrail %s (%s) failed: %s; failing %s", name, stage,
+                        "timed out" if kind == "timeout" else exc, decision)
+            return "error" if decision == "closed" else None
+        finally:
+            self._observe(name, stage, started)
+        return "flagged" if flagged else None
+
+    def _observe(self, name: str, stage: str, started: float) -> None:
+        self.metrics.guardrail_seconds.labels(name, stage).observe(time.perf_counter() - started)
+
+    async def _moderated(self, session: aiohttp.ClientSession, parts: Sequence[str],
+                         auth: Mapping[str, str]) -> bool:
+        flags = await moderate(session, self.settings.moderation, self.base_url, auth, parts)
+        return any(flags)
+
+    async def _judged(self, session: aiohttp.ClientSession, judge: Any, question: str,
+                      parts: Sequence[str], model: str, auth: Mapping[str, str], *,
+                      flag_on: bool) -> bool:
+        """Ask the judge about every window at once; flagged when any window's answer is
+        `flag_on` ("yes" for injection, "no" for topic)."""
+        answers = await asyncio.gather(*(
+            ask_judge(session, judge, self.base_url, auth, model, question, part)
+            for part in parts))
+        return any(answer is flag_on for answer in answers)
+
+    async def moderate_text(self, session: aiohttp.ClientSession, text: str, language: str,
+                            auth: Mapping[str, str], info: dict[str, Any]) -> str:
+        """Released reply text with each sentence moderation flags removed (output check).
+        On a moderation failure: all of it (`on_error: allow`) or none of it (`block`)."""
+        if not text.strip():
+            return text
+        sentences = split_sentences(text, language)
+        asked = [i for i, s in enumerate(sentences) if s.strip()]
+        flags = [False] * len(sentences)
+
+        async def call() -> bool:
+            answers = await moderate(session, self.settings.moderation, self.base_url, auth,
+                                     [sentences[i] for i in asked])
+            for i, flagged in zip(asked, answers, strict=True):
+                flags[i] = flagged
+            return any(answers)
+
+        verdict = await self._bounded("moderation", "output", call)
+        if verdict == "error":
+            info["guardrail_output"] = "blocked_on_error"
+            return ""
+        if verdict is None:
+            return text
+        removed = sum(flags)
+        self.metrics.guardrail_output_removed.inc(removed)
+        info["guardrail_output"] = "flagged"
+        return "".join(s for s, flagged in zip(sentences, flags, strict=True) if not flagged)
