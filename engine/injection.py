@@ -224,6 +224,7 @@ def _field_problems(pattern: InjectionPattern, seen: set[str]) -> list[str]:
 
 def _regex_problems(pattern: InjectionPattern) -> list[str]:
     try:
+        re.compile(pattern.regex)  # positions in the message are those of the table's text
         compiled = re.compile(_source(pattern))
     except re.error as error:
         return [f"regex does not compile: {error}"]
