@@ -1,0 +1,249 @@
+"""Local prompt-injection detection: a normaliser that undoes common disguises, and the pattern
+table (`engine.injection_table`) compiled once into one alternation searched in a single pass.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.injection_table import CATEGORIES, INJECTION_PATTERNS, LANGUAGES, InjectionPattern
+
+__all__ = [
+    "CATEGORIES",
+    "INJECTION_PATTERNS",
+    "InjectionMatch",
+    "InjectionMatcher",
+    "InjectionPattern",
+    "detect_injection",
+    "normalize_injection_text",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class InjectionMatch:
+    """A known injection phrasing: pattern `pattern_id` of `category` at `[start, end)`.
+
+    The offsets are in the normalised text (`normalize_injection_text(text)`), not in the
+    text given; the match holds no part of the text, so its repr is safe to log.
+    """
+
+    pattern_id: str
+    category: str
+    start: int
+    end: int
+
+
+# -- normalisation ------------------------------------------------------------------------
+
+#: Invisible characters, removed: soft hyphen, combining grapheme joiner, Arabic letter mark,
+#: Hangul fillers, Khmer vowel inherents, Mongolian selectors and vowel separator, zero-width
+#: and direction marks (U+200B-U+200F), bidi embeddings and isolates, word joiner and
+#: invisible operators (U+2060-U+2064), deprecated format characters, variation selectors
+#: (U+FE00-U+FE0F, U+E0100-U+E01EF), zero-width no-break space (U+FEFF).
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0100-\U000e01ef]+"
+)
+#: Unicode tag characters (U+E0000-U+E007F) mirror ASCII invisibly ("ASCII smuggling"): they
+#: are read as the ASCII they stand for, set apart by spaces.
+_TAGS = re.compile("[\U000e0000-\U000e007f]+")
+_TAG_TABLE = {0xE0000 + code: chr(code) if 0x20 <= code < 0x7F else None for code in range(0x80)}
+#: Combining marks left by NFKD (Latin, Greek and Cyrillic accents, "Zalgo" stacks), removed.
+_MARKS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
+                    "\ufe20-\ufe2f]+")
+
+# Letters of other scripts that look like Latin ones, by Unicode name (case kept: the
+# translation runs before case folding, so a Greek capital ETA reads as H, a small eta as n).
+_LOOKALIKES = {
+    "CYRILLIC": {
+        "A": "A", "VE": "B", "IE": "E", "KA": "K", "EM": "M", "EN": "H", "O": "O", "ER": "P",
+        "ES": "C", "TE": "T", "U": "Y", "HA": "X", "BYELORUSSIAN-UKRAINIAN I": "I", "JE": "J",
+        "DZE": "S", "KOMI DE": "D", "SHHA": "H", "QA": "Q", "WE": "W", "STRAIGHT U": "Y",
+        "SOFT SIGN": "b", "IZHITSA": "V",
+    },
+    "GREEK": {
+        "ALPHA": "A", "BETA": "B", "EPSILON": "E", "ZETA": "Z", "ETA": "H", "IOTA": "I",
+        "KAPPA": "K", "MU": "M", "NU": "N", "OMICRON": "O", "RHO": "P", "TAU": "T",
+        "UPSILON": "Y", "CHI": "X",
+    },
+}
+_SMALL_LOOKALIKES = {  # small letters that do not look like their capital's Latin twin
+    "GREEK SMALL LETTER ETA": "n", "GREEK SMALL LETTER NU": "v", "GREEK SMALL LETTER UPSILON": "u",
+    "GREEK SMALL LETTER MU": "u", "GREEK SMALL LETTER GAMMA": "y", "GREEK SMALL LETTER OMEGA": "w",
+    "CYRILLIC SMALL LETTER PE": "n",
+    "CYRILLIC SMALL LETTER PALOCHKA": "l", "CYRILLIC LETTER PALOCHKA": "I",
+    "LATIN SMALL LETTER DOTLESS I": "i", "LATIN SMALL LETTER DOTLESS J": "j",
+    "LATIN SMALL LETTER ALPHA": "a", "LATIN SMALL LETTER SCRIPT G": "g",
+    "LATIN SMALL LETTER IOTA": "i", "ARMENIAN SMALL LETTER OH": "o",
+    "ARMENIAN SMALL LETTER SEH": "u", "ARMENIAN SMALL LETTER HO": "h",
+    "ARMENIAN SMALL LETTER VO": "n",
+}
+_SMALL_CAPITALS = "ABCDEGHIJKLMNOPRTUVWYZ"  # LATIN LETTER SMALL CAPITAL x (no F, Q, S, X)
+
+
+def _lookalike_table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for script, letters in _LOOKALIKES.items():
+        for name, latin in letters.items():
+            table[ord(unicodedata.lookup(f"{script} CAPITAL LETTER {name}"))] = latin.upper()
+            table[ord(unicodedata.lookup(f"{script} SMALL LETTER {name}"))] = latin.lower()
+    for name, latin in _SMALL_LOOKALIKES.items():
+        table[ord(unicodedata.lookup(name))] = latin
+    for letter in _SMALL_CAPITALS:
+        table[ord(unicodedata.lookup(f"LATIN LETTER SMALL CAPITAL {letter}"))] = letter.lower()
+    table[ord("\ua731")] = "s"  # LATIN LETTER SMALL CAPITAL S
+    return table
+
+
+_LOOKALIKE_TABLE = _lookalike_table()
+
+#: Three or more single letters or digits, each set apart by the same one to three
+#: separators ("i g n o r e", "i.g.n.o.r.e", "I-G-N-O-R-E"): read as one word. A longer or
+#: different separator ends the word ("I G N O R E  A L L" is "ignore all").
+#: The match starts at the first separator (a look-behind checks the letter before it), so
+#: `re` skips ahead over letters with its first-character scan.
+_SPACED = re.compile(
+    r"(?<=(?<![^\W_])[^\W_])(?P<sep>[\W_]{1,3})[^\W_](?![^\W_])(?:(?P=sep)[^\W_](?![^\W_]))+"
+)
+#: A run of whitespace, punctuation and underscores other than one plain space.
+_GAP = re.compile(r"(?:[^\w: ]|_)(?:[^\w:]|_)*| (?:[^\w:]|_)+")
+_COLONS = re.compile(r"(?: ?:)+ ?")
+
+
+def _join_spaced(match: re.Match[str]) -> str:
+    step = len(match.group("sep"))
+    return match.group()[step :: step + 1]
+
+
+def _reveal_tags(match: re.Match[str]) -> str:
+    return " " + match.group().translate(_TAG_TABLE) + " "
+
+
+def normalize_injection_text(text: str) -> str:
+    """The text as the injection patterns read it: `str` in, `str` out, no error.
+
+    In order: Unicode tag characters read as the ASCII they mirror; invisible characters
+    removed (zero-width U+200B-U+200F, U+2060-U+2064, U+FEFF, soft hyphen, variation
+    selectors, bidi controls); NFKD, which includes NFKC's compatibility mappings (full-width
+    `ｉｇｎｏｒｅ`, ligatures, mathematical letters); Cyrillic, Greek, Armenian and small-capital
+    look-alikes mapped to Latin (`іgnоrе` with Cyrillic і, о, е); case folded; accents and
+    other combining marks removed (`instruções` -> `instrucoes`); three or more single letters
+    set apart by the same separator joined (`i.g.n.o.r.e` -> `ignore`); every run of
+    whitespace, punctuation and underscores made one space, or ": " where it holds a colon;
+    leading and trailing spaces dropped. `"IGNORE   all\\nprevious...instructions"` gives
+    `"ignore all previous instructions"`. Linear in the length of the text.
+    """
+    if not text.isascii():
+        if _TAGS.search(text):
+            text = _TAGS.sub(_reveal_tags, text)
+        text = _INVISIBLE.sub("", text)
+        text = unicodedata.normalize("NFKD", text).translate(_LOOKALIKE_TABLE).casefold()
+        text = _MARKS.sub("", text)
+    else:
+        text = text.lower()
+    text = _SPACED.sub(_join_spaced, text)
+    text = _GAP.sub(" ", text)
+    if ":" in text:
+        text = _COLONS.sub(": ", text)
+    return text.strip(" ")
+
+
+# -- matching -----------------------------------------------------------------------------
+
+#: What a literal space in a pattern's regex stands for. In normalised text a gap between
+#: words is " " or ": ", so this matches one gap or none (invisible characters used as
+#: spaces run words together).
+_OPTIONAL_GAP = "[ :]{0,2}"
+_WORD_START = r"(?<![^\W_])"
+_WORD_END = r"(?![^\W_])"
+
+
+def _source(pattern: InjectionPattern) -> str:
+    return "(?:" + pattern.regex.replace(" ", _OPTIONAL_GAP) + ")" + _WORD_END
+
+
+class InjectionMatcher:
+    """A pattern table compiled once into one regex: `detect(text) -> InjectionMatch | None`.
+
+    The regex is one alternation, searched over the whole normalised text in one pass. Each
+    alternative ends with an empty named group, so the match names its pattern (`lastgroup`)
+    without slowing the search, as groups opening each alternative would. Raises ValueError
+    naming every bad pattern at once (`id: unknown category 'x' (known: ...)`, duplicate ids,
+    no examples, regexes that do not compile, use a capturing group or match the empty text).
+    """
+
+    __slots__ = ("patterns", "_regex")
+
+    def __init__(self, patterns: Iterable[InjectionPattern]) -> None:
+        self.patterns = tuple(patterns)
+        errors = []
+        seen: set[str] = set()
+        for pattern in self.patterns:
+            errors += [f"{pattern.id}: {e}" for e in _field_problems(pattern, seen)]
+            seen.add(pattern.id)
+        if not self.patterns:
+            errors.append("no patterns")
+        alternatives = (f"{_source(p)}(?P<p{i}>)" for i, p in enumerate(self.patterns))
+        try:
+            regex: re.Pattern[str] | None = re.compile(
+                _WORD_START + "(?:" + "|".join(alternatives) + ")"
+            )
+        except re.error:
+            regex = None
+        if regex is None or regex.groups != len(self.patterns) or regex.match(""):
+            errors += [f"{p.id}: {e}" for p in self.patterns for e in _regex_problems(p)]
+        if errors or regex is None:
+            raise ValueError("\n".join(errors))
+        self._regex = regex
+
+    def detect(self, text: str) -> InjectionMatch | None:
+        """The first match in `text` (lowest start in the normalised text; at one start, the
+        pattern listed first), or None. The whole text is read; nothing is truncated."""
+        found = self._regex.search(normalize_injection_text(text))
+        if found is None or found.lastgroup is None:
+            return None
+        pattern = self.patterns[int(found.lastgroup[1:])]
+        return InjectionMatch(pattern.id, pattern.category, found.start(), found.end())
+
+
+def _field_problems(pattern: InjectionPattern, seen: set[str]) -> list[str]:
+    problems = []
+    if pattern.id in seen:
+        problems.append("duplicate id")
+    if pattern.category not in CATEGORIES:
+        problems.append(f"unknown category {pattern.category!r} (known: {', '.join(CATEGORIES)})")
+    if pattern.language not in LANGUAGES:
+        problems.append(f"unknown language {pattern.language!r} (known: {', '.join(LANGUAGES)})")
+    if not pattern.examples:
+        problems.append("no examples")
+    return problems
+
+
+def _regex_problems(pattern: InjectionPattern) -> list[str]:
+    try:
+        re.compile(pattern.regex)  # positions in the message are those of the table's text
+        compiled = re.compile(_source(pattern))
+    except re.error as error:
+        return [f"regex does not compile: {error}"]
+    if compiled.groups:
+        return ["regex uses a capturing group (write (?:...))"]
+    if compiled.match("") is not None:
+        return ["regex matches the empty text"]
+    return []
+
+
+_MATCHER = InjectionMatcher(INJECTION_PATTERNS)
+
+
+def detect_injection(text: str) -> InjectionMatch | None:
+    """The first known injection phrasing in `text`, or None (seed 002: attempts to replace
+    the agent's instructions, reveal hidden prompts or force it to use its tools).
+
+    Checks the English and Portuguese patterns of `INJECTION_PATTERNS` together, whatever
+    the configured language, over the whole text after `normalize_injection_text`; offsets
+    are in that normalised text. Pure, linear in the length of the text; never raises.
+    """
+    return _MATCHER.detect(text)
