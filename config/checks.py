@@ -69,6 +69,24 @@ def seconds(v: object, key: str, given: bool, ctx: Ctx) -> Any:
     return float(v)
 
 
+def number(lo: float, hi: float) -> Check:
+    """A finite number within lo..hi (inclusive), returned as float."""
+
+    def check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+        if given and isinstance(v, str):
+            try:
+                v = float(v)
+            except ValueError:
+                pass
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            return fail(ctx, key, f"{v!r} is not a number")
+        if not lo <= v <= hi:
+            return fail(ctx, key, f"{v} is out of range ({lo:g}..{hi:g})")
+        return float(v)
+
+    return check
+
+
 def string(
     *, nullable: bool = False, secret: bool = False, choices: tuple[str, ...] = (), noun: str = "",
     max_chars: int | None = None,

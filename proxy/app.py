@@ -25,8 +25,9 @@ from proxy import routes
 from proxy.admin import check_reply_route
 from proxy.completions import chat_completions, completions
 from proxy.errors import NotFound, ProxyError, error_response
+from proxy.guardrails import Guardrails
 from proxy.metrics import Metrics
-from proxy.state import INFO, METRICS, RULES, SESSION, SETTINGS, ActiveRules
+from proxy.state import GUARDRAILS, INFO, METRICS, RULES, SESSION, SETTINGS, ActiveRules
 from proxy.upstream import timeout
 
 access_log = logging.getLogger("replyguard.access")
@@ -90,6 +91,8 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
                     "request_id": request_id, "method": request.method, "route": route,
                     "status": status, "latency_ms": round(elapsed * 1000, 3),
                     "verdict": info["verdict"], "outcome": info.get("outcome"),
+                    "guardrail": info.get("guardrail"),
+                    "guardrail_output": info.get("guardrail_output"),
                     "counts": dict(counts),
                 }).decode())
 
@@ -139,6 +142,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[SETTINGS] = settings
     app[RULES] = ActiveRules(rules if rules is not None else ReplyRules())
     app[METRICS] = metrics if metrics is not None else Metrics()
+    app[GUARDRAILS] = Guardrails(settings.guardrails, app[METRICS], settings.upstream.base_url)
     app.cleanup_ctx.append(_session_ctx)
     app.on_response_prepare.append(_request_id_headers)
     app.router.add_post("/v1/chat/completions", chat_completions)

@@ -17,7 +17,7 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from engine.context import TurnContext
+from engine.context import TurnContext, content_text
 from engine.json_reply import JsonReplyScreen
 from engine.reply import ReplyScreen, ScreeningError
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
@@ -28,8 +28,8 @@ from proxy.body import read_json
 from proxy.errors import BadRequest, ProxyError, ScreeningFailed, UpstreamError, error_response
 from proxy.metrics import Metrics
 from proxy.relay import StreamStats, relay
-from proxy.state import INFO, METRICS, RULES, SESSION, SETTINGS
-from proxy.stream import ChunkShapeError, Kind, StreamScreen, screen_completion
+from proxy.state import GUARDRAILS, INFO, METRICS, RULES, SESSION, SETTINGS
+from proxy.stream import ChunkShapeError, Kind, StreamScreen, moderate_completion, screen_completion
 from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 LANGUAGE_HEADER = "X-ReplyGuard-Language"
@@ -118,6 +118,19 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     if verdict.kind != "forward":
         assert verdict.reply is not None
         return await direct.answer(request, body, verdict.reply, kind)
+    guard = app[GUARDRAILS]
+    waited = 0.0
+    if guard.input:
+        checked = time.perf_counter()
+        check, how = await guard.check_turn(app[SESSION], _turn_text(verdict, kind),
+                                            str(body.get("model") or ""),
+                                            upstream_headers(request, settings))
+        waited = time.perf_counter() - checked
+        if check is not None:
+            metrics.guardrail_blocks.labels(check).inc()
+            info["verdict"], info["guardrail"] = "blocked", f"{check} ({how})"
+            return await direct.answer(request, body,
+                                       guard.block_message(check, rules.language), kind)
     if kind == "chat":
         forward = {**body, "messages": verdict.messages}
     else:
@@ -127,7 +140,12 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     make_screen = partial(screen_class, rules, verdict.context if kind == "chat" else
                           TurnContext(), settings.replies.max_sentence_chars,
                           internals=settings.replies.internals)
-    own = time.perf_counter() - started
+    moderate = None
+    if guard.output:
+        moderate = partial(guard.moderate_text, app[SESSION], language=rules.language,
+                           auth=upstream_headers(request, settings), info=info,
+                           whole=screen_class is JsonReplyScreen)
+    own = time.perf_counter() - started - waited
     url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"
     session = app[SESSION]
     upstream_started = time.perf_counter()
@@ -157,7 +175,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
             metrics.active_streams.inc()
             try:
                 response = await relay(request, upstream, screen, stats, headers,
-                                       settings.limits.max_response_bytes)
+                                       settings.limits.max_response_bytes, moderate)
             finally:
                 metrics.active_streams.dec()
                 counts.update(screen.counts())
@@ -175,12 +193,27 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
             return response
         parsed = await _whole(upstream, make_screen, kind, counts, info["route"], own,
                               metrics, settings.limits.max_response_bytes)
+        if moderate is not None:
+            await moderate_completion(parsed, kind, moderate)
         if body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
             return await direct.stream_completion(request, body, parsed, kind, headers)
         return web.Response(body=orjson.dumps(parsed), status=upstream.status, headers=headers,
                             content_type="application/json")
     finally:
         await upstream_cm.__aexit__(None, None, None)
+        if info.get("guardrail_output"):
+            metrics.guardrail_output_flagged.inc()
+
+
+def _turn_text(verdict: RequestVerdict, kind: Kind) -> str:
+    """The screened turn the guardrails read: the last user message (chat), every prompt
+    (legacy completions)."""
+    if kind == "text":
+        return "\n".join(str(m["content"]) for m in verdict.messages)
+    for message in reversed(verdict.messages):
+        if message.get("role") == "user":
+            return content_text(message.get("content"))
+    return ""
 
 
 async def _whole(upstream: aiohttp.ClientResponse, make_screen: Any, kind: Kind,

@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import aiohttp
-from engine.injection import detect_injection
 
 from config.guardrails import GuardrailsSettings
+from engine.injection import detect_injection
 from engine.segment import split_sentences
 from proxy.judges import (
     INJECTION_QUESTION,
@@ -133,7 +133,7 @@ class Guardrails:
             kind = "timeout" if isinstance(exc, TimeoutError) else "error"
             self.metrics.guardrail_errors.labels(name, stage, kind).inc()
             decision = "closed" if spec.on_error == "block" else "open"
-            self.metrics.guardrail_decisions.labels(name, decision).inc()
+            self.metrics.guardrail_decisions.labels(name, stage, decision).inc()
             log.warning("guardrail %s (%s) failed: %s; failing %s", name, stage,
                         "timed out" if kind == "timeout" else exc, decision)
             return "error" if decision == "closed" else None
@@ -159,13 +159,16 @@ class Guardrails:
             for part in parts))
         return any(answer is flag_on for answer in answers)
 
-    async def moderate_text(self, session: aiohttp.ClientSession, text: str, language: str,
-                            auth: Mapping[str, str], info: dict[str, Any]) -> str:
-        """Released reply text with each sentence moderation flags removed (output check).
-        On a moderation failure: all of it (`on_error: allow`) or none of it (`block`)."""
+    async def moderate_text(self, session: aiohttp.ClientSession, text: str, *, language: str,
+                            auth: Mapping[str, str], info: dict[str, Any],
+                            whole: bool = False) -> str:
+        """Released reply text with each sentence moderation flags removed (output check);
+        `whole`: one piece (a JSON document, which removing a sentence would break: a
+        flagged one is removed whole). On a moderation failure: all of it
+        (`on_error: allow`) or none of it (`block`)."""
         if not text.strip():
             return text
-        sentences = split_sentences(text, language)
+        sentences = [text] if whole else split_sentences(text, language)
         asked = [i for i, s in enumerate(sentences) if s.strip()]
         flags = [False] * len(sentences)
 

@@ -100,7 +100,7 @@ class Metrics:
             ("check", "stage", "kind"), registry=r)
         self.guardrail_decisions = Counter(
             "replyguard_guardrail_fail_decisions", "failed checks let through (open) or "
-            "blocked (closed) by their on_error", ("check", "decision"), registry=r)
+            "blocked (closed) by their on_error", ("check", "stage", "decision"), registry=r)
         self.guardrail_output_removed = Counter(
             "replyguard_guardrail_output_removed", "reply sentences removed by output "
             "moderation", registry=r)

@@ -10,6 +10,7 @@ from aiohttp import web
 
 from config.settings import Settings
 from engine.rules import LANGUAGES, CompiledRules, ReplyRules, compile_rules
+from proxy.guardrails import Guardrails
 from proxy.metrics import Metrics
 
 
@@ -42,6 +43,7 @@ SETTINGS = web.AppKey("settings", Settings)
 RULES = web.AppKey("rules", ActiveRules)
 METRICS = web.AppKey("metrics", Metrics)
 SESSION = web.AppKey("session", aiohttp.ClientSession)
+GUARDRAILS = web.AppKey("guardrails", Guardrails)
 #: Per-request screening info (route, counts, verdict, outcome) the middleware reads back.
 #: A typed RequestKey where aiohttp has them (3.13+): a str key warns there.
 INFO: Any = web.RequestKey("replyguard", dict) if hasattr(web, "RequestKey") else "replyguard"

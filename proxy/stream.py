@@ -12,8 +12,9 @@ a chunk of their own just before that choice's `finish_reason` chunk (DESIGN sec
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from engine.json_reply import JsonReplyScreen
@@ -245,3 +246,18 @@ def screen_completion(
                 holder[name] = screen.feed(value) + screen.finish()
                 total.update(screen.counts)
     return total
+
+
+async def moderate_completion(body: dict[str, Any], kind: Kind,
+                              moderate: Callable[[str], Awaitable[str]]) -> None:
+    """Run each screened text field of a whole completion through the output check, in
+    place (concurrently across fields and choices)."""
+    holders = []
+    for choice in body.get("choices") or ():
+        holder = choice if kind == "text" else choice.get("message")
+        if isinstance(holder, dict):
+            holders += [(holder, name) for name in TEXT_FIELDS
+                        if isinstance(holder.get(name), str) and holder[name]]
+    texts = await asyncio.gather(*(moderate(holder[name]) for holder, name in holders))
+    for (holder, name), text in zip(holders, texts, strict=True):
+        holder[name] = text

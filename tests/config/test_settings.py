@@ -21,7 +21,7 @@ from config.settings import (
 )
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config" / "replyguard.example.yaml"
-KNOWN_TOP = "admin, language, limits, listen, log, passthrough, replies, upstream"
+KNOWN_TOP = "admin, guardrails, language, limits, listen, log, passthrough, replies, upstream"
 
 
 def write(tmp_path: Path, text: str, name: str = "replyguard.yaml") -> Path:
@@ -256,6 +256,35 @@ INVALID = [
         "yaml tab",
         "listen:\n\tport: 1\n",
         ["replyguard.yaml:2: found character '\\t' that cannot start any token"],
+    ),
+    (
+        "block message over 500 characters",
+        "guardrails: {block_message: '" + "x" * 501 + "'}\n",
+        ["guardrails.block_message: is 501 characters long (at most 500)"],
+    ),
+    (
+        "topic enabled without a site name",
+        "guardrails: {topic: {enabled: true}}\n",
+        ["guardrails.topic.site_name: required when the topic check is enabled"],
+    ),
+    (
+        "on_error choice",
+        "guardrails: {moderation: {on_error: ignore}}\n",
+        ["guardrails.moderation.on_error: unknown choice 'ignore' (known: allow, block)"],
+    ),
+    (
+        "judge url",
+        "guardrails: {topic: {judge: {base_url: judge.test}}}\n",
+        ["guardrails.topic.judge.base_url: 'judge.test' is not an http(s) URL"],
+    ),
+    (
+        "check timeout",
+        "guardrails: {prompt_injection: {timeout_ms: 0, use_jugde: true}}\n",
+        [
+            "guardrails.prompt_injection.timeout_ms: 0 is out of range (10..120000)",
+            "guardrails.prompt_injection.use_jugde: unknown key (known: enabled, judge, "
+            "on_error, timeout_ms, use_judge)",
+        ],
     ),
 ]
 
