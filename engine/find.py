@@ -183,24 +183,30 @@ def _near_runs(
 ) -> Iterator[tuple[Detector, re.Match[str]]]:
     """Matches of the digit-run detectors, each run only around runs it may match in.
 
-    A detector's windows may overlap; its scan restarts at the end of its last match, so no
-    match is yielded twice and none overlaps an earlier one, as with one `finditer`.
+    A detector's windows may overlap; its search restarts at the end of its last match, so
+    no match is yielded twice and none overlaps an earlier one, as with one `finditer` (no
+    detector matches the empty string, so `search` from a match's end is `finditer`'s next).
     """
     runs = views.runs()
     if not runs:
         return
     text = views.text
     length = len(text)
-    plan = [(d, d.min_digits, d.run_filter, *(d.reach or (0, 0))) for d in detectors]
-    last = [0] * len(plan)
-    for start, end, digits in runs:
-        for k, (detector, least, accept, before, after) in enumerate(plan):
+    for detector in detectors:
+        search = detector.regex.search
+        least, accept = detector.min_digits, detector.run_filter
+        before, after = detector.reach or (0, 0)
+        last = 0
+        for start, end, digits in runs:
             if digits < least or (accept is not None and not accept(text[start:end])):
                 continue
-            for match in detector.regex.finditer(text, max(start - before, last[k]),
-                                                  min(end + after, length)):
-                last[k] = match.end()
+            lo = start - before if start - before > last else last
+            hi = end + after if end + after < length else length
+            match = search(text, lo, hi)
+            while match is not None:
+                last = match.end()
                 yield detector, match
+                match = search(text, last, hi)
 
 
 def _last_separator(text: str, start: int, end: int) -> int:
@@ -336,6 +342,19 @@ def _lookalike_table() -> dict[int, str]:
 #: spaces, non-ASCII hyphens and dashes, digits of other scripts. Offsets are unchanged, so a
 #: value is found (and masked in the original text) however it was typeset.
 _LOOKALIKE = _lookalike_table()
+#: Any one of the `_LOOKALIKE` characters. Searching for it costs a tenth of translating a
+#: text that holds none (`str.translate` looks every character up in a dict).
+_A_LOOKALIKE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_LOOKALIKE)) + "]")
+
+
+def _read_lookalikes(text: str) -> str:
+    """`text.translate(_LOOKALIKE)`, translating only from the first look-alike on (the
+    characters before it translate to themselves)."""
+    first = _A_LOOKALIKE.search(text)
+    if first is None:
+        return text
+    at = first.start()
+    return text[:at] + text[at:].translate(_LOOKALIKE)
 
 
 def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
@@ -351,7 +370,7 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     if not text:
         return []
     if not text.isascii():  # look-alike digits and separators, one character for one
-        text = text.translate(_LOOKALIKE)
+        text = _read_lookalikes(text)
     plan = _PLANS.get(id(detectors))
     if plan is None:
         plan = _Plan.of(detectors)
@@ -359,20 +378,52 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     active = plan.active(views)
     if not active:
         return []
-    found: list[tuple[int, int, int, Detector]] = []
-    for detector, match in _matches(views, active):
+    candidates = [(d.priority, m.start(d.group), d, m) for d, m in _matches(views, active)]
+    return [Finding(d.category, start, end, d.id)
+            for start, end, d in _confirm_and_settle(text, candidates)]
+
+
+def _by_rank(candidate: tuple[int, int, Detector, re.Match[str]]) -> tuple[int, int]:
+    return candidate[0], candidate[1]
+
+
+def _confirm_and_settle(
+    text: str, candidates: list[tuple[int, int, Detector, re.Match[str]]]
+) -> list[tuple[int, int, Detector]]:
+    """The confirmed values among `candidates` (`(priority, start, detector, match)`) that
+    `_settle` keeps, as `(start, end, detector)` in order of position.
+
+    Candidates are taken in `_settle`'s order (priority, then position), so a candidate
+    whose first character a kept finding already holds would be dropped whatever its
+    validator says: it is skipped without validating (a confirmed span starts where the
+    match's group does and is never empty).
+    """
+    candidates.sort(key=_by_rank)
+    claimed = bytearray(len(text))
+    kept: list[tuple[int, int, Detector]] = []
+    for _, first, detector, match in candidates:
+        if claimed[first]:
+            continue
         span = _confirmed(text, detector, match)
-        if span is not None:
-            found.append((detector.priority, span[0], span[1], detector))
-    if len(found) > 1:
-        found = _settle(found, len(text))
-    return [Finding(d.category, start, end, d.id) for _, start, end, d in found]
+        if span is None:
+            continue
+        start, end = span
+        if claimed.find(1, start, end) == -1:
+            claimed[start:end] = b"\x01" * (end - start)
+            kept.append((start, end, detector))
+    kept.sort(key=_by_start)
+    return kept
+
+
+def _by_start(item: tuple[int, int, Detector]) -> int:
+    return item[0]
 
 
 def _settle(
     found: list[tuple[int, int, int, Detector]], length: int
 ) -> list[tuple[int, int, int, Detector]]:
-    """Keep, for each stretch of text, the finding of the lowest priority number."""
+    """Keep, for each stretch of text, the finding of the lowest priority number (the rule
+    `_confirm_and_settle` applies while validating)."""
     found.sort(key=lambda item: (item[0], item[1]))
     claimed = bytearray(length)
     kept = []
