@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.detectors import DETECTORS, Detector
+from engine.detectors import DETECTORS, Detector, KeywordsIn
 
 _MASKS = {d.id: d.mask for d in DETECTORS}
 
@@ -52,7 +52,7 @@ class _Views:
     """Views of one text, built on first use: one byte per character (a non-ASCII character
     becomes `?`), so an offset in a view is the same offset in the text."""
 
-    __slots__ = ("text", "_ascii", "_lower", "_shape", "_runs")
+    __slots__ = ("text", "_ascii", "_lower", "_shape", "_runs", "_has")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -60,6 +60,7 @@ class _Views:
         self._lower: bytes | None = None
         self._shape: bytes | None = None
         self._runs: list[tuple[int, int, int]] | None = None
+        self._has: dict[tuple[str, str], bool] = {}
 
     def ascii(self) -> bytes:
         if self._ascii is None:
@@ -75,6 +76,21 @@ class _Views:
         if self._shape is None:
             self._shape = self.ascii().translate(_SHAPE_TABLE)
         return self._shape
+
+    def hay(self, where: KeywordsIn) -> str | bytes:
+        """What keywords read `where` are matched against: the text, its lower case or its
+        shape (`Detector.keywords_in`)."""
+        return self.text if where == "text" else self.lower() if where == "lower" else self.shape()
+
+    def has(self, where: KeywordsIn, key: str) -> bool:
+        """Whether keyword `key` occurs in `self.hay(where)`, remembered (a keyword that does
+        not occur costs one whole scan, paid once)."""
+        known = self._has.get((where, key))
+        if known is None:
+            hay = self.hay(where)
+            known = (key if isinstance(hay, str) else key.encode()) in hay
+            self._has[where, key] = known
+        return known
 
     def runs(self) -> list[tuple[int, int, int]]:
         """Maximal runs of digits and separators (` .()/+-`, 6 or more characters), as
@@ -100,7 +116,7 @@ def _merge(spans: Spans, length: int) -> Spans:
     return merged
 
 
-def _keyword_windows(hay: str | bytes, keywords: Sequence[str], before: int, after: int) -> Spans:
+def _keyword_windows(hay: str | bytes, keywords: Iterable[str], before: int, after: int) -> Spans:
     """Windows around every occurrence of each keyword in `hay`.
 
     Occurrences whose windows overlap are taken in one step (`rfind` jumps to the last one a
@@ -129,13 +145,15 @@ def _anchored(views: _Views, detector: Detector) -> Iterator[re.Match[str]]:
     overlapped. Where keywords are dense the regex runs over the whole text instead."""
     text = views.text
     where = detector.keywords_in
-    hay = text if where == "text" else views.lower() if where == "lower" else views.shape()
+    hay = views.hay(where)
     before, after = detector.reach or (0, 0)
     regex, back = detector.regex, detector.start
     length = len(text)
     last = 0
     places: list[tuple[int, int]] = []
     for word in detector.keywords:
+        if not views.has(where, word):
+            continue
         key = word.encode() if isinstance(hay, bytes) else word
         i = hay.find(key)  # type: ignore[arg-type]
         while i != -1:
@@ -170,12 +188,10 @@ def _windows(views: _Views, detector: Detector) -> Spans | None:
     if not detector.keywords:
         return None
     where = detector.keywords_in
-    hay = text if where == "text" else views.lower() if where == "lower" else views.shape()
+    present = [key for key in detector.keywords if views.has(where, key)]
     if detector.reach is None:
-        if isinstance(hay, bytes):
-            return None if any(k.encode() in hay for k in detector.keywords) else []
-        return None if any(k in hay for k in detector.keywords) else []
-    return _merge(_keyword_windows(hay, detector.keywords, before, after), len(text))
+        return None if present else []
+    return _merge(_keyword_windows(views.hay(where), present, before, after), len(text))
 
 
 def _near_runs(
@@ -252,76 +268,59 @@ def _matches(views: _Views, detectors: Sequence[Detector]
         yield from _near_runs(views, numeric)
 
 
-# One byte per character: ASCII digits -> "0", anything else -> "_".
-_DIGIT_TABLE = bytes(48 if 48 <= b <= 57 else 95 for b in range(256))
-
-
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """A detector set grouped, by position in the set, by what must occur in a text for each
     to match: a run of digits holding `min_digits` (numeric detectors), a keyword of the
-    text's shape, of the text or of its lower case, a gate match, or nothing."""
+    text's shape (only with a digit: the shape keywords hold one), of the text or of its
+    lower case, a gate match, or nothing."""
 
     detectors: tuple[Detector, ...]
     numeric: tuple[tuple[int, int], ...]  # (min_digits, index)
-    shape_keys: tuple[tuple[bytes, tuple[int, ...]], ...]
-    text_keys: tuple[tuple[str, tuple[int, ...]], ...]
-    lower_keys: tuple[tuple[bytes, tuple[int, ...]], ...]
+    shape_keys: tuple[tuple[str, tuple[int, ...]], ...]
+    keys: tuple[tuple[KeywordsIn, str, tuple[int, ...]], ...]  # text and lower-case keywords
     gated: tuple[tuple[re.Pattern[str], int], ...]
     always: tuple[int, ...]
 
     @classmethod
     def of(cls, detectors: Sequence[Detector]) -> _Plan:
         numeric, gated, always = [], [], []
-        text_keys: dict[str, list[int]] = {}
-        lower_keys: dict[bytes, list[int]] = {}
-        shape_keys: dict[bytes, list[int]] = {}
+        keys: dict[tuple[KeywordsIn, str], list[int]] = {}
+        shape_keys: dict[str, list[int]] = {}
         for i, d in enumerate(detectors):
             if d.min_digits:
                 numeric.append((d.min_digits, i))
             elif d.keywords_in == "shape":
                 for key in d.keywords:
-                    shape_keys.setdefault(key.encode(), []).append(i)
+                    shape_keys.setdefault(key, []).append(i)
             elif d.gate is not None:
                 gated.append((d.gate, i))
             elif not d.keywords:
                 always.append(i)
-            elif d.keywords_in == "lower":
-                for key in d.keywords:
-                    lower_keys.setdefault(key.encode(), []).append(i)
             else:
                 for key in d.keywords:
-                    text_keys.setdefault(key, []).append(i)
+                    keys.setdefault((d.keywords_in, key), []).append(i)
         return cls(tuple(detectors), tuple(numeric),
                    tuple((k, tuple(v)) for k, v in shape_keys.items()),
-                   tuple((k, tuple(v)) for k, v in text_keys.items()),
-                   tuple((k, tuple(v)) for k, v in lower_keys.items()), tuple(gated),
-                   tuple(always))
+                   tuple((where, k, tuple(v)) for (where, k), v in keys.items()),
+                   tuple(gated), tuple(always))
 
     def active(self, views: _Views) -> list[Detector]:
         """The detectors that may match somewhere in the text, in the set's order."""
-        text = views.text
         on: set[int] = set(self.always)
-        if (self.numeric or self.shape_keys) and b"0" in views.ascii().translate(_DIGIT_TABLE):
+        if (self.numeric or self.shape_keys) and b"0" in views.shape():  # a digit
             runs = views.runs() if self.numeric else ()
             if runs:
                 most = max(digits for _, _, digits in runs)
                 on.update(i for least, i in self.numeric if most >= least)
-            if self.shape_keys:
-                shape = views.shape()
-                for bkey, group in self.shape_keys:
-                    if bkey in shape:
-                        on.update(group)
-        for key, group in self.text_keys:
-            if key in text:
-                on.update(group)
-        if self.lower_keys:
-            lowered = views.lower()
-            for bkey, group in self.lower_keys:
-                if bkey in lowered:
+            for key, group in self.shape_keys:
+                if views.has("shape", key):
                     on.update(group)
+        for where, key, group in self.keys:
+            if not on.issuperset(group) and views.has(where, key):
+                on.update(group)
         for gate, i in self.gated:
-            if gate.search(text) is not None:
+            if gate.search(views.text) is not None:
                 on.add(i)
         detectors = self.detectors
         return [detectors[i] for i in sorted(on)]
