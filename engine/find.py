@@ -52,7 +52,7 @@ class _Views:
     """Views of one text, built on first use: one byte per character (a non-ASCII character
     becomes `?`), so an offset in a view is the same offset in the text."""
 
-    __slots__ = ("text", "_ascii", "_lower", "_shape", "_runs", "_has")
+    __slots__ = ("text", "_ascii", "_lower", "_shape", "_runs", "_has", "_places")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -61,6 +61,7 @@ class _Views:
         self._shape: bytes | None = None
         self._runs: list[tuple[int, int, int]] | None = None
         self._has: dict[tuple[str, str], bool] = {}
+        self._places: dict[tuple[str, str], list[int]] = {}
 
     def ascii(self) -> bytes:
         if self._ascii is None:
@@ -91,6 +92,22 @@ class _Views:
             known = (key if isinstance(hay, str) else key.encode()) in hay
             self._has[where, key] = known
         return known
+
+    def places(self, where: KeywordsIn, key: str) -> list[int]:
+        """Where keyword `key` occurs in `self.hay(where)`, in order (remembered: detectors
+        sharing a keyword share one scan)."""
+        found = self._places.get((where, key))
+        if found is None:
+            found = []
+            if self.has(where, key):
+                hay = self.hay(where)
+                needle = key if isinstance(hay, str) else key.encode()
+                i = hay.find(needle)  # type: ignore[arg-type]
+                while i != -1:
+                    found.append(i)
+                    i = hay.find(needle, i + 1)  # type: ignore[arg-type]
+            self._places[where, key] = found
+        return found
 
     def runs(self) -> list[tuple[int, int, int]]:
         """Maximal runs of digits and separators (` .()/+-`, 6 or more characters), as
@@ -145,20 +162,14 @@ def _anchored(views: _Views, detector: Detector) -> Iterator[re.Match[str]]:
     overlapped. Where keywords are dense the regex runs over the whole text instead."""
     text = views.text
     where = detector.keywords_in
-    hay = views.hay(where)
     before, after = detector.reach or (0, 0)
     regex, back = detector.regex, detector.start
     length = len(text)
     last = 0
     places: list[tuple[int, int]] = []
     for word in detector.keywords:
-        if not views.has(where, word):
-            continue
-        key = word.encode() if isinstance(hay, bytes) else word
-        i = hay.find(key)  # type: ignore[arg-type]
-        while i != -1:
-            places.append((i, i + len(key)))
-            i = hay.find(key, i + 1)  # type: ignore[arg-type]
+        size = len(word)
+        places.extend((i, i + size) for i in views.places(where, word))
     if len(places) > length // 64:  # dense keywords (adversarial): one scan is cheaper
         yield from regex.finditer(text)
         return

@@ -19,10 +19,13 @@ from stdnum.br import cpf as _cpf
 from stdnum.us import ssn as _ssn
 
 _NON_DIGIT = re.compile(r"\D")
+_NON_DIGIT_BYTES = bytes(b for b in range(256) if not 48 <= b <= 57)
 
 
 def digits(value: str) -> str:
-    """The digits of `value`, separators dropped."""
+    """The digits of `value` (any script's, as `\\d` reads them), separators dropped."""
+    if value.isascii():  # the same, in half the time
+        return value.encode().translate(None, _NON_DIGIT_BYTES).decode()
     return _NON_DIGIT.sub("", value)
 
 
