@@ -7,7 +7,11 @@ section 3). Findings never carry the value itself, only where it is.
 Speed: Python's `re` pays for every position where a pattern's first character occurs, so
 a regex never sweeps the whole text when it need not. Cheap scans (`str.find`/`bytes.find`
 of keywords, one `bytes.translate` for digit runs and text shapes) mark the windows where a
-detector may match (`Detector.reach`), and its regex runs only there.
+detector may match (`Detector.reach`), and its regex runs only there. Each keyword is
+scanned for once per text, however many detectors read it. Candidates are validated in the
+order overlaps are settled in, and one starting on text an earlier finding already holds
+is not validated at all (it could never be kept). None of this skips a place where a
+regex could match: the result is what a whole-text scan gives (tests/engine/test_find.py).
 """
 
 from __future__ import annotations
@@ -89,7 +93,7 @@ class _Views:
         known = self._has.get((where, key))
         if known is None:
             hay = self.hay(where)
-            known = (key if isinstance(hay, str) else key.encode()) in hay
+            known = key in hay if isinstance(hay, str) else key.encode() in hay
             self._has[where, key] = known
         return known
 
