@@ -7,7 +7,11 @@ section 3). Findings never carry the value itself, only where it is.
 Speed: Python's `re` pays for every position where a pattern's first character occurs, so
 a regex never sweeps the whole text when it need not. Cheap scans (`str.find`/`bytes.find`
 of keywords, one `bytes.translate` for digit runs and text shapes) mark the windows where a
-detector may match (`Detector.reach`), and its regex runs only there.
+detector may match (`Detector.reach`), and its regex runs only there. Each keyword is
+scanned for once per text, however many detectors read it. Candidates are validated in the
+order overlaps are settled in, and one starting on text an earlier finding already holds
+is not validated at all (it could never be kept). None of this skips a place where a
+regex could match: the result is what a whole-text scan gives (tests/engine/test_find.py).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.detectors import DETECTORS, Detector
+from engine.detectors import DETECTORS, Detector, KeywordsIn
 
 _MASKS = {d.id: d.mask for d in DETECTORS}
 
@@ -52,7 +56,7 @@ class _Views:
     """Views of one text, built on first use: one byte per character (a non-ASCII character
     becomes `?`), so an offset in a view is the same offset in the text."""
 
-    __slots__ = ("text", "_ascii", "_lower", "_shape", "_runs")
+    __slots__ = ("text", "_ascii", "_lower", "_shape", "_runs", "_has", "_places")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -60,6 +64,8 @@ class _Views:
         self._lower: bytes | None = None
         self._shape: bytes | None = None
         self._runs: list[tuple[int, int, int]] | None = None
+        self._has: dict[tuple[str, str], bool] = {}
+        self._places: dict[tuple[str, str], list[int]] = {}
 
     def ascii(self) -> bytes:
         if self._ascii is None:
@@ -75,6 +81,37 @@ class _Views:
         if self._shape is None:
             self._shape = self.ascii().translate(_SHAPE_TABLE)
         return self._shape
+
+    def hay(self, where: KeywordsIn) -> str | bytes:
+        """What keywords read `where` are matched against: the text, its lower case or its
+        shape (`Detector.keywords_in`)."""
+        return self.text if where == "text" else self.lower() if where == "lower" else self.shape()
+
+    def has(self, where: KeywordsIn, key: str) -> bool:
+        """Whether keyword `key` occurs in `self.hay(where)`, remembered (a keyword that does
+        not occur costs one whole scan, paid once)."""
+        known = self._has.get((where, key))
+        if known is None:
+            hay = self.hay(where)
+            known = key in hay if isinstance(hay, str) else key.encode() in hay
+            self._has[where, key] = known
+        return known
+
+    def places(self, where: KeywordsIn, key: str) -> list[int]:
+        """Where keyword `key` occurs in `self.hay(where)`, in order (remembered: detectors
+        sharing a keyword share one scan)."""
+        found = self._places.get((where, key))
+        if found is None:
+            found = []
+            if self.has(where, key):
+                hay = self.hay(where)
+                needle = key if isinstance(hay, str) else key.encode()
+                i = hay.find(needle)  # type: ignore[arg-type]
+                while i != -1:
+                    found.append(i)
+                    i = hay.find(needle, i + 1)  # type: ignore[arg-type]
+            self._places[where, key] = found
+        return found
 
     def runs(self) -> list[tuple[int, int, int]]:
         """Maximal runs of digits and separators (` .()/+-`, 6 or more characters), as
@@ -100,7 +137,7 @@ def _merge(spans: Spans, length: int) -> Spans:
     return merged
 
 
-def _keyword_windows(hay: str | bytes, keywords: Sequence[str], before: int, after: int) -> Spans:
+def _keyword_windows(hay: str | bytes, keywords: Iterable[str], before: int, after: int) -> Spans:
     """Windows around every occurrence of each keyword in `hay`.
 
     Occurrences whose windows overlap are taken in one step (`rfind` jumps to the last one a
@@ -129,18 +166,14 @@ def _anchored(views: _Views, detector: Detector) -> Iterator[re.Match[str]]:
     overlapped. Where keywords are dense the regex runs over the whole text instead."""
     text = views.text
     where = detector.keywords_in
-    hay = text if where == "text" else views.lower() if where == "lower" else views.shape()
     before, after = detector.reach or (0, 0)
     regex, back = detector.regex, detector.start
     length = len(text)
     last = 0
     places: list[tuple[int, int]] = []
     for word in detector.keywords:
-        key = word.encode() if isinstance(hay, bytes) else word
-        i = hay.find(key)  # type: ignore[arg-type]
-        while i != -1:
-            places.append((i, i + len(key)))
-            i = hay.find(key, i + 1)  # type: ignore[arg-type]
+        size = len(word)
+        places.extend((i, i + size) for i in views.places(where, word))
     if len(places) > length // 64:  # dense keywords (adversarial): one scan is cheaper
         yield from regex.finditer(text)
         return
@@ -170,12 +203,10 @@ def _windows(views: _Views, detector: Detector) -> Spans | None:
     if not detector.keywords:
         return None
     where = detector.keywords_in
-    hay = text if where == "text" else views.lower() if where == "lower" else views.shape()
+    present = [key for key in detector.keywords if views.has(where, key)]
     if detector.reach is None:
-        if isinstance(hay, bytes):
-            return None if any(k.encode() in hay for k in detector.keywords) else []
-        return None if any(k in hay for k in detector.keywords) else []
-    return _merge(_keyword_windows(hay, detector.keywords, before, after), len(text))
+        return None if present else []
+    return _merge(_keyword_windows(views.hay(where), present, before, after), len(text))
 
 
 def _near_runs(
@@ -183,24 +214,30 @@ def _near_runs(
 ) -> Iterator[tuple[Detector, re.Match[str]]]:
     """Matches of the digit-run detectors, each run only around runs it may match in.
 
-    A detector's windows may overlap; its scan restarts at the end of its last match, so no
-    match is yielded twice and none overlaps an earlier one, as with one `finditer`.
+    A detector's windows may overlap; its search restarts at the end of its last match, so
+    no match is yielded twice and none overlaps an earlier one, as with one `finditer` (no
+    detector matches the empty string, so `search` from a match's end is `finditer`'s next).
     """
     runs = views.runs()
     if not runs:
         return
     text = views.text
     length = len(text)
-    plan = [(d, d.min_digits, d.run_filter, *(d.reach or (0, 0))) for d in detectors]
-    last = [0] * len(plan)
-    for start, end, digits in runs:
-        for k, (detector, least, accept, before, after) in enumerate(plan):
+    for detector in detectors:
+        search = detector.regex.search
+        least, accept = detector.min_digits, detector.run_filter
+        before, after = detector.reach or (0, 0)
+        last = 0
+        for start, end, digits in runs:
             if digits < least or (accept is not None and not accept(text[start:end])):
                 continue
-            for match in detector.regex.finditer(text, max(start - before, last[k]),
-                                                  min(end + after, length)):
-                last[k] = match.end()
+            lo = start - before if start - before > last else last
+            hi = end + after if end + after < length else length
+            match = search(text, lo, hi)
+            while match is not None:
+                last = match.end()
                 yield detector, match
+                match = search(text, last, hi)
 
 
 def _last_separator(text: str, start: int, end: int) -> int:
@@ -246,76 +283,59 @@ def _matches(views: _Views, detectors: Sequence[Detector]
         yield from _near_runs(views, numeric)
 
 
-# One byte per character: ASCII digits -> "0", anything else -> "_".
-_DIGIT_TABLE = bytes(48 if 48 <= b <= 57 else 95 for b in range(256))
-
-
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """A detector set grouped, by position in the set, by what must occur in a text for each
     to match: a run of digits holding `min_digits` (numeric detectors), a keyword of the
-    text's shape, of the text or of its lower case, a gate match, or nothing."""
+    text's shape (only with a digit: the shape keywords hold one), of the text or of its
+    lower case, a gate match, or nothing."""
 
     detectors: tuple[Detector, ...]
     numeric: tuple[tuple[int, int], ...]  # (min_digits, index)
-    shape_keys: tuple[tuple[bytes, tuple[int, ...]], ...]
-    text_keys: tuple[tuple[str, tuple[int, ...]], ...]
-    lower_keys: tuple[tuple[bytes, tuple[int, ...]], ...]
+    shape_keys: tuple[tuple[str, tuple[int, ...]], ...]
+    keys: tuple[tuple[KeywordsIn, str, tuple[int, ...]], ...]  # text and lower-case keywords
     gated: tuple[tuple[re.Pattern[str], int], ...]
     always: tuple[int, ...]
 
     @classmethod
     def of(cls, detectors: Sequence[Detector]) -> _Plan:
         numeric, gated, always = [], [], []
-        text_keys: dict[str, list[int]] = {}
-        lower_keys: dict[bytes, list[int]] = {}
-        shape_keys: dict[bytes, list[int]] = {}
+        keys: dict[tuple[KeywordsIn, str], list[int]] = {}
+        shape_keys: dict[str, list[int]] = {}
         for i, d in enumerate(detectors):
             if d.min_digits:
                 numeric.append((d.min_digits, i))
             elif d.keywords_in == "shape":
                 for key in d.keywords:
-                    shape_keys.setdefault(key.encode(), []).append(i)
+                    shape_keys.setdefault(key, []).append(i)
             elif d.gate is not None:
                 gated.append((d.gate, i))
             elif not d.keywords:
                 always.append(i)
-            elif d.keywords_in == "lower":
-                for key in d.keywords:
-                    lower_keys.setdefault(key.encode(), []).append(i)
             else:
                 for key in d.keywords:
-                    text_keys.setdefault(key, []).append(i)
+                    keys.setdefault((d.keywords_in, key), []).append(i)
         return cls(tuple(detectors), tuple(numeric),
                    tuple((k, tuple(v)) for k, v in shape_keys.items()),
-                   tuple((k, tuple(v)) for k, v in text_keys.items()),
-                   tuple((k, tuple(v)) for k, v in lower_keys.items()), tuple(gated),
-                   tuple(always))
+                   tuple((where, k, tuple(v)) for (where, k), v in keys.items()),
+                   tuple(gated), tuple(always))
 
     def active(self, views: _Views) -> list[Detector]:
         """The detectors that may match somewhere in the text, in the set's order."""
-        text = views.text
         on: set[int] = set(self.always)
-        if (self.numeric or self.shape_keys) and b"0" in views.ascii().translate(_DIGIT_TABLE):
+        if (self.numeric or self.shape_keys) and b"0" in views.shape():  # a digit
             runs = views.runs() if self.numeric else ()
             if runs:
                 most = max(digits for _, _, digits in runs)
                 on.update(i for least, i in self.numeric if most >= least)
-            if self.shape_keys:
-                shape = views.shape()
-                for bkey, group in self.shape_keys:
-                    if bkey in shape:
-                        on.update(group)
-        for key, group in self.text_keys:
-            if key in text:
-                on.update(group)
-        if self.lower_keys:
-            lowered = views.lower()
-            for bkey, group in self.lower_keys:
-                if bkey in lowered:
+            for key, group in self.shape_keys:
+                if views.has("shape", key):
                     on.update(group)
+        for where, key, group in self.keys:
+            if not on.issuperset(group) and views.has(where, key):
+                on.update(group)
         for gate, i in self.gated:
-            if gate.search(text) is not None:
+            if gate.search(views.text) is not None:
                 on.add(i)
         detectors = self.detectors
         return [detectors[i] for i in sorted(on)]
@@ -336,6 +356,23 @@ def _lookalike_table() -> dict[int, str]:
 #: spaces, non-ASCII hyphens and dashes, digits of other scripts. Offsets are unchanged, so a
 #: value is found (and masked in the original text) however it was typeset.
 _LOOKALIKE = _lookalike_table()
+_LOOKALIKE_CHARS = frozenset(map(chr, _LOOKALIKE))
+#: Any one of the `_LOOKALIKE` characters (a regex scan: ~5 ms a megabyte).
+_A_LOOKALIKE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_LOOKALIKE)) + "]")
+
+
+def _first_lookalike(text: str, ascii_view: bytes) -> int:
+    """Where the first `_LOOKALIKE` character of `text` is, -1 if none. `ascii_view` is
+    `text.encode("ascii", "replace")`: every non-ASCII character is a `?` there, so where
+    `?`s are few (prose with a few accents) only they are looked at, with `bytes.find`;
+    where they are many, one regex scan."""
+    if ascii_view.count(b"?") > len(text) // 64:
+        first = _A_LOOKALIKE.search(text)
+        return -1 if first is None else first.start()
+    at = ascii_view.find(b"?")
+    while at != -1 and text[at] not in _LOOKALIKE_CHARS:
+        at = ascii_view.find(b"?", at + 1)
+    return at
 
 
 def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
@@ -350,29 +387,64 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     """
     if not text:
         return []
-    if not text.isascii():  # look-alike digits and separators, one character for one
-        text = text.translate(_LOOKALIKE)
     plan = _PLANS.get(id(detectors))
     if plan is None:
         plan = _Plan.of(detectors)
     views = _Views(text)
+    if not text.isascii():  # look-alike digits and separators, one character for one
+        at = _first_lookalike(text, views.ascii())
+        if at != -1:  # (the characters before it translate to themselves)
+            text = text[:at] + text[at:].translate(_LOOKALIKE)
+            views = _Views(text)
     active = plan.active(views)
     if not active:
         return []
-    found: list[tuple[int, int, int, Detector]] = []
-    for detector, match in _matches(views, active):
+    candidates = [(d.priority, m.start(d.group), d, m) for d, m in _matches(views, active)]
+    return [Finding(d.category, start, end, d.id)
+            for start, end, d in _confirm_and_settle(text, candidates)]
+
+
+def _by_rank(candidate: tuple[int, int, Detector, re.Match[str]]) -> tuple[int, int]:
+    return candidate[0], candidate[1]
+
+
+def _confirm_and_settle(
+    text: str, candidates: list[tuple[int, int, Detector, re.Match[str]]]
+) -> list[tuple[int, int, Detector]]:
+    """The confirmed values among `candidates` (`(priority, start, detector, match)`) that
+    `_settle` keeps, as `(start, end, detector)` in order of position.
+
+    Candidates are taken in `_settle`'s order (priority, then position), so a candidate
+    whose first character a kept finding already holds would be dropped whatever its
+    validator says: it is skipped without validating (a confirmed span starts where the
+    match's group does and is never empty).
+    """
+    candidates.sort(key=_by_rank)
+    claimed = bytearray(len(text))
+    kept: list[tuple[int, int, Detector]] = []
+    for _, first, detector, match in candidates:
+        if claimed[first]:
+            continue
         span = _confirmed(text, detector, match)
-        if span is not None:
-            found.append((detector.priority, span[0], span[1], detector))
-    if len(found) > 1:
-        found = _settle(found, len(text))
-    return [Finding(d.category, start, end, d.id) for _, start, end, d in found]
+        if span is None:
+            continue
+        start, end = span
+        if claimed.find(1, start, end) == -1:
+            claimed[start:end] = b"\x01" * (end - start)
+            kept.append((start, end, detector))
+    kept.sort(key=_by_start)
+    return kept
+
+
+def _by_start(item: tuple[int, int, Detector]) -> int:
+    return item[0]
 
 
 def _settle(
     found: list[tuple[int, int, int, Detector]], length: int
 ) -> list[tuple[int, int, int, Detector]]:
-    """Keep, for each stretch of text, the finding of the lowest priority number."""
+    """Keep, for each stretch of text, the finding of the lowest priority number (the rule
+    `_confirm_and_settle` applies while validating)."""
     found.sort(key=lambda item: (item[0], item[1]))
     claimed = bytearray(length)
     kept = []

@@ -5,7 +5,9 @@
 Reports MB/s on a realistic reply corpus (~1 MB of varied support-reply sentences, some holding
 values) and on an adversarial corpus, the doubling ratio (time for 2 MB / time for 1 MB, which
 should stay near 2), and the median time to screen a 317-character message. Targets (issue 2):
->= 20 MB/s realistic, <= 0.1 ms for 317 characters, doubling ratio near 2.
+>= 20 MB/s realistic, <= 0.1 ms for 317 characters, doubling ratio near 2 (< 2.5 here).
+All times are CPU time of this process, so other processes' load counts less; the machine is
+shared, so run it three times and take the median.
 """
 
 from __future__ import annotations
@@ -117,15 +119,21 @@ def doubling(make: Callable[[int], str]) -> float:
     return _time(lambda: _screen(two)) / _time(lambda: _screen(one))
 
 
-def message_ms(length: int = 317, runs: int = 5000) -> float:
-    """Median milliseconds to screen a `length`-character reply holding a card number."""
+def message_ms(length: int = 317, batches: int = 100, batch: int = 50) -> float:
+    """Median CPU milliseconds to screen a `length`-character reply holding a card number
+    (timed in batches of `batch` calls, as one call is near the clock's resolution)."""
     text = ("The card 4111 1111 1111 1111 is on file. " + realistic(4000, seed=3))[:length]
     times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        screen_text(text, RULES)
-        times.append(time.perf_counter() - start)
+    for _ in range(batches):
+        start = time.process_time()
+        for _ in range(batch):
+            screen_text(text, RULES)
+        times.append((time.process_time() - start) / batch)
     return statistics.median(times) * 1000
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "NOT MET"
 
 
 def main() -> None:
@@ -133,11 +141,14 @@ def main() -> None:
     digits = sum(c.isdigit() for c in real) / len(real)
     print(f"realistic corpus: {len(real):,} chars, {digits:.1%} digits, "
           f"{len(find(real)):,} findings")
-    print(f"realistic:   {throughput(real):7.1f} MB/s   (target >= 20)")
+    real_mbs = throughput(real)
+    print(f"realistic:   {real_mbs:7.1f} MB/s   (target >= 20: {_verdict(real_mbs >= 20)})")
     print(f"adversarial: {throughput(adversarial(1_000_000)):7.1f} MB/s")
-    print(f"doubling ratio realistic:   {doubling(realistic):.2f}   (near 2)")
-    print(f"doubling ratio adversarial: {doubling(adversarial):.2f}   (near 2)")
-    print(f"317-character message: {message_ms():.4f} ms median   (target <= 0.1)")
+    for name, make in (("realistic", realistic), ("adversarial", adversarial)):
+        ratio = doubling(make)
+        print(f"doubling ratio {name + ':':12} {ratio:.2f}   (near 2: {_verdict(ratio < 2.5)})")
+    ms = message_ms()
+    print(f"317-character message: {ms:.4f} ms median   (target <= 0.1: {_verdict(ms <= 0.1)})")
 
 
 if __name__ == "__main__":
