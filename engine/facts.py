@@ -40,9 +40,10 @@ _VALUES = re.compile(
     rf"|(?:{_NAMES})\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?(?!\d))"
     r"|(?P<masked>(?<![\w*])(?:[A-Z]{2})?\*{2,}(?:\s?\*{2,})*\s?[0-9A-Z]{3,4}(?!\w))"
     rf"|(?P<money>(?:{_CURRENCY})\s?{_NUM}|(?<![\w.,]){_NUM}\s?(?:{_UNIT}))"
-    r"|(?P<token>#?(?<![\w.,-])[A-Za-z0-9](?:[A-Za-z0-9_.,-]*[A-Za-z0-9])?(?![\w-]))",
+    r"|(?P<token>#?(?<![\w.,-])(?:[A-Za-z][A-Za-z_.-]*)?\d[\w.,-]*)",
     re.IGNORECASE,
 )
+_MAY_HOLD = re.compile(r"[0-9@]")
 _UNIT_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th|am|pm|h|hs|min|s|x|kg|km|g|ml|l|mb|gb|kb|k|m)",
                           re.IGNORECASE)
 
@@ -113,6 +114,8 @@ def stated_values(text: str, language: str) -> list[Value]:
     `29/11/2024`, `29 November 2024`, `29 de novembro`), money (`£12.50`, `12.50 pounds`,
     `R$ 12,50`), numbers of 3 or more digits or with decimals, identifiers with letters and
     digits (`ORD-4412`, `#4412`)."""
+    if _MAY_HOLD.search(text) is None:
+        return []  # every value has a digit, or an "@" (an email)
     out: list[Value] = []
     taken: list[tuple[int, int]] = []
     for f in find(text):
@@ -144,9 +147,9 @@ def _value(match: re.Match[str], kind: str, language: str) -> Value | None:
         number = parse_number(found.group(), language) if found else None
         return Value("number", start, end, number, (compact(text),)) if number is not None \
             else None
-    token = text.lstrip("#")
-    if not any(c.isdigit() for c in token):
-        return None
+    token = text.rstrip("._,-")
+    end = start + len(token)
+    token = token.lstrip("#")
     if token.isdigit() or "." in token or "," in token:
         number = parse_number(token, language)
         if number is None:
