@@ -118,6 +118,7 @@ class ReplyScreen:
         self._internals = internals
         self.context = context if context is not None else TurnContext()
         self.counts: Counter[str] = Counter()
+        self._product = False  # the last sentence `screen_sentence` returned is a phrasing
         self._actions = None if tools is None else ActionCheck(
             tools, self.context, now=now, counts=self.counts)
         self._segmenter = SentenceSegmenter(rules.language, max_chars=max_chars,
@@ -243,11 +244,11 @@ class ReplyScreen:
     def _emit(self, sentences: Sequence[str]) -> list[Piece]:
         out = []
         for sentence in sentences:
-            piece = self._screen(sentence)
-            if piece is not None:
-                out.append(piece)
+            screened = self.screen_sentence(sentence)
+            if screened:
+                out.append(Piece(screened, self._product))
                 if not self._buffer_whole:
-                    self._note_said(piece.text)  # right away: it reuses the sentence's words
+                    self._note_said(screened)  # right away: it reuses the sentence's words
         if self._buffer_whole:
             self._held += out
             return []
@@ -268,12 +269,15 @@ class ReplyScreen:
         self._window = window[-self._window_max:]
 
     def screen_sentence(self, sentence: str) -> str:
-        """One whole sentence through the per-sentence checks; "" when it is removed."""
+        """One whole sentence through the per-sentence checks; "" when it is removed.
+        Notes in `_product` whether the product wrote what it returns (a phrasing)."""
         piece = self._screen(sentence)
-        return "" if piece is None else piece.text
+        if piece is None:
+            return ""
+        self._product = piece.product
+        return piece.text
 
     def _screen(self, sentence: str) -> Piece | None:
-        """One whole sentence through the per-sentence checks; None when it is removed."""
         if self._in_key:
             rest = _KEY_REST.match(sentence)
             assert rest is not None  # the pattern matches the empty string
