@@ -8,6 +8,7 @@ import pytest
 from engine import (
     ActionCheck,
     MustAccompany,
+    Phrasing,
     Piece,
     ReplyRules,
     ReplyScreen,
@@ -27,6 +28,7 @@ from tests.data.action_cases import (
     RULES,
     SHOP_TOOLS,
     STAFF_TOOLS,
+    Call,
     Case,
     messages,
 )
@@ -104,8 +106,8 @@ def test_action_check_alone() -> None:
 
 
 def test_earlier_turn_calls_are_read_into_the_context() -> None:
-    context = read_context(messages(DONE[:0] + (DONE[0].__class__(
-        "refund_card", {"order_id": "1"}, {"ok": True}, earlier=True),)), WRITES)
+    context = read_context(messages(
+        (Call("refund_card", {"order_id": "1"}, {"ok": True}, earlier=True),)), WRITES)
     assert (context.calls, [c.name for c in context.earlier]) == ((), ["refund_card"])
     assert [c.name for c in context.conversation_calls()] == ["refund_card"]
 
@@ -132,3 +134,25 @@ def test_forbidden_calls() -> None:
 ])
 def test_cannot_do_sentence(language: str, sentence: str) -> None:
     assert cannot_do_sentence(LOCKED, "delete_account", language) == sentence
+
+
+CARD_TOOLS = compile_tools(ToolRules(tools={"refund_card": ToolSpec(
+    "refund_card", writes=True, claims={"en": ("refunded",)},
+    phrasing={"en": Phrasing(
+        done="I've refunded {amount} to card {card}.",
+        not_done="I haven't refunded card {card}.")})}), "en")
+
+
+def test_added_outcome_sentence_masks_the_card_it_was_sent() -> None:
+    context = read_context(messages(DONE), WRITES)
+    assert screen_reply("Thanks.", RULES["en"], context, tools=CARD_TOOLS) == (
+        "Thanks. I've refunded 12.50 to card **** 1111.",
+        {"reply_outcome_added": 1, "reply_pd_detected_card": 1, "reply_pd_masked": 1})
+
+
+def test_replacing_outcome_sentence_masks_the_card_it_was_sent() -> None:
+    context = read_context(messages(DONE), WRITES)
+    assert screen_reply("I've refunded 99.00 pounds.", RULES["en"], context,
+                        tools=CARD_TOOLS) == (
+        "I've refunded 12.50 to card **** 1111.",
+        {"reply_value_replaced": 1, "reply_pd_detected_card": 1, "reply_pd_masked": 1})
