@@ -8,14 +8,37 @@ The exception tree:
 
 from __future__ import annotations
 
+from engine.actions import (
+    ASSERTION_REFUSED,
+    OUTCOME_ADDED,
+    OUTCOME_REPLACED,
+    VALUE_HIGHLIGHTED,
+    VALUE_REPLACED,
+    ActionCheck,
+    cannot_do_sentence,
+    forbidden_calls,
+)
 from engine.check_reply import DETECTOR_REASONS, MAX_FINDINGS, ReplyFinding, check_reply
 from engine.context import Passage, ToolCall, TurnContext, read_context
 from engine.detectors import DETECTORS, Detector
+from engine.facts import (
+    FACTS_CONFLICT,
+    FACTS_OUT_OF_RANGE,
+    FACTS_STALE,
+    FACTS_TRACED,
+    FACTS_UNTRACED,
+)
 from engine.find import Finding, apply_masks, find
 from engine.internals import REPLY_RULES, ReplyRule
 from engine.json_reply import JsonReplyScreen
-from engine.reply import ReplyScreen, ScreeningError, screen_reply
+from engine.reply import Piece, ReplyScreen, ScreeningError, screen_reply
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
+from engine.rewording import (
+    TEMPERATURE_KEPT,
+    TEMPERATURE_VARIED,
+    locked_words,
+    rewording_kept,
+)
 from engine.rules import (
     ACTIONS,
     CLASSES,
@@ -29,21 +52,42 @@ from engine.rules import (
 )
 from engine.screen import Screened, detected, screen_text
 from engine.segment import SentenceSegmenter, split_sentences
+from engine.tools import (
+    BUILT_IN,
+    CompiledTools,
+    Phrasing,
+    ToolRules,
+    ToolSpec,
+    compile_tools,
+)
 
 __all__ = [
     "ACTIONS",
+    "ASSERTION_REFUSED",
+    "ActionCheck",
+    "BUILT_IN",
     "CLASSES",
     "CompiledRules",
+    "CompiledTools",
     "DEFAULT_ACTIONS",
     "DETECTORS",
     "DETECTOR_REASONS",
     "Detector",
+    "FACTS_CONFLICT",
+    "FACTS_OUT_OF_RANGE",
+    "FACTS_STALE",
+    "FACTS_TRACED",
+    "FACTS_UNTRACED",
     "Finding",
     "JsonReplyScreen",
     "LANGUAGES",
     "MAX_FINDINGS",
     "MustAccompany",
+    "OUTCOME_ADDED",
+    "OUTCOME_REPLACED",
     "Passage",
+    "Phrasing",
+    "Piece",
     "REPLY_RULES",
     "ReplyExactly",
     "ReplyFinding",
@@ -54,15 +98,26 @@ __all__ = [
     "Screened",
     "ScreeningError",
     "SentenceSegmenter",
+    "TEMPERATURE_KEPT",
+    "TEMPERATURE_VARIED",
     "ToolCall",
+    "ToolRules",
+    "ToolSpec",
     "TurnContext",
+    "VALUE_HIGHLIGHTED",
+    "VALUE_REPLACED",
     "WITHHELD_REPLY",
     "apply_masks",
+    "cannot_do_sentence",
     "check_reply",
     "compile_rules",
+    "compile_tools",
     "detected",
     "find",
+    "forbidden_calls",
+    "locked_words",
     "read_context",
+    "rewording_kept",
     "screen_reply",
     "screen_request",
     "screen_text",

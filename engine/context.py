@@ -1,4 +1,5 @@
-"""The turn context read from an OpenAI `messages` list: this turn's tool calls and passages.
+"""The turn context read from an OpenAI `messages` list: this turn's tool calls and passages,
+and the calls of the earlier turns (for the assertion check, DESIGN section 5).
 
 "This turn" is everything after the last user message (DESIGN section 3). A call's outcome is
 read from its tool result (DESIGN section 5): failed when the result is JSON with a non-null
@@ -109,13 +110,20 @@ class Passage:
 @dataclass(frozen=True, slots=True)
 class TurnContext:
     """What a reply is screened against: the last user turn's text, this turn's tool calls
-    (in order), the passages declared this turn by id, and the compact values every write of
-    this turn was sent or returned (for the outcome exception, DESIGN section 3)."""
+    (in order), the passages declared this turn by id, the compact values every write of
+    this turn was sent or returned (for the outcome exception, DESIGN section 3), and
+    `earlier`: the calls of the turns before this one, in order (a claim of a write is checked
+    against every call of the conversation, DESIGN section 5)."""
 
     turn: str = ""
     calls: tuple[ToolCall, ...] = ()
     passages: Mapping[str, Passage] = field(default_factory=dict)
     write_values: frozenset[str] = frozenset()
+    earlier: tuple[ToolCall, ...] = ()
+
+    def conversation_calls(self) -> tuple[ToolCall, ...]:
+        """Every call of the conversation, oldest first: `earlier`, then this turn's."""
+        return self.earlier + self.calls if self.earlier else self.calls
 
     def done(self, tool: str) -> bool:
         """True when a call of `tool` ran to a done outcome in this turn."""
@@ -158,12 +166,13 @@ def read_context(
         if isinstance(message, Mapping) and message.get("role") == "user":
             last_user = i
     turn = content_text(messages[last_user].get("content")) if last_user >= 0 else ""
-    requested: list[tuple[str, str, Any]] = []
+    requested: list[tuple[bool, str, str, Any]] = []  # (this turn, id, name, arguments)
     results: dict[str, Any] = {}
     passages: dict[str, Passage] = {}
-    for message in messages[last_user + 1 :]:
+    for i, message in enumerate(messages):
         if not isinstance(message, Mapping):
             continue
+        now = i > last_user
         if message.get("role") == "assistant":
             tool_calls = message.get("tool_calls")
             for call in tool_calls if isinstance(tool_calls, list) else ():
@@ -173,19 +182,22 @@ def read_context(
                 raw = function.get("arguments")
                 arguments = _parse_json(raw) if isinstance(raw, str) else raw
                 arguments = raw if arguments is None else arguments
-                requested.append((str(call.get("id", "")), str(function.get("name", "")),
+                requested.append((now, str(call.get("id", "")), str(function.get("name", "")),
                                   arguments))
         elif message.get("role") == "tool":
             text = content_text(message.get("content"))
             parsed = _parse_json(text)
             results[str(message.get("tool_call_id", ""))] = text if parsed is None else parsed
-            for passage in _passages(parsed):
-                passages[passage.id] = passage
-    calls = []
-    for call_id, name, arguments in requested:
+            if now:
+                for passage in _passages(parsed):
+                    passages[passage.id] = passage
+    calls: list[ToolCall] = []
+    earlier: list[ToolCall] = []
+    for now, call_id, name, arguments in requested:
         result = results.get(call_id)
         outcome: Outcome = "pending" if call_id not in results else outcome_of(result)
         write = writes is None or name in writes
-        calls.append(ToolCall(call_id, name, arguments, result, outcome, write))
+        (calls if now else earlier).append(
+            ToolCall(call_id, name, arguments, result, outcome, write))
     values = frozenset().union(*(c.values() for c in calls if c.write)) if calls else frozenset()
-    return TurnContext(turn, tuple(calls), passages, values)
+    return TurnContext(turn, tuple(calls), passages, values, tuple(earlier))

@@ -6,6 +6,11 @@ was sent or returned is masked instead, `reply_pd_masked`), `never_say`, `offers
 `must_accompany` sentences, added once and not if already said; `reply_exactly.when_cited`
 replaces the whole reply. Only screened text is ever returned: the release-only-screened-text
 rule that lets the proxy stream.
+
+With `tools` (DESIGN section 5), each sentence first goes through `engine.actions.ActionCheck`
+(claims and values need the raw sentence), then personal data as above; a product sentence
+(a phrasing) skips the wording rules, which judge what the model wrote. At the end, the
+outcome sentences of unmentioned writes come first, then the `must_accompany` sentences.
 """
 
 from __future__ import annotations
@@ -14,13 +19,16 @@ import random
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import NamedTuple
 
+from engine.actions import ActionCheck
 from engine.context import TurnContext, compact
 from engine.find import Finding, apply_masks, find
 from engine.internals import internal_spans
 from engine.rules import Action, CompiledRules
 from engine.screen import MASKED, REDACTED, WITHHELD, detected
-from engine.segment import SentenceSegmenter
+from engine.segment import SentenceSegmenter, split_sentences
+from engine.tools import CompiledTools
 
 WORDING_REMOVED = "reply_wording_removed"
 OFFER_REMOVED = "reply_offer_removed"
@@ -71,30 +79,53 @@ class ScreeningError(RuntimeError):
     """Screening failed; nothing of the affected reply may be released (fail closed)."""
 
 
+class Piece(NamedTuple):
+    """One released sentence, with its whitespace. `product`: written by the product (a
+    phrasing, an added sentence, an exact reply), not the model; the proxy may reword it
+    (reply_temperature) and checks every piece with its moderation endpoint."""
+
+    text: str
+    product: bool
+
+
+def _joined(pieces: list[Piece]) -> str:
+    return "".join([p.text for p in pieces]) if pieces else ""
+
+
 class ReplyScreen:
     """Screens one reply (one choice) incrementally.
 
     `feed(delta) -> str` returns the screened whole sentences released so far (often "");
     `finish() -> str` returns the rest and any added sentence. The concatenation of every
-    returned string is the same whatever the deltas were (property-tested). `counts` holds
-    the seed 000 counts this reply produced. Raises ScreeningError if a check fails; after
-    that, or after `finish()`, the screen refuses further input.
+    returned string is the same whatever the deltas were (property-tested). `feed_pieces` /
+    `finish_pieces` return the same text as a list of `Piece`s, one sentence each. `counts`
+    holds the seed 000 counts this reply produced. `tools` (compiled for the rules' language)
+    turns on the action check; `now` (epoch seconds) is when result staleness is judged.
+    Raises ScreeningError if a check fails; after that, or after `finish()`, the screen
+    refuses further input. Raises ValueError when `tools` is compiled for another language.
     """
 
     def __init__(
         self, rules: CompiledRules, context: TurnContext | None = None, max_chars: int = 2000,
-        additions: bool = True, internals: Action = "allow",
+        additions: bool = True, internals: Action = "allow", *,
+        tools: CompiledTools | None = None, now: float | None = None,
     ) -> None:
+        if tools is not None and tools.language != rules.language:
+            raise ValueError(f"tools: compiled for {tools.language!r}, the rules for "
+                             f"{rules.language!r}")
         self.rules = rules
         self._adds = additions
         self._internals = internals
         self.context = context if context is not None else TurnContext()
         self.counts: Counter[str] = Counter()
+        self._product = False  # the last sentence `screen_sentence` returned is a phrasing
+        self._actions = None if tools is None else ActionCheck(
+            tools, self.context, now=now, counts=self.counts)
         self._segmenter = SentenceSegmenter(rules.language, max_chars=max_chars,
                                             no_cut=self._no_cut)
         exact_tags = {e.when_cited for e in rules.rules.reply_exactly if e.when_cited}
         self._buffer_whole = bool(exact_tags & self.context.tags())
-        self._held: list[str] = []
+        self._held: list[Piece] = []
         # What was released, kept only as far as the "already said" check needs (bounded):
         # the last characters of it as phrase lists read them, and the adds seen in it.
         adds = [_said(rules.words(e.add)) for e in rules.rules.must_accompany]
@@ -137,6 +168,25 @@ class ReplyScreen:
                 self._hold.append(delta)
                 self._hold_len = held
                 return ""
+            return _joined(self._emit(self._pieces(self._take(delta))))
+        except Exception as exc:
+            self._closed = True
+            raise ScreeningError(
+                f"screening a reply sentence failed: {type(exc).__name__}") from exc
+
+    def feed_pieces(self, delta: str) -> list[Piece]:
+        """`feed`, as the released sentences one by one (`"".join` of their texts is what
+        `feed` returns)."""
+        if self._closed:
+            raise ScreeningError("the reply screen is closed")
+        try:
+            held = self._hold_len + len(delta)
+            if not self._open and held < _HOLD_MAX and self._unreleased + held < self._max and (
+                _EVENT_CHARS.search(delta) is None
+            ):
+                self._hold.append(delta)
+                self._hold_len = held
+                return []
             return self._emit(self._pieces(self._take(delta)))
         except Exception as exc:
             self._closed = True
@@ -145,6 +195,12 @@ class ReplyScreen:
 
     def finish(self) -> str:
         """End of the reply: screen the rest and add what the rules require."""
+        return _joined(self.finish_pieces())
+
+    def finish_pieces(self) -> list[Piece]:
+        """`finish`, as sentences: the rest of the reply, then the added sentences (outcome
+        sentences of unmentioned writes, then `must_accompany`), each its own product piece;
+        an exact reply (`reply_exactly.when_cited`) is cut into its sentences."""
         if self._closed:
             raise ScreeningError("the reply screen is closed")
         try:
@@ -155,8 +211,8 @@ class ReplyScreen:
                 exact = self._exact_cited()
                 if exact is not None:
                     self.counts[EXACT_REPLY] += 1
-                    return exact
-                out = "".join(self._held)
+                    return [Piece(p, True) for p in split_sentences(exact, self.rules.language)]
+                out = self._held
                 return out + self._additions(out) if self._adds else out
             return out + self._additions(None) if self._adds else out
         except ScreeningError:
@@ -185,19 +241,18 @@ class ReplyScreen:
         self._unreleased += len(text) - sum(map(len, pieces))
         return pieces
 
-    def _emit(self, sentences: Sequence[str]) -> str:
+    def _emit(self, sentences: Sequence[str]) -> list[Piece]:
         out = []
         for sentence in sentences:
             screened = self.screen_sentence(sentence)
             if screened:
-                out.append(screened)
+                out.append(Piece(screened, self._product))
                 if not self._buffer_whole:
                     self._note_said(screened)  # right away: it reuses the sentence's words
-        text = "".join(out)
         if self._buffer_whole:
-            self._held.append(text)
-            return ""
-        return text
+            self._held += out
+            return []
+        return out
 
     def _note_said(self, piece: str) -> None:
         """Remember of one released piece what the `must_accompany` check needs: an add said
@@ -214,37 +269,52 @@ class ReplyScreen:
         self._window = window[-self._window_max:]
 
     def screen_sentence(self, sentence: str) -> str:
-        """One whole sentence through the per-sentence checks; "" when it is removed."""
+        """One whole sentence through the per-sentence checks; "" when it is removed.
+        Notes in `_product` whether the product wrote what it returns (a phrasing)."""
+        piece = self._screen(sentence)
+        if piece is None:
+            return ""
+        self._product = piece.product
+        return piece.text
+
+    def _screen(self, sentence: str) -> Piece | None:
         if self._in_key:
             rest = _KEY_REST.match(sentence)
             assert rest is not None  # the pattern matches the empty string
             self._in_key = rest.end() == len(sentence) and not rest.group().endswith("-----")
             sentence = sentence[rest.end() :]
             if not sentence:
-                return ""
+                return None
+        product = False
+        if self._actions is not None:
+            sentence, product = self._actions.sentence(sentence)
+            if not sentence:
+                return None
         self._cited |= self.context.cited_tags(sentence) if self.context.passages else set()
         findings = find(sentence)
         if findings:
             sentence = self._personal_data(sentence, findings)
             if not sentence:
-                return ""
+                return None
         if self._internals != "allow":
             sentence = self._platform_internals(sentence)
             if not sentence:
-                return ""
+                return None
+        if product:
+            return Piece(sentence, True)
         rules = self.rules
         if rules.never_say is not None or rules.offers_markers is not None:
             folded = rules.words(sentence)
             self._words = (sentence, folded)  # `_note_said` reads the same piece next
             if rules.never_say is not None and rules.never_say.search(folded):
                 self.counts[WORDING_REMOVED] += 1
-                return ""
+                return None
             if rules.offers_markers is not None and rules.offers_markers.search(folded) and not (
                 rules.offers_allowed is not None and rules.offers_allowed.search(folded)
             ):
                 self.counts[OFFER_REMOVED] += 1
-                return ""
-        return sentence
+                return None
+        return Piece(sentence, False)
 
     def _platform_internals(self, sentence: str) -> str:
         """The opt-in `internals` class (seed 003's REPLY_RULES: pod and host names, stack
@@ -307,27 +377,38 @@ class ReplyScreen:
                 return entry.say
         return None
 
-    def _additions(self, prior: str | None) -> str:
-        """The `must_accompany` sentences due and not yet said, joined after the released
-        reply: `prior` when it is held whole, else what `_note_said` kept of it."""
-        said = _said(self.rules.words(prior)) if prior is not None else None
+    def _additions(self, prior: list[Piece] | None) -> list[Piece]:
+        """The sentences added after the released reply (`prior` when it is held whole, else
+        what `_note_said` kept of it): the outcome sentences of this turn's unmentioned writes
+        (`ActionCheck.finish`, masked like any sentence), then the `must_accompany` sentences
+        due and not yet said. The first starts with a space unless the reply ends in one."""
         added: list[str] = []
+        if self._actions is not None:
+            for sentence in self._actions.finish():
+                findings = find(sentence)
+                sentence = self._personal_data(sentence, findings) if findings else sentence
+                if sentence:
+                    added.append(sentence)
+        prior_text = "".join([p.text for p in prior]) if prior is not None else None
+        said = _said(self.rules.words(prior_text)) if prior_text is not None else None
+        accompany: list[str] = []
         for entry in self.rules.rules.must_accompany:
             due = (entry.when_done is not None and self.context.done(entry.when_done)) or (
                 entry.when_cited is not None and entry.when_cited in self._cited
             )
-            if not due or entry.add in added:
+            if not due or entry.add in accompany:
                 continue
             key = _said(self.rules.words(entry.add))
             if (key in said) if said is not None else (key in self._said_adds):
                 continue
-            added.append(entry.add)
+            accompany.append(entry.add)
             self.counts[WORDING_ADDED] += 1
+        added += accompany
         if not added:
-            return ""
-        last = prior[-1:] if prior is not None else self._last_char
+            return []
+        last = prior_text[-1:] if prior_text is not None else self._last_char
         lead = " " if last and not last.isspace() else ""
-        return lead + " ".join(added)
+        return [Piece((lead if i == 0 else " ") + a, True) for i, a in enumerate(added)]
 
 
 def _said(text: str) -> str:
@@ -343,13 +424,16 @@ def screen_reply(
     chunks: int = 0,
     seed: int | None = None,
     max_chars: int = 2000,
+    tools: CompiledTools | None = None,
+    now: float | None = None,
 ) -> tuple[str, dict[str, int]]:
     """Screen a whole reply; returns (released text, counts).
 
     With `chunks` > 1 the reply is fed in that many random pieces (as a stream would arrive),
-    which gives the same text: `replyguard screen --side reply --chunks N` shows it.
+    which gives the same text: `replyguard screen --side reply --chunks N` shows it. `tools`
+    and `now` are `ReplyScreen`'s.
     """
-    screen = ReplyScreen(rules, context, max_chars=max_chars)
+    screen = ReplyScreen(rules, context, max_chars=max_chars, tools=tools, now=now)
     out: list[str] = []
     if chunks > 1 and len(text) > 1:
         rng = random.Random(seed)

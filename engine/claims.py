@@ -1,0 +1,153 @@
+"""How a reply sentence is read for claims of a write (DESIGN section 5): its words folded as
+the reply rules fold them, contractions spelt out, quoted speech blanked; negations, questions,
+offers and future tense; and the mood of a sentence (statement / question / request).
+
+The word lists are the product's, per language ("en", "pt-BR"); they are data, not a model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Literal
+
+from engine.text import wording
+
+Mood = Literal["statement", "question", "request"]
+
+#: Words that make a claim one of NOT done ("I haven't refunded", "não reembolsei").
+NEGATIONS: Mapping[str, frozenset[str]] = MappingProxyType({
+    "en": frozenset("not never no cannot nothing unable neither nor none without".split()),
+    "pt-BR": frozenset("nao nunca nem nada sem jamais nenhum nenhuma ninguem".split()),
+})
+#: Words before a claim that make it an offer, a future or a hypothesis, not a claim of done
+#: ("I will refund", "I can refund", "if it was refunded", "vou reembolsar").
+NOT_CLAIMS: Mapping[str, frozenset[str]] = MappingProxyType({
+    "en": frozenset("will ll shall can could would may might going gonna want wants like let "
+                    "if whether unless once should must need needs".split()),
+    "pt-BR": frozenset("vou vai vamos vao irei ira iremos irao posso podemos pode podera "
+                       "poderia poderiamos quer queira gostaria devo deve deveria sera serao "
+                       "caso precisa preciso se".split()),
+})
+#: Modal words that, next to a negation, say a thing could not be done ("couldn't refund",
+#: "não posso reembolsar"): a claim of not done, not an offer.
+INABILITY: Mapping[str, frozenset[str]] = MappingProxyType({
+    "en": frozenset("could would can".split()),
+    "pt-BR": frozenset("posso pode podemos".split()),
+})
+#: Words that may stand inside a claim phrase without breaking it ("refund has not been
+#: issued", "refund has already been issued", "reembolso não foi feito").
+INSERTS: Mapping[str, frozenset[str]] = MappingProxyType({
+    "en": frozenset("not never no already now just also".split()),
+    "pt-BR": frozenset("nao nunca ja tambem agora".split()),
+})
+#: Clause edges: a negation or modal word only reaches the claim in its own clause.
+_CLAUSE_WORDS: Mapping[str, str] = MappingProxyType({
+    "en": "and but however although though so because since while whereas then that",
+    "pt-BR": "e mas porem contudo entretanto embora pois porque entao enquanto que",
+})
+#: Words a question part may open with when the sentence ends with "?".
+_ASKING: Mapping[str, frozenset[str]] = MappingProxyType({
+    "en": frozenset("is are was were do does did has have had shall should can could would "
+                    "will may what when why how where who which".split()),
+    "pt-BR": frozenset("quer posso devo pode podemos sera o que quando por como onde quem "
+                       "qual voce".split()),
+})
+#: Markers of a request (mood), and imperative openers.
+_REQUEST: Mapping[str, re.Pattern[str]] = MappingProxyType({
+    "en": re.compile(r"(?<!\w)(?:please|kindly)(?!\w)|^\W*(?:send|call|contact|check|try|"
+                     r"click|tap|reply|tell|let|make|keep|visit|go|wait)(?!\w)"),
+    "pt-BR": re.compile(r"(?<!\w)(?:por favor|favor)(?!\w)|^\W*(?:envie|ligue|entre|verifique|"
+                        r"tente|clique|toque|responda|diga|aguarde|acesse|mande)(?!\w)"),
+})
+_WINDOW = 6  # words before a claim read for negations and modals
+
+_CONTRACTION = re.compile(r"(?<!\w)(can|won|shan|ain|\w+n)\s+t(?!\w)")
+_SPECIAL = {"can": "cannot", "won": "will not", "shan": "shall not", "ain": "is not"}
+_QUOTED = re.compile(
+    r"“[^“”]{0,600}”|«[^«»]{0,600}»|„[^„“”]{0,600}[“”]|\"[^\"\n]{0,600}\""
+    r"|(?<!\w)['‘](?:[^'‘’\n]|['’](?=\w)){0,600}['’](?!\w)")
+_CLOSERS = "\"')]}»”’*_` \t\r\n"
+_PART = re.compile(r"[^,;:]+[,;:]*")
+_WORD = re.compile(r"\w+")
+
+
+def _expand(match: re.Match[str]) -> str:
+    stem = match.group(1)
+    return _SPECIAL.get(stem) or stem[:-1] + " not"
+
+
+def claim_words(text: str, language: str) -> str:
+    """`text` as claims are matched: folded like the reply rules (`engine.text.wording`:
+    lower case, accents removed in pt-BR, quotes and markup read as spaces), with English
+    contractions spelt out ("haven't" -> "have not", "can't" -> "cannot"). Offsets do not
+    hold."""
+    folded = wording(text, strip_accents=language == "pt-BR")
+    return _CONTRACTION.sub(_expand, folded) if language == "en" else folded
+
+
+def unquoted(text: str) -> str:
+    """`text` with quoted speech (double, curly, guillemet and single quotes, apostrophes
+    inside words kept) read as one space: the customer's words are not the model's claim."""
+    return _QUOTED.sub(" ", text) if ("'" in text or "\"" in text or "“" in text
+                                       or "‘" in text or "«" in text or "„" in text) else text
+
+
+def _clause_edges(language: str) -> re.Pattern[str]:
+    words = "|".join(_CLAUSE_WORDS[language].split())
+    return re.compile(r"[,;:()\[\]]|(?<!\w)(?:" + words + r")(?!\w)")
+
+
+CLAUSE_EDGES: Mapping[str, re.Pattern[str]] = MappingProxyType(
+    {language: _clause_edges(language) for language in _CLAUSE_WORDS})
+
+
+def reading(folded: str, start: int, end: int, language: str) -> Literal["done", "not_done",
+                                                                         "none"]:
+    """How the claim found at `folded[start:end]` reads (`folded` from `claim_words`):
+    "none" when it is asked (its part of the sentence is a question) or offered, promised or
+    supposed (a `NOT_CLAIMS` word before it in its clause); "not_done" when a negation stands
+    inside it or before it in its clause; "done" otherwise."""
+    edge = 0
+    for edge_match in CLAUSE_EDGES[language].finditer(folded, 0, start):
+        edge = edge_match.end()
+    before = _WORD.findall(folded, edge, start)[-_WINDOW:]
+    negations, unable = NEGATIONS[language], INABILITY[language]
+    modals = [w for i, w in enumerate(before) if w in NOT_CLAIMS[language] and not (
+        w in unable and ((i + 1 < len(before) and before[i + 1] in negations)
+                         or (i > 0 and before[i - 1] in negations)))]
+    if modals or _asked(folded, start, end, language):
+        return "none"
+    inside = _WORD.findall(folded, start, end)
+    return "not_done" if negations.intersection(before) or negations.intersection(
+        inside) else "done"
+
+
+def _asked(folded: str, start: int, end: int, language: str) -> bool:
+    """Is the part of the sentence holding `folded[start:end]` a question? A part (cut at
+    `, ; :`) ending in "?", or the last part of a sentence ending in "?", or a part opening
+    with an asking word of a sentence that ends in "?"."""
+    rest = folded.rstrip(_CLOSERS)
+    if "?" not in rest:
+        return False
+    ends_asking = rest.endswith("?")
+    parts = list(_PART.finditer(folded))
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if start < part.end() or last:
+            text = part.group().rstrip(_CLOSERS + ",;:")
+            if text.endswith("?") or (ends_asking and last):
+                return True
+            first = _WORD.search(text)
+            return ends_asking and first is not None and first.group() in _ASKING[language]
+    return False
+
+
+def mood(sentence: str, language: str) -> Mood:
+    """The mood of one sentence: "question" (ends in "?"), "request" ("please", "por favor",
+    or an imperative opener such as "Send", "Envie"), else "statement"."""
+    folded = wording(sentence, strip_accents=language == "pt-BR")
+    if folded.rstrip(_CLOSERS).endswith("?"):
+        return "question"
+    return "request" if _REQUEST[language].search(folded.strip()) else "statement"
