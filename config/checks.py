@@ -208,9 +208,14 @@ def section_check(cls: type) -> Check:
     return check
 
 
-def setting(default: object, check: Check, *, env: bool = True, secret: bool = False) -> Any:
-    """A leaf setting: its default, its check, and whether REPLYGUARD_<KEY> may set it."""
-    return field(default=default, repr=not secret, metadata={"check": check, "env": env})
+def setting(default: object, check: Check, *, env: bool = True, secret: bool = False,
+            factory: Callable[[], object] | None = None) -> Any:
+    """A leaf setting: its default (or a `factory` making it, for a value a dataclass cannot
+    share), its check, and whether REPLYGUARD_<KEY> may set it."""
+    meta = {"check": check, "env": env}
+    if factory is not None:
+        return field(default_factory=factory, repr=not secret, metadata=meta)
+    return field(default=default, repr=not secret, metadata=meta)
 
 
 def section(cls: type) -> Any:

@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from config.checks import (
@@ -21,6 +22,7 @@ from config.checks import (
     file_path,
     http_url,
     integer,
+    number,
     routes,
     seconds,
     section,
@@ -31,6 +33,9 @@ from config.checks import (
 from config.errors import ConfigError
 from config.files import read_document
 from config.guardrails import GuardrailsSettings
+from config.tools import highlight_check, tools_check
+from engine.rules import LANGUAGES
+from engine.tools import ToolRules, ToolSpec, compile_tools
 
 __all__ = [
     "ENV_PREFIX", "AdminSettings", "LimitsSettings", "ListenSettings", "LogSettings",
@@ -122,6 +127,17 @@ class Settings:
     admin: AdminSettings = section(AdminSettings)
     log: LogSettings = section(LogSettings)
     guardrails: GuardrailsSettings = section(GuardrailsSettings)
+    tools: Mapping[str, ToolSpec] = setting(None, tools_check, env=False,
+                                            factory=lambda: MappingProxyType({}))
+    audience: str = setting("customer", string(choices=("customer", "staff"), noun="audience"))
+    highlight: str = setting("[unverified] {sentence}", highlight_check)
+    reply_temperature: float = setting(0.0, number(0.0, 2.0))
+
+    def tool_rules(self, audience: str | None = None) -> ToolRules:
+        """The `tools:`, `audience`, `highlight` and `reply_temperature` settings as the
+        engine takes them (`audience`: a request's own choice, else the settings')."""
+        return ToolRules(self.tools, audience or self.audience,  # type: ignore[arg-type]
+                         self.highlight, self.reply_temperature)
 
 
 def env_names(cls: type = Settings, prefix: str = "") -> dict[str, str]:
@@ -196,6 +212,12 @@ def load_settings(
     for dotted, value in (overrides or {}).items():
         _put(tree, dotted, Given(value, dotted))
     settings = section_check(Settings)(tree, "", False, Ctx(errors, base))
+    if not errors:
+        for language in LANGUAGES:  # what only the engine can judge (template placeholders)
+            try:
+                compile_tools(settings.tool_rules(), language)
+            except ValueError as exc:
+                errors.extend(e for e in str(exc).split("; ") if e not in errors)
     if errors:
         raise ConfigError(str(path) if path is not None else "settings", errors)
     return settings

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from engine.json_reply import JsonReplyScreen
 from engine.reply import ReplyScreen
+from proxy.permissions import CallFilter, StreamCalls
 
 Screen = ReplyScreen | JsonReplyScreen
 
@@ -57,11 +58,12 @@ def _index(choice: dict[str, Any]) -> int:
 
 
 class _Choice:
-    __slots__ = ("screens", "finished")
+    __slots__ = ("screens", "finished", "calls")
 
-    def __init__(self) -> None:
+    def __init__(self, calls: CallFilter | None) -> None:
         self.screens: dict[str, Screen] = {}
         self.finished = False
+        self.calls = StreamCalls(calls) if calls is not None else None
 
 
 class StreamScreen:
@@ -73,9 +75,11 @@ class StreamScreen:
     engine ScreeningError.
     """
 
-    def __init__(self, make_screen: Callable[[], Screen], kind: Kind = "chat") -> None:
+    def __init__(self, make_screen: Callable[[], Screen], kind: Kind = "chat",
+                 calls: CallFilter | None = None) -> None:
         self._make = make_screen
         self._kind = kind
+        self._calls = calls
         self._choices: dict[int, _Choice] = {}
         self._envelope: dict[str, Any] = {}
         self.released_any = False
@@ -110,7 +114,7 @@ class StreamScreen:
         index = _index(choice)
         state = self._choices.get(index)
         if state is None:
-            state = self._choices[index] = _Choice()
+            state = self._choices[index] = _Choice(self._calls)
         source = self._text_of(choice)
         new = dict(choice)
         target = new if self._kind == "text" else dict(source)
@@ -123,6 +127,11 @@ class StreamScreen:
         if "logprobs" in new:
             new["logprobs"] = None
         held = False
+        if state.calls is not None and isinstance(target.get("tool_calls"), list):
+            target["tool_calls"] = state.calls.delta(target["tool_calls"])
+            if not target["tool_calls"]:
+                del target["tool_calls"]
+                held = True  # a chunk left with nothing is not sent
         for name in self._fields():
             value = _text_value(source.get(name))
             if value is None and name in source and source[name] is not None:
@@ -140,11 +149,17 @@ class StreamScreen:
                 self.released_any = self.released_any or bool(released)
         finish = choice.get("finish_reason")
         if finish is None or state.finished:
-            if held and not self._has_other(new, target):
-                return []
+            if held and not self._has_other(new, target) and not any(
+                    target.get(name) for name in self._fields()):
+                return []  # nothing left to send: no text released, no other field
             return [self._wrap(new)]
         state.finished = True
         tails = self._tails(state)
+        if state.calls is not None and state.calls.refused:
+            tails["content"] = state.calls.filter.sentences(state.calls.refused,
+                                                            tails.get("content", ""))
+            if finish == "tool_calls" and not state.calls.kept:
+                new["finish_reason"] = "stop"
         out = []
         for name in self._fields():
             released = target.get(name) if isinstance(target.get(name), str) else ""
@@ -206,15 +221,19 @@ class StreamScreen:
         for state in self._choices.values():
             for screen in state.screens.values():
                 total.update(screen.counts)
+        if self._calls is not None:
+            total.update(self._calls.counts)
         return total
 
 
 def screen_completion(
-    body: dict[str, Any], make_screen: Callable[[], Screen], kind: Kind = "chat"
+    body: dict[str, Any], make_screen: Callable[[], Screen], kind: Kind = "chat",
+    calls: CallFilter | None = None,
 ) -> Counter[str]:
     """Screen a whole (non-streamed) completion in place; returns the counts.
 
-    Chat: each choice's `message.content` and `message.refusal`; legacy: each `text`.
+    Chat: each choice's `message.content` and `message.refusal`; legacy: each `text`. With
+    `calls`, refused tool calls are removed and the content says it cannot do them.
     """
     total: Counter[str] = Counter()
     choices = body.get("choices")
@@ -245,6 +264,18 @@ def screen_completion(
                 screen = make_screen()
                 holder[name] = screen.feed(value) + screen.finish()
                 total.update(screen.counts)
+        if calls is not None and kind == "chat" and isinstance(holder.get("tool_calls"), list):
+            kept, refused = calls.message(holder["tool_calls"])
+            if refused:
+                holder["content"] = calls.sentences(refused, holder.get("content") or "")
+                if kept:
+                    holder["tool_calls"] = kept
+                else:
+                    del holder["tool_calls"]
+                    if choice.get("finish_reason") == "tool_calls":
+                        choice["finish_reason"] = "stop"
+    if calls is not None:
+        total.update(calls.counts)
     return total
 
 

@@ -21,7 +21,8 @@ from config.settings import (
 )
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config" / "replyguard.example.yaml"
-KNOWN_TOP = "admin, guardrails, language, limits, listen, log, passthrough, replies, upstream"
+KNOWN_TOP = ("admin, audience, guardrails, highlight, language, limits, listen, log, passthrough, "
+             "replies, reply_temperature, tools, upstream")
 
 
 def write(tmp_path: Path, text: str, name: str = "replyguard.yaml") -> Path:
