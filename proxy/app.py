@@ -27,7 +27,17 @@ from proxy.completions import chat_completions, completions
 from proxy.errors import NotFound, ProxyError, error_response
 from proxy.guardrails import Guardrails
 from proxy.metrics import Metrics
-from proxy.state import GUARDRAILS, INFO, METRICS, RULES, SESSION, SETTINGS, ActiveRules
+from proxy.state import (
+    GUARDRAILS,
+    INFO,
+    METRICS,
+    RULES,
+    SESSION,
+    SETTINGS,
+    TOOLS,
+    ActiveRules,
+    compile_all_tools,
+)
 from proxy.upstream import timeout
 
 access_log = logging.getLogger("replyguard.access")
@@ -143,6 +153,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[RULES] = ActiveRules(rules if rules is not None else ReplyRules())
     app[METRICS] = metrics if metrics is not None else Metrics()
     app[GUARDRAILS] = Guardrails(settings.guardrails, app[METRICS], settings.upstream.base_url)
+    app[TOOLS] = compile_all_tools(settings)
     app.cleanup_ctx.append(_session_ctx)
     app.on_response_prepare.append(_request_id_headers)
     app.router.add_post("/v1/chat/completions", chat_completions)

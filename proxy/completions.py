@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -23,16 +24,19 @@ from engine.reply import ReplyScreen, ScreeningError
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
 from engine.rules import LANGUAGES, CompiledRules
 from engine.screen import screen_text
+from engine.tools import CompiledTools
 from proxy import direct
 from proxy.body import read_json
 from proxy.errors import BadRequest, ProxyError, ScreeningFailed, UpstreamError, error_response
 from proxy.metrics import Metrics
+from proxy.permissions import CallFilter, offered_tools
 from proxy.relay import StreamStats, relay
-from proxy.state import GUARDRAILS, INFO, METRICS, RULES, SESSION, SETTINGS
+from proxy.state import AUDIENCES, GUARDRAILS, INFO, METRICS, RULES, SESSION, SETTINGS, TOOLS
 from proxy.stream import ChunkShapeError, Kind, StreamScreen, moderate_completion, screen_completion
 from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 LANGUAGE_HEADER = "X-ReplyGuard-Language"
+AUDIENCE_HEADER = "X-ReplyGuard-Audience"
 #: A whole reply larger than this (bytes) is screened in a worker thread, so a multi-megabyte
 #: reply does not hold up every other client's requests on the event loop.
 OFFLOAD_BYTES = 256 * 1024
@@ -48,7 +52,21 @@ def compiled_rules(request: web.Request) -> CompiledRules:
     return request.app[RULES].for_language(language)
 
 
-def _verdict_chat(body: dict[str, Any], rules: CompiledRules) -> RequestVerdict:
+def compiled_tools(request: web.Request, language: str) -> CompiledTools | None:
+    """The declared tools (settings `tools:`) for this request's language and audience (the
+    `X-ReplyGuard-Audience` header, else the settings'); None when no tool is declared."""
+    tools = request.app[TOOLS]
+    if not tools:
+        return None
+    audience = request.headers.get(AUDIENCE_HEADER) or request.app[SETTINGS].audience
+    if audience not in AUDIENCES:
+        raise BadRequest(f"{AUDIENCE_HEADER}: unknown audience {audience!r} (known: "
+                         f"{', '.join(AUDIENCES)})", code="invalid_audience")
+    return tools[language, audience]
+
+
+def _verdict_chat(body: dict[str, Any], rules: CompiledRules,
+                  tools: CompiledTools | None = None) -> RequestVerdict:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise BadRequest("'messages' must be a non-empty list of messages", param="messages",
@@ -56,7 +74,7 @@ def _verdict_chat(body: dict[str, Any], rules: CompiledRules) -> RequestVerdict:
     if not all(isinstance(m, dict) for m in messages):
         raise BadRequest("each entry of 'messages' must be an object", param="messages",
                          code="invalid_messages")
-    return screen_request(messages, rules)
+    return screen_request(messages, rules, tools.writes if tools is not None else None)
 
 
 def _verdict_text(body: dict[str, Any], rules: CompiledRules) -> RequestVerdict:
@@ -104,8 +122,10 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
+    tools = compiled_tools(request, rules.language) if kind == "chat" else None
     try:
-        verdict = _verdict_chat(body, rules) if kind == "chat" else _verdict_text(body, rules)
+        verdict = _verdict_chat(body, rules, tools) if kind == "chat" else \
+            _verdict_text(body, rules)
     except ProxyError:
         raise
     except Exception as exc:
@@ -133,13 +153,19 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
                                        guard.block_message(check, rules.language), kind)
     if kind == "chat":
         forward = {**body, "messages": verdict.messages}
+        if tools is not None:
+            forward = offered_tools(tools, forward)
     else:
         prompts = [m["content"] for m in verdict.messages]
         forward = {**body, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
     screen_class = JsonReplyScreen if kind == "chat" and _json_reply(body) else ReplyScreen
+    extra: dict[str, Any] = {}
+    if tools is not None and screen_class is ReplyScreen:
+        extra = {"tools": tools, "now": time.time()}
     make_screen = partial(screen_class, rules, verdict.context if kind == "chat" else
                           TurnContext(), settings.replies.max_sentence_chars,
-                          internals=settings.replies.internals)
+                          internals=settings.replies.internals, **extra)
+    calls = CallFilter(tools) if tools is not None else None
     moderate = None
     if guard.output:
         moderate = partial(guard.moderate_text, app[SESSION], language=rules.language,
@@ -170,7 +196,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
             return error_response(error, headers)
         streaming = upstream.content_type == "text/event-stream"
         if streaming:
-            screen = StreamScreen(make_screen, kind)
+            screen = StreamScreen(make_screen, kind, calls)
             stats = StreamStats()
             metrics.active_streams.inc()
             try:
@@ -191,8 +217,10 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
                 elif stats.outcome == "client_gone":
                     metrics.client_disconnects.inc()
             return response
-        parsed = await _whole(upstream, make_screen, kind, counts, info["route"], own,
-                              metrics, settings.limits.max_response_bytes)
+        parsed = await _whole(upstream, partial(screen_completion, make_screen=make_screen,
+                                                kind=kind, calls=calls),
+                              counts, info["route"], own, metrics,
+                              settings.limits.max_response_bytes)
         if moderate is not None:
             await moderate_completion(parsed, kind, moderate)
         if body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
@@ -216,7 +244,7 @@ def _turn_text(verdict: RequestVerdict, kind: Kind) -> str:
     return ""
 
 
-async def _whole(upstream: aiohttp.ClientResponse, make_screen: Any, kind: Kind,
+async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, Any]], Counter[str]],
                  counts: Counter[str], route: str, own: float, metrics: Metrics,
                  limit: int) -> dict[str, Any]:
     """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
@@ -248,9 +276,9 @@ async def _whole(upstream: aiohttp.ClientResponse, make_screen: Any, kind: Kind,
         raise UpstreamError("the upstream answered without any choices", code="upstream_protocol")
     try:
         if len(raw) > OFFLOAD_BYTES:  # a long reply: screened off the event loop
-            counts.update(await asyncio.to_thread(screen_completion, parsed, make_screen, kind))
+            counts.update(await asyncio.to_thread(screen, parsed))
         else:
-            counts.update(screen_completion(parsed, make_screen, kind))
+            counts.update(screen(parsed))
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc

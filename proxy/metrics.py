@@ -110,6 +110,8 @@ class Metrics:
         for name, help_text in (
             ("replyguard_internals_redacted", "platform internals masked in replies"),
             ("replyguard_internals_withheld", "reply sentences removed for platform internals"),
+            ("replyguard_tool_calls_refused", "tool calls in replies removed: their tool is "
+                                              "not allowed (settings tools.<name>.allowed)"),
         ):  # engine counts of the opt-in `internals` class (not seed 000 counts)
             self.seed[name] = Counter(name, help_text, registry=r)
         self.unknown_counts = Counter(

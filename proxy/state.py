@@ -10,6 +10,7 @@ from aiohttp import web
 
 from config.settings import Settings
 from engine.rules import LANGUAGES, CompiledRules, ReplyRules, compile_rules
+from engine.tools import CompiledTools, compile_tools
 from proxy.guardrails import Guardrails
 from proxy.metrics import Metrics
 
@@ -44,6 +45,17 @@ RULES = web.AppKey("rules", ActiveRules)
 METRICS = web.AppKey("metrics", Metrics)
 SESSION = web.AppKey("session", aiohttp.ClientSession)
 GUARDRAILS = web.AppKey("guardrails", Guardrails)
+#: The declared tools compiled once per (language, audience); empty when none is declared.
+TOOLS = web.AppKey("tools", dict)
+AUDIENCES = ("customer", "staff")
+
+
+def compile_all_tools(settings: Settings) -> dict[tuple[str, str], CompiledTools]:
+    """`settings.tools` compiled for every language and audience (none: {})."""
+    if not settings.tools:
+        return {}
+    return {(lang, aud): compile_tools(settings.tool_rules(aud), lang)
+            for lang in LANGUAGES for aud in AUDIENCES}
 #: Per-request screening info (route, counts, verdict, outcome) the middleware reads back.
 #: A typed RequestKey where aiohttp has them (3.13+): a str key warns there.
 INFO: Any = web.RequestKey("replyguard", dict) if hasattr(web, "RequestKey") else "replyguard"

@@ -1,0 +1,222 @@
+"""Actions, outcomes and facts through the proxy with the openai SDK (DESIGN section 5, seed
+000's counts): the shop's refund claims checked against the tool history the client sends,
+values traced, refused tool calls removed, and the counts read back from /metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+import orjson
+import pytest
+
+from engine.rules import ReplyRules
+from proxy.fake_upstream import Reply, ScriptedUpstream
+from tests.proxy.conftest import StartUpstream, events, streamed_text
+
+REFUND = {
+    "writes": True,
+    "claims": {"en": ["refunded", "refund has been issued"], "pt-BR": ["reembolsei"]},
+    "phrasing": {
+        "en": {"done": "I've refunded {amount} for order {order_id}.",
+               "failed": "The refund for order {order_id} did not go through.",
+               "not_done": "I haven't refunded anything for this order."},
+        "pt-BR": {"done": "Reembolsei {amount} do pedido {order_id}.",
+                  "failed": "O reembolso do pedido {order_id} não foi concluído.",
+                  "not_done": "Não reembolsei nada deste pedido."},
+    },
+}
+TOOLS = {
+    "refund_card": REFUND,
+    "order_status": {"fresh_for_s": 300, "output_schema": {
+        "type": "object", "properties": {"days_late": {"type": "integer", "minimum": 0,
+                                                       "maximum": 60}}}},
+    "delete_account": {"writes": True, "allowed": False},
+}
+ASK = {"role": "user", "content": "the parcel for 4412 vanished"}
+
+
+def refund_turn(result: dict[str, Any] | None, amount: str = "12.50",
+                card: str | None = None) -> list[dict[str, Any]]:
+    """The conversation after the model called refund_card (and the client ran it, unless
+    `result` is None)."""
+    args: dict[str, Any] = {"order_id": "4412", "amount": amount}
+    if card:
+        args["card"] = card
+    call = {"id": "call_1", "type": "function",
+            "function": {"name": "refund_card", "arguments": orjson.dumps(args).decode()}}
+    out = [ASK, {"role": "assistant", "content": None, "tool_calls": [call]}]
+    if result is not None:
+        out.append({"role": "tool", "tool_call_id": "call_1",
+                    "content": orjson.dumps(result).decode()})
+    return out
+
+
+DONE = {"status": "refunded", "order_id": "4412", "amount": "12.50"}
+DECLINED = {"status": "declined", "order_id": "4412"}
+
+
+async def through(stack: StartUpstream, reply: str, messages: list[dict[str, Any]], *,
+                  stream: bool, rules: ReplyRules | None = None, **settings: Any
+                  ) -> tuple[str, str]:
+    """(the reply the openai client got, the /metrics text)."""
+    upstream = ScriptedUpstream(lambda _m: Reply(reply), created=1)
+    s = await stack(upstream, rules=rules or ReplyRules(), tools=TOOLS, **settings)
+    async with openai.AsyncOpenAI(base_url=s.base_url, api_key="k", max_retries=0) as client:
+        if stream:
+            parts = []
+            async for chunk in await client.chat.completions.create(
+                    model="m", messages=messages, stream=True):  # type: ignore[arg-type]
+                parts += [c.delta.content or "" for c in chunk.choices]
+            text = "".join(parts)
+        else:
+            done = await client.chat.completions.create(model="m", messages=messages)  # type: ignore[arg-type]
+            text = done.choices[0].message.content or ""
+    return text, await s.metrics_text()
+
+
+def count(metrics: str, name: str) -> float:
+    for line in metrics.splitlines():
+        if line.startswith(f"{name}_total "):
+            return float(line.split()[1])
+    raise AssertionError(f"{name} not exported")
+
+
+SAID = "I've refunded 12.50 pounds for order 4412."
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(("reply", "messages", "expected", "counted"), [
+    (SAID, refund_turn(DONE), SAID, None),
+    (SAID, refund_turn(DECLINED), "The refund for order 4412 did not go through.",
+     "reply_outcome_replaced"),
+    (SAID, [ASK], "I haven't refunded anything for this order.", "reply_assertion_refused"),
+    (SAID, refund_turn(None), "I haven't refunded anything for this order.",
+     "reply_outcome_replaced"),
+    ("I've refunded 15.00 pounds for order 4412.", refund_turn(DONE),
+     "I've refunded 12.50 for order 4412.", "reply_value_replaced"),
+    ("Sorry about that. Anything else?", refund_turn(DONE),
+     "Sorry about that. Anything else? I've refunded 12.50 for order 4412.",
+     "reply_outcome_added"),
+    ("Shall I refund it?", [ASK], "Shall I refund it?", None),
+    ("I will refund it once it is confirmed.", [ASK], "I will refund it once it is confirmed.",
+     None),
+])
+async def test_the_shop_claims(stack: StartUpstream, stream: bool, reply: str,
+                               messages: list[dict[str, Any]], expected: str,
+                               counted: str | None) -> None:
+    text, metrics = await through(stack, reply, messages, stream=stream)
+    assert text == expected
+    for name in ("reply_assertion_refused", "reply_outcome_replaced", "reply_value_replaced",
+                 "reply_outcome_added"):
+        assert count(metrics, name) == (1.0 if name == counted else 0.0), name
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_the_refunded_card_is_masked_even_when_cards_are_withheld(
+        stack: StartUpstream, stream: bool) -> None:
+    text, metrics = await through(
+        stack, "I've refunded 12.50 pounds for order 4412 to 4111 1111 1111 1111.",
+        refund_turn(DONE, card="4111 1111 1111 1111"), stream=stream,
+        rules=ReplyRules(personal_data={"card": "withhold"}))
+    assert text == "I've refunded 12.50 pounds for order 4412 to **** 1111."
+    assert count(metrics, "reply_pd_masked") == 1.0
+    assert count(metrics, "reply_pd_withheld") == 0.0
+
+
+async def test_portuguese_claims(stack: StartUpstream) -> None:
+    text, _ = await through(stack, "Reembolsei 12,50 do pedido 4412.", refund_turn(DECLINED),
+                            stream=True, language="pt-BR")
+    assert text == "O reembolso do pedido 4412 não foi concluído."
+
+
+def status_turn(result: dict[str, Any]) -> list[dict[str, Any]]:
+    call = {"id": "call_9", "type": "function",
+            "function": {"name": "order_status", "arguments": '{"order_id": "4412"}'}}
+    return [ASK, {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_9", "content": orjson.dumps(result).decode()}]
+
+
+@pytest.mark.parametrize(("reply", "result", "expected"), [
+    ("Order 4412 is 175 days late.", {"order_id": "4412", "days_late": 175},
+     {"reply_facts_traced": 2, "reply_facts_out_of_range": 1}),
+    ("Order 4412 ships on 2026-12-01.", {"order_id": "4412", "ships": "2026-12-01",
+                                         "as_of": "2020-01-01T00:00:00Z"},
+     # 4412 is also in the call's arguments, which do not go stale: only the date is
+     {"reply_facts_traced": 2, "reply_facts_stale": 1}),
+    ("Order 4412 costs 99.99 pounds.", {"order_id": "4412", "total": "12.50"},
+     {"reply_facts_traced": 1, "reply_facts_untraced": 1}),
+])
+async def test_each_facts_count(stack: StartUpstream, reply: str, result: dict[str, Any],
+                                expected: dict[str, int]) -> None:
+    text, metrics = await through(stack, reply, status_turn(result), stream=True)
+    assert text == reply
+    for name in ("reply_facts_traced", "reply_facts_untraced", "reply_facts_conflict",
+                 "reply_facts_stale", "reply_facts_out_of_range"):
+        assert count(metrics, name) == float(expected.get(name, 0)), name
+
+
+async def test_facts_conflict(stack: StartUpstream) -> None:
+    calls = [{"id": f"call_{i}", "type": "function", "function": {
+        "name": "order_status", "arguments": '{"order_id": "4412"}'}} for i in (1, 2)]
+    messages = [ASK, {"role": "assistant", "content": None, "tool_calls": calls},
+                {"role": "tool", "tool_call_id": "call_1", "content": '{"total": "12.50"}'},
+                {"role": "tool", "tool_call_id": "call_2", "content": '{"total": "15.00"}'}]
+    text, metrics = await through(stack, "The total is 12.50 pounds.", messages, stream=False)
+    assert text == "The total is 12.50 pounds."
+    assert count(metrics, "reply_facts_conflict") == 1.0
+
+
+async def test_staff_see_untraced_values_highlighted(stack: StartUpstream) -> None:
+    upstream = ScriptedUpstream(lambda _m: Reply("Order 4412 costs 99.99 pounds."), created=1)
+    s = await stack(upstream, rules=ReplyRules(), tools=TOOLS)
+    body = {"model": "m", "messages": status_turn({"order_id": "4412", "total": "12.50"})}
+    async with s.client.post("/v1/chat/completions", json=body,
+                             headers={"X-ReplyGuard-Audience": "staff"}) as resp:
+        got = await resp.json()
+    assert got["choices"][0]["message"]["content"] == \
+        "[unverified] Order 4412 costs 99.99 pounds."
+    assert count(await s.metrics_text(), "reply_value_highlighted") == 1.0
+    async with s.client.post("/v1/chat/completions", json=body,
+                             headers={"X-ReplyGuard-Audience": "boss"}) as resp:
+        assert resp.status == 400
+        assert (await resp.json())["error"]["code"] == "invalid_audience"
+
+
+DELETE = {"name": "delete_account", "arguments": {"account": "me"}}
+CANNOT = "I can't do that here: the delete account action is not available."
+
+
+async def test_a_refused_tool_call_is_removed_whole(stack: StartUpstream) -> None:
+    upstream = ScriptedUpstream(lambda _m: Reply("", tool_calls=(DELETE,)), created=1)
+    s = await stack(upstream, rules=ReplyRules(), tools=TOOLS)
+    offered = [{"type": "function", "function": {"name": n, "parameters": {}}}
+               for n in ("delete_account", "refund_card")]
+    async with s.client.post("/v1/chat/completions", json={
+            "model": "m", "messages": [ASK], "tools": offered}) as resp:
+        got = await resp.json()
+    choice = got["choices"][0]
+    assert choice["message"]["content"] == CANNOT
+    assert "tool_calls" not in choice["message"]
+    assert choice["finish_reason"] == "stop"
+    assert [t["function"]["name"] for t in upstream.seen[0]["tools"]] == ["refund_card"]
+    assert count(await s.metrics_text(), "replyguard_tool_calls_refused") == 1.0
+
+
+async def test_a_refused_tool_call_never_reaches_a_streaming_client(
+        stack: StartUpstream) -> None:
+    refund = {"name": "refund_card", "arguments": {"order_id": "4412", "amount": "12.50"}}
+    upstream = ScriptedUpstream(lambda _m: Reply("", tool_calls=(DELETE, refund)), created=1)
+    s = await stack(upstream, rules=ReplyRules(), tools=TOOLS)
+    async with s.client.post("/v1/chat/completions",
+                             json={"model": "m", "messages": [ASK], "stream": True}) as resp:
+        raw = await resp.read()
+    assert b"delete_account" not in raw
+    names = [d["function"]["name"] for e in events(raw) if isinstance(e, dict)
+             for c in e["choices"] for d in c["delta"].get("tool_calls") or ()
+             if d.get("function", {}).get("name")]
+    assert names == ["refund_card"]
+    assert streamed_text(raw) == CANNOT
+    finishes = [c["finish_reason"] for e in events(raw) if isinstance(e, dict)
+                for c in e["choices"] if c.get("finish_reason")]
+    assert finishes == ["tool_calls"]  # the refund call still went through
