@@ -165,6 +165,15 @@ class SentenceSegmenter:
     ) -> tuple[bool, _Line | None] | None:
         """Is there a boundary at `m`, after the whitespace `[k, m)`? None: need more text."""
         if newlines == 0:
+            if punct >= 0 and self._buf[m] in "`~" and self._fence is None:
+                # A fence opened right after a sentence on the same line starts its own piece,
+                # as it would at a line start: removing the sentence before it then changes
+                # no piece after it (screening twice gives the same text).
+                line = self._classify(m, final)
+                if line is None:
+                    return None
+                if line[0] == _FENCE:
+                    return True, line
             end = self._sentence_end(punct, m, final)
             return None if end is None else (end, None)
         line = self._classify(m, final)

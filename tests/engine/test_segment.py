@@ -15,6 +15,11 @@ from engine.segment import HOLDBACK, SentenceSegmenter, split_sentences
 
 ENGLISH = [
     pytest.param("Hello. World.  ", ["Hello. ", "World.  "], id="trailing_space"),
+    pytest.param("Done.  ```\ncode. Here.\n```\n  Next one. Last.",
+                 ["Done.  ", "```\ncode. Here.\n```\n  ", "Next one. ", "Last."],
+                 id="fence_after_a_sentence_on_its_line"),
+    pytest.param("Use `x`. ```y``` is inline. End.",
+                 ["Use `x`. ", "```y``` is inline. ", "End."], id="inline_code_after_a_sentence"),
     pytest.param("Hello. World.", ["Hello. ", "World."], id="plain_two"),
     pytest.param("One. Two! Three?", ["One. ", "Two! ", "Three?"], id="plain_three"),
     pytest.param("just words without an end", ["just words without an end"], id="no_terminal"),
