@@ -82,10 +82,12 @@ class ScreeningError(RuntimeError):
 class Piece(NamedTuple):
     """One released sentence, with its whitespace. `product`: written by the product (a
     phrasing, an added sentence, an exact reply), not the model; the proxy may reword it
-    (reply_temperature) and checks every piece with its moderation endpoint."""
+    (reply_temperature) and checks every piece with its moderation endpoint. `exact`: part of
+    a `reply_exactly` reply, which is said word for word (never reworded)."""
 
     text: str
     product: bool
+    exact: bool = False
 
 
 def _joined(pieces: list[Piece]) -> str:
@@ -211,7 +213,8 @@ class ReplyScreen:
                 exact = self._exact_cited()
                 if exact is not None:
                     self.counts[EXACT_REPLY] += 1
-                    return [Piece(p, True) for p in split_sentences(exact, self.rules.language)]
+                    return [Piece(p, True, True)
+                            for p in split_sentences(exact, self.rules.language)]
                 out = self._held
                 return out + self._additions(out) if self._adds else out
             return out + self._additions(None) if self._adds else out

@@ -20,19 +20,28 @@ from aiohttp import web
 
 from engine.context import TurnContext, content_text
 from engine.json_reply import JsonReplyScreen
-from engine.reply import ReplyScreen, ScreeningError
+from engine.reply import Piece, ReplyScreen, ScreeningError
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
 from engine.rules import LANGUAGES, CompiledRules
 from engine.screen import screen_text
+from engine.segment import split_sentences
 from engine.tools import CompiledTools
 from proxy import direct
 from proxy.body import read_json
 from proxy.errors import BadRequest, ProxyError, ScreeningFailed, UpstreamError, error_response
 from proxy.metrics import Metrics
+from proxy.output import OutputStage
 from proxy.permissions import CallFilter, offered_tools
 from proxy.relay import StreamStats, relay
 from proxy.state import AUDIENCES, GUARDRAILS, INFO, METRICS, RULES, SESSION, SETTINGS, TOOLS
-from proxy.stream import ChunkShapeError, Kind, StreamScreen, moderate_completion, screen_completion
+from proxy.stream import (
+    ChunkShapeError,
+    Kind,
+    Released,
+    StreamScreen,
+    screen_completion,
+    staged_completion,
+)
 from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 LANGUAGE_HEADER = "X-ReplyGuard-Language"
@@ -135,10 +144,21 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     counts: Counter[str] = info["counts"]
     counts.update(verdict.counts)
     info["verdict"] = verdict.kind
+    guard = app[GUARDRAILS]
+    stage = None
+    if guard.output or settings.reply_temperature > 0:
+        stage = OutputStage(
+            app[SESSION], guard=guard if guard.output else None,
+            temperature=settings.reply_temperature, base_url=settings.upstream.base_url,
+            model=str(body.get("model") or ""), auth=upstream_headers(request, settings),
+            language=rules.language, info=info, counts=counts,
+            whole=kind == "chat" and _json_reply(body))
     if verdict.kind != "forward":
         assert verdict.reply is not None
-        return await direct.answer(request, body, verdict.reply, kind)
-    guard = app[GUARDRAILS]
+        reply = verdict.reply
+        if verdict.kind == "withhold" and settings.reply_temperature > 0 and stage is not None:
+            reply = await _product_reply(stage, reply, rules.language)
+        return await direct.answer(request, body, reply, kind)
     waited = 0.0
     if guard.input:
         checked = time.perf_counter()
@@ -149,8 +169,10 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         if check is not None:
             metrics.guardrail_blocks.labels(check).inc()
             info["verdict"], info["guardrail"] = "blocked", f"{check} ({how})"
-            return await direct.answer(request, body,
-                                       guard.block_message(check, rules.language), kind)
+            reply = guard.block_message(check, rules.language)
+            if settings.reply_temperature > 0 and stage is not None:
+                reply = await _product_reply(stage, reply, rules.language)
+            return await direct.answer(request, body, reply, kind)
     if kind == "chat":
         forward = {**body, "messages": verdict.messages}
         if tools is not None:
@@ -166,11 +188,6 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
                           TurnContext(), settings.replies.max_sentence_chars,
                           internals=settings.replies.internals, **extra)
     calls = CallFilter(tools) if tools is not None else None
-    moderate = None
-    if guard.output:
-        moderate = partial(guard.moderate_text, app[SESSION], language=rules.language,
-                           auth=upstream_headers(request, settings), info=info,
-                           whole=screen_class is JsonReplyScreen)
     own = time.perf_counter() - started - waited
     url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"
     session = app[SESSION]
@@ -196,12 +213,12 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
             return error_response(error, headers)
         streaming = upstream.content_type == "text/event-stream"
         if streaming:
-            screen = StreamScreen(make_screen, kind, calls)
+            screen = StreamScreen(make_screen, kind, calls, pieces=stage is not None)
             stats = StreamStats()
             metrics.active_streams.inc()
             try:
                 response = await relay(request, upstream, screen, stats, headers,
-                                       settings.limits.max_response_bytes, moderate)
+                                       settings.limits.max_response_bytes, stage)
             finally:
                 metrics.active_streams.dec()
                 counts.update(screen.counts())
@@ -218,11 +235,12 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
                     metrics.client_disconnects.inc()
             return response
         parsed = await _whole(upstream, partial(screen_completion, make_screen=make_screen,
-                                                kind=kind, calls=calls),
+                                                kind=kind, calls=calls,
+                                                pieces=stage is not None),
                               counts, info["route"], own, metrics,
                               settings.limits.max_response_bytes)
-        if moderate is not None:
-            await moderate_completion(parsed, kind, moderate)
+        if stage is not None:
+            await staged_completion(parsed, kind, stage)
         if body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
             return await direct.stream_completion(request, body, parsed, kind, headers)
         return web.Response(body=orjson.dumps(parsed), status=upstream.status, headers=headers,
@@ -231,6 +249,12 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         await upstream_cm.__aexit__(None, None, None)
         if info.get("guardrail_output"):
             metrics.guardrail_output_flagged.inc()
+
+
+async def _product_reply(stage: OutputStage, text: str, language: str) -> str:
+    """A reply the product writes whole (withheld, blocked) through the output stage, each
+    sentence a product sentence (reworded at `reply_temperature`)."""
+    return await stage(Released([Piece(s, True) for s in split_sentences(text, language)]))
 
 
 def _turn_text(verdict: RequestVerdict, kind: Kind) -> str:

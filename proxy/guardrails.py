@@ -21,7 +21,6 @@ import aiohttp
 
 from config.guardrails import GuardrailsSettings
 from engine.injection import detect_injection
-from engine.segment import split_sentences
 from proxy.judges import (
     INJECTION_QUESTION,
     TOPIC_QUESTION,
@@ -159,17 +158,14 @@ class Guardrails:
             for part in parts))
         return any(answer is flag_on for answer in answers)
 
-    async def moderate_text(self, session: aiohttp.ClientSession, text: str, *, language: str,
-                            auth: Mapping[str, str], info: dict[str, Any],
-                            whole: bool = False) -> str:
-        """Released reply text with each sentence moderation flags removed (output check);
-        `whole`: one piece (a JSON document, which removing a sentence would break: a
-        flagged one is removed whole). On a moderation failure: all of it
-        (`on_error: allow`) or none of it (`block`)."""
-        if not text.strip():
-            return text
-        sentences = [text] if whole else split_sentences(text, language)
+    async def moderate(self, session: aiohttp.ClientSession, sentences: Sequence[str], *,
+                       auth: Mapping[str, str], info: dict[str, Any]) -> list[str]:
+        """The output check: `sentences` (released reply text, one sentence each) with each
+        one moderation flags replaced by "" (removed). Blank ones are not sent. On a
+        moderation failure: all of them (`on_error: allow`) or none (`block`)."""
         asked = [i for i, s in enumerate(sentences) if s.strip()]
+        if not asked:
+            return list(sentences)
         flags = [False] * len(sentences)
 
         async def call() -> bool:
@@ -182,10 +178,9 @@ class Guardrails:
         verdict = await self._bounded("moderation", "output", call)
         if verdict == "error":
             info["guardrail_output"] = "blocked_on_error"
-            return ""
+            return ["" for _ in sentences]
         if verdict is None:
-            return text
-        removed = sum(flags)
-        self.metrics.guardrail_output_removed.inc(removed)
+            return list(sentences)
+        self.metrics.guardrail_output_removed.inc(sum(flags))
         info["guardrail_output"] = "flagged"
-        return "".join(s for s, flagged in zip(sentences, flags, strict=True) if not flagged)
+        return ["" if flagged else s for s, flagged in zip(sentences, flags, strict=True)]

@@ -54,13 +54,13 @@ async def relay(
     stats: StreamStats,
     headers: dict[str, str],
     max_event_chars: int = 1 << 24,
-    moderate: Moderate | None = None,
+    stage: Stage | None = None,
 ) -> web.StreamResponse:
     """Relay `upstream` (an SSE response with status 200) to the client through `screen`.
     An upstream event longer than `max_event_chars` ends the stream with an error event.
-    With `moderate` (output moderation), each chunk's released text goes through it before
-    it is written: the checks run while the upstream keeps streaming, and chunks are written
-    in their order.
+    With `stage` (the output stage: moderation, rewording), each chunk's released text goes
+    through it before it is written: the checks run while the upstream keeps streaming, and
+    chunks are written in their order.
 
     Chunks screened before a fault are still sent, then the error event: the output does not
     depend on how the network cut the stream. Never swallows CancelledError.
@@ -68,8 +68,8 @@ async def relay(
     response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **headers})
     await response.prepare(request)
     decoder = SSEDecoder(max_event_chars=max_event_chars)
-    out = _Out(response, screen, stats) if moderate is None else \
-        _Pipelined(response, screen, stats, moderate)
+    out = _Out(response, screen, stats) if stage is None else \
+        _Pipelined(response, screen, stats, stage)
     finished = False
     try:
         try:
@@ -170,8 +170,8 @@ def _upstream_message(chunk: dict[str, Any]) -> str:
 
 
 Item = bytes | dict[str, Any]
-#: Output moderation: released text in, the text that may be sent out.
-Moderate = Callable[[str], Awaitable[str]]
+#: The output stage (proxy/output.py): released text in, the text that may be sent out.
+Stage = Callable[[str], Awaitable[str]]
 
 
 class _Out:
@@ -225,14 +225,15 @@ class _Out:
 
 
 class _Pipelined(_Out):
-    """Output moderated chunk by chunk before it is written. A writer task takes the items in
-    order; a chunk with released text waits for its check, which started when the chunk was
-    screened, so the upstream keeps streaming while sentences are checked and order is kept."""
+    """Output put through the output stage chunk by chunk before it is written. A writer
+    task takes the items in order; a chunk with released text waits for its stage, which
+    started when the chunk was screened, so the upstream keeps streaming while sentences are
+    checked and order is kept."""
 
     def __init__(self, response: web.StreamResponse, screen: StreamScreen, stats: StreamStats,
-                 moderate: Moderate) -> None:
+                 stage: Stage) -> None:
         super().__init__(response, screen, stats)
-        self.moderate = moderate
+        self.stage = stage
         self.queue: asyncio.Queue[Item | asyncio.Future[bytes] | None] = asyncio.Queue()
         self.writer = asyncio.ensure_future(self._run())
         self.pending: list[asyncio.Future[bytes]] = []
@@ -253,7 +254,7 @@ class _Pipelined(_Out):
         """The chunk with each text field as the output check lets it through; b"" when
         nothing of a text-only chunk is left."""
         for holder, name in _texts(chunk):
-            holder[name] = await self.moderate(holder[name])
+            holder[name] = await self.stage(holder[name])
         if not any(holder[name] for holder, name in _texts(chunk)) and _text_only(chunk):
             return b""
         if self.stats.first_text_at is None:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 from engine.json_reply import JsonReplyScreen
-from engine.reply import ReplyScreen
+from engine.reply import Piece, ReplyScreen
 from proxy.permissions import CallFilter, StreamCalls
 
 Screen = ReplyScreen | JsonReplyScreen
@@ -37,6 +37,33 @@ _ODD_CHAT_KEYS = ("text", "message")
 
 class ChunkShapeError(ValueError):
     """An upstream chunk or completion of a shape that cannot be screened (fail closed)."""
+
+
+class Released(str):
+    """Released text that keeps its sentences (`engine.reply.Piece`s, `pieces`), for the
+    proxy's output stage (rewording product sentences, moderating each one). It is the text
+    itself everywhere else (orjson writes it as a plain string)."""
+
+    pieces: tuple[Piece, ...]
+
+    def __new__(cls, pieces: Sequence[Piece]) -> Released:
+        text = super().__new__(cls, "".join(p.text for p in pieces))
+        text.pieces = tuple(pieces)
+        return text
+
+
+def pieces_of(text: str) -> tuple[Piece, ...]:
+    """The sentences of released text: its own pieces, else one model-written piece."""
+    if isinstance(text, Released):
+        return text.pieces
+    return (Piece(text, False),) if text else ()
+
+
+def _joined(*texts: str) -> str:
+    """Released texts one after another, keeping their pieces when they have any."""
+    if any(isinstance(t, Released) for t in texts):
+        return Released([p for t in texts for p in pieces_of(t)])
+    return "".join(texts)
 
 
 def _text_value(value: object) -> str | None:
@@ -76,10 +103,11 @@ class StreamScreen:
     """
 
     def __init__(self, make_screen: Callable[[], Screen], kind: Kind = "chat",
-                 calls: CallFilter | None = None) -> None:
+                 calls: CallFilter | None = None, pieces: bool = False) -> None:
         self._make = make_screen
         self._kind = kind
         self._calls = calls
+        self._pieces = pieces
         self._choices: dict[int, _Choice] = {}
         self._envelope: dict[str, Any] = {}
         self.released_any = False
@@ -144,7 +172,7 @@ class StreamScreen:
                 screen = state.screens.get(name)
                 if screen is None:
                     screen = state.screens[name] = self._make()
-                target[name] = released = screen.feed(value)
+                target[name] = released = _feed(screen, value, self._pieces)
                 held = held or not released
                 self.released_any = self.released_any or bool(released)
         finish = choice.get("finish_reason")
@@ -156,14 +184,14 @@ class StreamScreen:
         state.finished = True
         tails = self._tails(state)
         if state.calls is not None and state.calls.refused:
-            tails["content"] = state.calls.filter.sentences(state.calls.refused,
-                                                            tails.get("content", ""))
+            tails["content"] = _said(state.calls.filter, state.calls.refused,
+                                     tails.get("content", ""))
             if finish == "tool_calls" and not state.calls.kept:
                 new["finish_reason"] = "stop"
         out = []
         for name in self._fields():
             released = target.get(name) if isinstance(target.get(name), str) else ""
-            tails[name] = (released or "") + tails.get(name, "")
+            tails[name] = _joined(released or "", tails.get(name, ""))
         text = {name: t for name, t in tails.items() if t}
         for name in self._fields():
             if name in target and self._kind == "chat":
@@ -182,7 +210,7 @@ class StreamScreen:
         return any(k not in _CHAT_FIELDS for k in target)
 
     def _tails(self, state: _Choice) -> dict[str, str]:
-        tails = {name: screen.finish() for name, screen in state.screens.items()}
+        tails = {name: _finish(screen, self._pieces) for name, screen in state.screens.items()}
         self.released_any = self.released_any or any(tails.values())
         return tails
 
@@ -228,7 +256,7 @@ class StreamScreen:
 
 def screen_completion(
     body: dict[str, Any], make_screen: Callable[[], Screen], kind: Kind = "chat",
-    calls: CallFilter | None = None,
+    calls: CallFilter | None = None, pieces: bool = False,
 ) -> Counter[str]:
     """Screen a whole (non-streamed) completion in place; returns the counts.
 
@@ -262,12 +290,12 @@ def screen_completion(
                 raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
             if value:
                 screen = make_screen()
-                holder[name] = screen.feed(value) + screen.finish()
+                holder[name] = _joined(_feed(screen, value, pieces), _finish(screen, pieces))
                 total.update(screen.counts)
         if calls is not None and kind == "chat" and isinstance(holder.get("tool_calls"), list):
             kept, refused = calls.message(holder["tool_calls"])
             if refused:
-                holder["content"] = calls.sentences(refused, holder.get("content") or "")
+                holder["content"] = _said(calls, refused, holder.get("content") or "")
                 if kept:
                     holder["tool_calls"] = kept
                 else:
@@ -279,9 +307,9 @@ def screen_completion(
     return total
 
 
-async def moderate_completion(body: dict[str, Any], kind: Kind,
-                              moderate: Callable[[str], Awaitable[str]]) -> None:
-    """Run each screened text field of a whole completion through the output check, in
+async def staged_completion(body: dict[str, Any], kind: Kind,
+                            stage: Callable[[str], Awaitable[str]]) -> None:
+    """Run each screened text field of a whole completion through the output stage, in
     place (concurrently across fields and choices)."""
     holders = []
     for choice in body.get("choices") or ():
@@ -289,6 +317,24 @@ async def moderate_completion(body: dict[str, Any], kind: Kind,
         if isinstance(holder, dict):
             holders += [(holder, name) for name in TEXT_FIELDS
                         if isinstance(holder.get(name), str) and holder[name]]
-    texts = await asyncio.gather(*(moderate(holder[name]) for holder, name in holders))
+    texts = await asyncio.gather(*(stage(holder[name]) for holder, name in holders))
     for (holder, name), text in zip(holders, texts, strict=True):
         holder[name] = text
+
+
+def _feed(screen: Screen, text: str, pieces: bool) -> str:
+    if pieces and isinstance(screen, ReplyScreen):
+        return Released(screen.feed_pieces(text))
+    return screen.feed(text)
+
+
+def _finish(screen: Screen, pieces: bool) -> str:
+    if pieces and isinstance(screen, ReplyScreen):
+        return Released(screen.finish_pieces())
+    return screen.finish()
+
+
+def _said(calls: CallFilter, refused: list[str], text: str) -> str:
+    """`text` then the plain sentence for each refused call (a product piece)."""
+    said = calls.sentences(refused, text)[len(text):]
+    return _joined(text, Released([Piece(said, True)])) if said else text
