@@ -29,6 +29,12 @@ from engine.facts import (
     FACTS_UNTRACED,
 )
 from engine.find import Finding, apply_masks, find
+from engine.injection import (
+    INJECTION_PATTERNS,
+    InjectionMatch,
+    detect_injection,
+    normalize_injection_text,
+)
 from engine.internals import REPLY_RULES, ReplyRule
 from engine.json_reply import JsonReplyScreen
 from engine.reply import Piece, ReplyScreen, ScreeningError, screen_reply
@@ -79,6 +85,8 @@ __all__ = [
     "FACTS_TRACED",
     "FACTS_UNTRACED",
     "Finding",
+    "INJECTION_PATTERNS",
+    "InjectionMatch",
     "JsonReplyScreen",
     "LANGUAGES",
     "MAX_FINDINGS",
@@ -112,10 +120,12 @@ __all__ = [
     "check_reply",
     "compile_rules",
     "compile_tools",
+    "detect_injection",
     "detected",
     "find",
     "forbidden_calls",
     "locked_words",
+    "normalize_injection_text",
     "read_context",
     "rewording_kept",
     "screen_reply",
