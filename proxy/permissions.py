@@ -40,35 +40,65 @@ class CallFilter:
 
 
 class StreamCalls:
-    """One streamed choice's `tool_calls` deltas: a call is judged on its first delta that
-    names its function (OpenAI sends the name whole there); every delta of a refused call's
-    index is dropped. `refused`: names refused; `kept`: whether any call went through."""
+    """One streamed choice's `tool_calls` deltas (and a legacy `function_call`): a call is
+    judged on its first delta that names its function (OpenAI sends the name whole there);
+    deltas before that are held, and dropped if no name ever comes. Every delta of a refused
+    call is dropped, and the calls kept are renumbered 0, 1, ... in the order they started,
+    as clients index them. `refused`: names refused; `kept`: whether any call went through."""
 
     def __init__(self, calls: CallFilter) -> None:
         self.filter = calls
         self.verdicts: dict[Any, bool] = {}  # call index -> refused
+        self.numbers: dict[Any, int] = {}  # call index -> the index the client sees
+        self.held: dict[Any, list[dict[str, Any]]] = {}  # deltas of a call not yet named
         self.refused: list[str] = []
         self.kept = False
 
     def delta(self, deltas: list[Any]) -> list[Any]:
-        """The deltas of this chunk to send on."""
-        out = []
+        """The `tool_calls` deltas of this chunk to send on."""
+        out: list[Any] = []
         for delta in deltas:
-            index = delta.get("index") if isinstance(delta, dict) else None
+            if not isinstance(delta, dict):
+                continue
+            index = delta.get("index")
             if index not in self.verdicts:
                 name = _name(delta)
-                if not name:  # no name yet: nothing to judge it by, it goes through
-                    out.append(delta)
+                if not name:
+                    self.held.setdefault(index, []).append(delta)
                     continue
-                refused = bool(forbidden_calls(self.filter.tools, [delta]))
-                self.verdicts[index] = refused
-                if refused:
-                    self.filter.counts[TOOL_CALLS_REFUSED] += 1
-                    self.refused.append(name)
-            if not self.verdicts[index]:
-                self.kept = True
-                out.append(delta)
+                if self._judge(index, name):
+                    self.held.pop(index, None)
+                    continue
+                self.numbers[index] = len(self.numbers)
+                out.extend(self._renumbered(index, d)
+                           for d in (*self.held.pop(index, ()), delta))
+            elif not self.verdicts[index]:
+                out.append(self._renumbered(index, delta))
         return out
+
+    def function_call(self, delta: dict[str, Any]) -> bool:
+        """A legacy `function_call` delta: True when it is to be sent on."""
+        if "function_call" not in self.verdicts:
+            name = delta.get("name") if isinstance(delta.get("name"), str) else ""
+            if not name:
+                return False
+            self._judge("function_call", name)
+        return not self.verdicts["function_call"]
+
+    def _judge(self, index: Any, name: str) -> bool:
+        refused = bool(forbidden_calls(self.filter.tools, [{"function": {"name": name}}]))
+        self.verdicts[index] = refused
+        if refused:
+            self.filter.counts[TOOL_CALLS_REFUSED] += 1
+            self.refused.append(name)
+        else:
+            self.kept = True
+        return refused
+
+    def _renumbered(self, index: Any, delta: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(index, int) and self.numbers[index] != index:
+            return {**delta, "index": self.numbers[index]}
+        return delta
 
 
 def _name(call: Any) -> str:
@@ -78,22 +108,31 @@ def _name(call: Any) -> str:
 
 
 def offered_tools(tools: CompiledTools, body: dict[str, Any]) -> dict[str, Any]:
-    """The request body with refused tools taken out of `tools` (and `tool_choice` dropped
-    when it names one, or when no tool is left), so the model is not offered them."""
+    """The request body with refused tools taken out of `tools` and the legacy `functions`
+    (and `tool_choice` / `function_call` dropped when they name one, or when nothing is
+    left), so the model is not offered them."""
+    out = body
     offered = body.get("tools")
-    if not isinstance(offered, list):
-        return body
-    refused = set(forbidden_calls(tools, offered))
-    if not refused:
-        return body
-    kept = [t for i, t in enumerate(offered) if i not in refused]
-    out = {**body, "tools": kept}
-    choice = body.get("tool_choice")
-    names = {_name(offered[i]) for i in refused}
-    if not kept:
-        del out["tools"]
-        out.pop("tool_choice", None)
-        out.pop("parallel_tool_calls", None)
-    elif isinstance(choice, dict) and _name(choice) in names:
-        del out["tool_choice"]
+    if isinstance(offered, list) and (refused := set(forbidden_calls(tools, offered))):
+        kept = [t for i, t in enumerate(offered) if i not in refused]
+        names = {_name(offered[i]) for i in refused}
+        out = {**out, "tools": kept}
+        if not kept:
+            for key in ("tools", "tool_choice", "parallel_tool_calls"):
+                out.pop(key, None)
+        elif isinstance(out.get("tool_choice"), dict) and _name(out["tool_choice"]) in names:
+            del out["tool_choice"]
+    functions = body.get("functions")
+    if isinstance(functions, list):
+        refused = set(forbidden_calls(tools, functions))
+        if refused:
+            kept = [f for i, f in enumerate(functions) if i not in refused]
+            names = {f.get("name") for i, f in enumerate(functions) if i in refused}
+            out = {**out, "functions": kept}
+            choice = out.get("function_call")
+            if not kept:
+                out.pop("functions")
+                out.pop("function_call", None)
+            elif isinstance(choice, dict) and choice.get("name") in names:
+                del out["function_call"]
     return out

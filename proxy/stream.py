@@ -160,6 +160,10 @@ class StreamScreen:
             if not target["tool_calls"]:
                 del target["tool_calls"]
                 held = True  # a chunk left with nothing is not sent
+        if state.calls is not None and isinstance(target.get("function_call"), dict):
+            if not state.calls.function_call(target["function_call"]):
+                del target["function_call"]
+                held = True
         for name in self._fields():
             value = _text_value(source.get(name))
             if value is None and name in source and source[name] is not None:
@@ -186,7 +190,7 @@ class StreamScreen:
         if state.calls is not None and state.calls.refused:
             tails["content"] = _said(state.calls.filter, state.calls.refused,
                                      tails.get("content", ""))
-            if finish == "tool_calls" and not state.calls.kept:
+            if finish in ("tool_calls", "function_call") and not state.calls.kept:
                 new["finish_reason"] = "stop"
         out = []
         for name in self._fields():
@@ -292,6 +296,13 @@ def screen_completion(
                 screen = make_screen()
                 holder[name] = _joined(_feed(screen, value, pieces), _finish(screen, pieces))
                 total.update(screen.counts)
+        if calls is not None and kind == "chat" and isinstance(holder.get("function_call"), dict):
+            _, refused = calls.message([{"function": holder["function_call"]}])
+            if refused:
+                del holder["function_call"]
+                holder["content"] = _said(calls, refused, holder.get("content") or "")
+                if choice.get("finish_reason") == "function_call":
+                    choice["finish_reason"] = "stop"
         if calls is not None and kind == "chat" and isinstance(holder.get("tool_calls"), list):
             kept, refused = calls.message(holder["tool_calls"])
             if refused:

@@ -12,7 +12,7 @@ import pytest
 
 from engine.rules import ReplyRules
 from proxy.fake_upstream import Reply, ScriptedUpstream
-from tests.proxy.conftest import StartUpstream, events, streamed_text
+from tests.proxy.conftest import RawUpstream, StartUpstream, events, streamed_text
 
 REFUND = {
     "writes": True,
@@ -212,11 +212,71 @@ async def test_a_refused_tool_call_never_reaches_a_streaming_client(
                              json={"model": "m", "messages": [ASK], "stream": True}) as resp:
         raw = await resp.read()
     assert b"delete_account" not in raw
-    names = [d["function"]["name"] for e in events(raw) if isinstance(e, dict)
-             for c in e["choices"] for d in c["delta"].get("tool_calls") or ()
-             if d.get("function", {}).get("name")]
-    assert names == ["refund_card"]
+    deltas = [d for e in events(raw) if isinstance(e, dict)
+              for c in e["choices"] for d in c["delta"].get("tool_calls") or ()]
+    assert {d["index"] for d in deltas} == {0}  # renumbered: clients index calls from 0
+    assert [d["function"]["name"] for d in deltas if d.get("function", {}).get("name")] == [
+        "refund_card"]
     assert streamed_text(raw) == CANNOT
     finishes = [c["finish_reason"] for e in events(raw) if isinstance(e, dict)
                 for c in e["choices"] if c.get("finish_reason")]
     assert finishes == ["tool_calls"]  # the refund call still went through
+
+
+async def test_the_sdk_stream_helper_assembles_the_calls_kept(stack: StartUpstream) -> None:
+    refund = {"name": "refund_card", "arguments": {"order_id": "4412", "amount": "12.50"}}
+    upstream = ScriptedUpstream(lambda _m: Reply("", tool_calls=(DELETE, refund)), created=1)
+    s = await stack(upstream, rules=ReplyRules(), tools=TOOLS)
+    async with openai.AsyncOpenAI(base_url=s.base_url, api_key="k", max_retries=0) as client:
+        async with client.chat.completions.stream(model="m", messages=[ASK]) as stream:  # type: ignore[arg-type]
+            async for _ in stream:
+                pass
+            done = await stream.get_final_completion()
+    message = done.choices[0].message
+    assert [c.function.name for c in message.tool_calls or ()] == ["refund_card"]
+    assert message.content == CANNOT
+
+
+def legacy_reply(stream: bool) -> bytes:
+    call = {"name": "delete_account", "arguments": "{}"}
+    if not stream:
+        return orjson.dumps({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+                             "choices": [{"index": 0, "finish_reason": "function_call",
+                                          "message": {"role": "assistant", "content": None,
+                                                      "function_call": call}}]})
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    chunks = [{"role": "assistant", "function_call": {"name": "delete_account",
+                                                      "arguments": ""}},
+              {"function_call": {"arguments": "{}"}}]
+    out = b"".join(b"data: " + orjson.dumps({**head, "choices": [
+        {"index": 0, "delta": d, "finish_reason": None}]}) + b"\n\n" for d in chunks)
+    out += b"data: " + orjson.dumps({**head, "choices": [
+        {"index": 0, "delta": {}, "finish_reason": "function_call"}]}) + b"\n\n"
+    return out + b"data: [DONE]\n\n"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_refused_legacy_function_call_is_removed(stack: StartUpstream,
+                                                         stream: bool) -> None:
+    upstream = RawUpstream([legacy_reply(stream)],
+                           content_type="text/event-stream" if stream else "application/json")
+    s = await stack(upstream, rules=ReplyRules(), tools=TOOLS)
+    body = {"model": "m", "messages": [ASK], "stream": stream,
+            "functions": [{"name": "delete_account", "parameters": {}},
+                          {"name": "refund_card", "parameters": {}}],
+            "function_call": {"name": "delete_account"}}
+    async with s.client.post("/v1/chat/completions", json=body) as resp:
+        raw = await resp.read()
+    assert b"delete_account" not in raw
+    sent = upstream.seen[0]
+    assert [f["name"] for f in sent["functions"]] == ["refund_card"]
+    assert "function_call" not in sent
+    if stream:
+        assert streamed_text(raw) == CANNOT
+        finishes = [c["finish_reason"] for e in events(raw) if isinstance(e, dict)
+                    for c in e["choices"] if c.get("finish_reason")]
+        assert finishes == ["stop"]
+    else:
+        choice = orjson.loads(raw)["choices"][0]
+        assert choice["message"] == {"role": "assistant", "content": CANNOT}
+        assert choice["finish_reason"] == "stop"
