@@ -74,6 +74,15 @@ class UpstreamError(ProxyError):
     code = "upstream_error"
 
 
+class OutputBlocked(ProxyError):
+    """The output stage held the reply back: moderation flagged a reply that cannot lose a
+    sentence (a JSON document), or could not check it and its `on_error` is block."""
+
+    status = 502
+    type = "server_error"
+    code = "reply_blocked"
+
+
 class ScreeningFailed(ProxyError):
     status = 500
     type = "server_error"

@@ -21,6 +21,7 @@ import aiohttp
 
 from config.guardrails import GuardrailsSettings
 from engine.injection import detect_injection
+from proxy.errors import OutputBlocked
 from proxy.judges import (
     INJECTION_QUESTION,
     TOPIC_QUESTION,
@@ -162,7 +163,8 @@ class Guardrails:
                        auth: Mapping[str, str], info: dict[str, Any]) -> list[str]:
         """The output check: `sentences` (released reply text, one sentence each) with each
         one moderation flags replaced by "" (removed). Blank ones are not sent. On a
-        moderation failure: all of them (`on_error: allow`) or none (`block`)."""
+        moderation failure: all of them (`on_error: allow`), or OutputBlocked (`block`: the
+        client gets an error, never an empty reply)."""
         asked = [i for i, s in enumerate(sentences) if s.strip()]
         if not asked:
             return list(sentences)
@@ -178,7 +180,8 @@ class Guardrails:
         verdict = await self._bounded("moderation", "output", call)
         if verdict == "error":
             info["guardrail_output"] = "blocked_on_error"
-            return ["" for _ in sentences]
+            raise OutputBlocked("the reply could not be checked by moderation (on_error: "
+                                "block); the rest of it was not sent")
         if verdict is None:
             return list(sentences)
         self.metrics.guardrail_output_removed.inc(sum(flags))

@@ -19,6 +19,7 @@ import orjson
 from engine.reply import Piece
 from engine.rewording import TEMPERATURE_KEPT, TEMPERATURE_VARIED, locked_words, rewording_kept
 from engine.segment import split_sentences
+from proxy.errors import OutputBlocked
 from proxy.guardrails import Guardrails
 from proxy.stream import Released
 
@@ -69,8 +70,12 @@ class OutputStage:
             for i, reworded in zip(jobs, await asyncio.gather(*jobs.values()), strict=True):
                 texts[i] = reworded
         if self.guard is not None:
-            texts = await self.guard.moderate(self.session, texts, auth=self.auth,
-                                              info=self.info)
+            checked = await self.guard.moderate(self.session, texts, auth=self.auth,
+                                                info=self.info)
+            if self.whole and checked != texts:
+                raise OutputBlocked("the reply was flagged by moderation; a JSON reply cannot "
+                                    "lose a part, so none of it was sent")
+            texts = checked
         return "".join(texts)
 
     async def _reword(self, sentence: str) -> str:

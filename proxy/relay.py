@@ -110,6 +110,9 @@ async def relay(
             stats.outcome = "upstream_error"
             await out.fail(UpstreamError(f"{exc}; the rest of the reply was not sent",
                                          code="upstream_protocol"))
+        except ProxyError as exc:  # the output stage held the rest back (OutputBlocked)
+            stats.outcome = "blocked"
+            await out.fail(exc)
         except Exception as exc:  # ScreeningError, or a fault nothing expected
             stats.outcome = "screening_failed"
             if isinstance(exc, ScreeningError):

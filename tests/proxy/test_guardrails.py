@@ -309,7 +309,40 @@ async def test_a_failing_output_check_follows_on_error(stack: StartUpstream, che
                     guardrails__moderation__on_error=on_error)
     async with s.client.post("/v1/chat/completions", json=user("Go", stream=True)) as resp:
         raw = await resp.read()
-    assert streamed_text(raw) == (REPLY if on_error == "allow" else "")
+    got = events(raw)
+    assert got[-1] == "[DONE]"
+    if on_error == "allow":
+        assert streamed_text(raw) == REPLY
+    else:  # fail closed: nothing unchecked is sent, and the client is told, never left empty
+        assert streamed_text(raw) == ""
+        assert got[-2] == ("error", {"error": {
+            "message": "the reply could not be checked by moderation (on_error: block); the "
+                       "rest of it was not sent",
+            "type": "server_error", "param": None, "code": "reply_blocked"}})
+    async with s.client.post("/v1/chat/completions", json=user("Go")) as resp:
+        body = await resp.json()
+    if on_error == "allow":
+        assert content(body) == REPLY
+    else:
+        assert resp.status == 502
+        assert body["error"]["code"] == "reply_blocked"
+
+
+async def test_a_flagged_json_reply_is_refused_whole(stack: StartUpstream, checks: Any) -> None:
+    fake, url = await checks()
+    s = await stack(upstream('{"answer": "This is EVIL. Fine."}'),
+                    guardrails__moderation__enabled=True, guardrails__moderation__base_url=url,
+                    guardrails__moderation__input=False)
+    fmt = {"type": "json_object"}
+    async with s.client.post("/v1/chat/completions",
+                             json=user("Go", response_format=fmt)) as resp:
+        assert resp.status == 502
+        assert (await resp.json())["error"]["code"] == "reply_blocked"
+    async with s.client.post("/v1/chat/completions",
+                             json=user("Go", response_format=fmt, stream=True)) as resp:
+        raw = await resp.read()
+    assert b"EVIL" not in raw
+    assert events(raw)[-2][0] == "error"
     assert events(raw)[-1] == "[DONE]"
 
 
