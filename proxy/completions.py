@@ -151,7 +151,8 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
             app[SESSION], guard=guard if guard.output else None,
             temperature=settings.reply_temperature, base_url=settings.upstream.base_url,
             model=str(body.get("model") or ""), auth=upstream_headers(request, settings),
-            language=rules.language, info=info, counts=counts,
+            rules=rules, internals=settings.replies.internals,  # type: ignore[arg-type]
+            info=info, counts=counts,
             whole=kind == "chat" and _json_reply(body))
     if verdict.kind != "forward":
         assert verdict.reply is not None

@@ -16,8 +16,11 @@ from typing import Any
 import aiohttp
 import orjson
 
-from engine.reply import Piece
+from engine.context import compact
+from engine.find import find
+from engine.reply import Piece, ReplyScreen
 from engine.rewording import TEMPERATURE_KEPT, TEMPERATURE_VARIED, locked_words, rewording_kept
+from engine.rules import Action, CompiledRules
 from engine.segment import split_sentences
 from proxy.errors import OutputBlocked
 from proxy.guardrails import Guardrails
@@ -42,17 +45,20 @@ class OutputStage:
     (not an exact reply) is reworded by `model` at the upstream `base_url` and read back with
     `engine.rewording`: a rewording that lost a locked word or changed the mood is dropped
     for the template's sentence (`reply_temperature_kept`), else it is sent
-    (`reply_temperature_varied`). A failed rewording call sends the template (counted kept).
+    (`reply_temperature_varied`). A rewording the reply screen would change, or that states
+    a value the template does not, is dropped too. A failed rewording call sends the template
+    (counted kept).
     `whole`: the text is one piece (a JSON document), never split.
     """
 
     def __init__(self, session: aiohttp.ClientSession, *, guard: Guardrails | None,
                  temperature: float, base_url: str, model: str, auth: Mapping[str, str],
-                 language: str, info: dict[str, Any], counts: Counter[str],
-                 whole: bool = False) -> None:
+                 rules: CompiledRules, internals: Action, info: dict[str, Any],
+                 counts: Counter[str], whole: bool = False) -> None:
         self.session, self.guard, self.temperature = session, guard, temperature
         self.base_url, self.model, self.auth = base_url, model, auth
-        self.language, self.info, self.counts, self.whole = language, info, counts, whole
+        self.rules, self.internals, self.language = rules, internals, rules.language
+        self.info, self.counts, self.whole = info, counts, whole
 
     async def __call__(self, text: str) -> str:
         if not text.strip():
@@ -91,11 +97,23 @@ class OutputStage:
                         type(exc).__name__)
             reworded = None
         locked = locked_words(core, (), self.language)
-        if reworded is None or rewording_kept(core, reworded, locked, self.language):
+        if reworded is None or rewording_kept(core, reworded, locked, self.language) or (
+                not self._passes(core, reworded)):
             self.counts[TEMPERATURE_KEPT] += 1
             return sentence
         self.counts[TEMPERATURE_VARIED] += 1
         return lead + reworded + trail
+
+    def _passes(self, template: str, reworded: str) -> bool:
+        """Would the rewording pass the reply screen unchanged, stating no value (personal
+        data, secret, email, ...) the template does not? A model wrote it: it gets the same
+        per-sentence checks as the model's own sentences (personal data, `never_say`,
+        `offers`, internals)."""
+        said = {compact(template[f.start : f.end]) for f in find(template)}
+        if any(compact(reworded[f.start : f.end]) not in said for f in find(reworded)):
+            return False
+        screen = ReplyScreen(self.rules, additions=False, internals=self.internals)
+        return screen.screen_sentence(reworded) == reworded and not screen.counts
 
     async def _ask(self, sentence: str) -> str:
         payload = {"model": self.model, "temperature": self.temperature, "max_tokens": 200,

@@ -39,12 +39,18 @@ def model(reply: str, reword: Callable[[str], Reply]) -> ScriptedUpstream:
     (Reply("Did the refund for order 4412 not go through?"), FAILED, "reply_temperature_kept"),
     (Reply("The refund for order 4413 did not go through."), FAILED, "reply_temperature_kept"),
     (Reply("", status=500), FAILED, "reply_temperature_kept"),
+    # a rewording gets the reply screen's checks: never_say, a new value (an email)
+    (Reply("The refund for order 4412 did not go through, but it is a guaranteed refund."),
+     FAILED, "reply_temperature_kept"),
+    (Reply("The refund for order 4412 did not go through; write to bob@example.com."),
+     FAILED, "reply_temperature_kept"),
 ])
 async def test_a_phrasing_is_reworded_and_read_back(
         stack: StartUpstream, stream: bool, reworded: Reply, expected: str,
         counted: str) -> None:
     upstream = model("I've refunded 12.50 pounds for order 4412.", lambda _s: reworded)
-    s = await stack(upstream, rules=ReplyRules(), tools=TOOLS, reply_temperature=0.7)
+    s = await stack(upstream, rules=ReplyRules(never_say=("guaranteed refund",)), tools=TOOLS,
+                    reply_temperature=0.7)
     body = {"model": "m", "messages": refund_turn(DECLINED), "stream": stream}
     async with s.client.post("/v1/chat/completions", json=body) as resp:
         got = streamed_text(await resp.read()) if stream else \
