@@ -117,18 +117,18 @@ class ActionCheck:
             if not done:
                 return None  # "I haven't refunded anything": true, kept
             self.counts[ASSERTION_REFUSED] += 1
-            return self.tools.phrase(tool, "not_done", {})
+            return self.tools.phrase(tool, "not_done", {}, self.counts)
         call = self._call_for(calls, values)
         real: OutcomeName = "not_done" if call.outcome == "pending" else (
             "done" if call.outcome == "done" else "failed")
         if done != (real == "done"):
             self.counts[OUTCOME_REPLACED] += 1
-            return self.tools.phrase(tool, real, fields_of(call))
+            return self.tools.phrase(tool, real, fields_of(call), self.counts)
         foreign = [v for v in values if not any(s.call is call for s in self.index.sources(v))]
         if not foreign or self.tools.rules.audience == "staff":
             return None  # staff: the facts step highlights the untraced value
         self.counts[VALUE_REPLACED] += 1
-        return self.tools.phrase(tool, real, fields_of(call))
+        return self.tools.phrase(tool, real, fields_of(call), self.counts)
 
     def _call_for(self, calls: list[ToolCall], values: list[Value]) -> ToolCall:
         """The call a claim speaks of: the latest one holding the most of its values."""
@@ -192,7 +192,7 @@ class ActionCheck:
             if call.name not in self.tools.writes or call.name in self._mentioned or (
                     call.outcome == "pending"):
                 continue
-            sentence = self.tools.phrase(call.name, call.outcome, fields_of(call))
+            sentence = self.tools.phrase(call.name, call.outcome, fields_of(call), self.counts)
             if sentence not in out and sentence not in self._released:
                 out.append(sentence)
                 self.counts[OUTCOME_ADDED] += 1

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 import string
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -82,6 +84,8 @@ CANNOT_DO: Mapping[str, str] = MappingProxyType({
     "en": "I can't do that here: the {tool} action is not available.",
     "pt-BR": "Não posso fazer isso aqui: a ação {tool} não está disponível.",
 })
+#: Count of product sentences that fell back to the built-in one (not a seed 000 count).
+PHRASING_FALLBACK = "replyguard_phrasing_fallbacks"
 MAX_FILL = 200  # characters of one filled value at most; longer -> the built-in sentence
 
 Range = tuple[float | None, float | None, float | None, float | None]  # min, max, xmin, xmax
@@ -107,15 +111,20 @@ class CompiledTools:
         """The declaration of tool `name`, None when the settings do not declare it."""
         return self.rules.tools.get(name)
 
-    def phrase(self, tool: str, outcome: OutcomeName, fields: Mapping[str, Any]) -> str:
+    def phrase(self, tool: str, outcome: OutcomeName, fields: Mapping[str, Any],
+               counts: Counter[str] | None = None) -> str:
         """The product sentence for `tool`'s `outcome`, filled from `fields` (a call's
         arguments and result fields). The tool's template when it has one and `fields`
-        fills every placeholder with a short one-line value; else the built-in sentence."""
+        fills every placeholder with a short one-line value; else the built-in sentence (and,
+        when the tool had a template, `counts[PHRASING_FALLBACK]` += 1: a placeholder the
+        calls do not provide, such as a misspelt field name, shows in the metrics)."""
         template = getattr(self.phrasing.get(tool, Phrasing()), outcome)
         if template is not None:
-            filled = fill(template, {"tool": tool_words(tool), **fields})
+            filled = fill(template, {"tool": tool_words(tool), **fields}, self.language)
             if filled is not None:
                 return filled
+            if counts is not None:
+                counts[PHRASING_FALLBACK] += 1
         builtin = getattr(BUILT_IN[self.language], outcome)
         return str(builtin).replace("{tool}", tool_words(tool))
 
@@ -132,15 +141,40 @@ def _usable(value: object) -> str | None:
     return text if text and len(text) <= MAX_FILL and "\n" not in text else None
 
 
-def fill(template: str, fields: Mapping[str, Any]) -> str | None:
-    """`template` with each `{name}` replaced by `fields[name]`; None when a placeholder has
-    no usable value (missing, empty, not a scalar, over `MAX_FILL` characters, multi-line),
-    so a raw placeholder never reaches the output."""
+def _formatted(value: object, spec: str, language: str) -> str | None:
+    """`value` in the format `spec` (Python's format mini-language): a number (or a string
+    holding one) as a decimal, e.g. `.2f` gives "12.50" for 12.5 ("12,50" in pt-BR, where
+    the decimal and grouping marks swap); None when it does not apply."""
+    text = _usable(value)
+    if text is None:
+        return None
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        number = None
+    try:
+        if number is not None and number.is_finite():
+            out = format(number, spec)
+            return out.translate(_PT_MARKS) if language == "pt-BR" else out
+        return format(text, spec)
+    except ValueError:
+        return None
+
+
+_PT_MARKS = str.maketrans({".": ",", ",": "."})
+
+
+def fill(template: str, fields: Mapping[str, Any], language: str = "en") -> str | None:
+    """`template` with each `{name}` (or `{name:spec}`) replaced by `fields[name]`; None when
+    a placeholder has no usable value (missing, empty, not a scalar, over `MAX_FILL`
+    characters, multi-line, a format that does not apply), so a raw placeholder never reaches
+    the output."""
     out = []
-    for literal, name, _, _ in string.Formatter().parse(template):
+    for literal, name, spec, _ in string.Formatter().parse(template):
         out.append(literal)
         if name is not None:
-            value = _usable(fields.get(name))
+            value = _formatted(fields.get(name), spec, language) if spec else \
+                _usable(fields.get(name))
             if value is None:
                 return None
             out.append(value)
@@ -158,8 +192,10 @@ def _check_template(template: str, where: str) -> list[str]:
             continue
         if not name.isidentifier():
             errors.append(f"{where}: {{{name}}} is not a field name")
-        elif spec or conversion:
-            errors.append(f"{where}: {{{name}}} takes no format or conversion")
+        elif conversion:
+            errors.append(f"{where}: {{{name}!{conversion}}} takes no conversion")
+        elif spec and _formatted("1", spec, "en") is None and _formatted("x", spec, "en") is None:
+            errors.append(f"{where}: {{{name}:{spec}}} is not a valid format")
     return errors
 
 
@@ -227,7 +263,8 @@ def compile_tools(tools: ToolRules, language: str) -> CompiledTools:
             for outcome in ("done", "failed", "not_done"):
                 template = getattr(entry, outcome)
                 if template is not None:
-                    errors += _check_template(template, f"tools.{name}.phrasing.{lang}.{outcome}")
+                    where = f"tools.{name}.phrasing.{'' if lang == '*' else lang + '.'}{outcome}"
+                    errors += _check_template(template, where)
         chosen = spec.phrasing.get(language) or spec.phrasing.get("*")
         if chosen is not None:
             phrasing[name] = chosen

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -59,9 +60,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     install_uvloop()
     app = create_app(settings, rules)
 
-    def announce(_: str) -> None:  # run_app calls it once the port is bound
+    def announce(message: str) -> None:  # run_app calls it once the port is bound
+        bound = re.search(r"://\S+:(\d+)", message)  # "Running on http://host:port": port 0
+        port = int(bound.group(1)) if bound else settings.listen.port  # gives the real one
         logging.getLogger("replyguard").info(json.dumps({
-            "event": "serving", "host": settings.listen.host, "port": settings.listen.port,
+            "event": "serving", "host": settings.listen.host, "port": port,
             "upstream": settings.upstream.base_url,
             "rules": str(settings.replies.rules or "(defaults)")}))
 

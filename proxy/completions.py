@@ -52,9 +52,10 @@ OFFLOAD_BYTES = 256 * 1024
 
 
 def compiled_rules(request: web.Request) -> CompiledRules:
-    """The rules for this request's language: the `X-ReplyGuard-Language` header, else the
-    settings' language (never guessed from the text, seed 000)."""
+    """The rules for this request's language: the `X-ReplyGuard-Language` header (any case),
+    else the settings' language (never guessed from the text, seed 000)."""
     language = request.headers.get(LANGUAGE_HEADER) or request.app[SETTINGS].language
+    language = {known.lower(): known for known in LANGUAGES}.get(language.lower(), language)
     if language not in LANGUAGES:
         raise BadRequest(f"{LANGUAGE_HEADER}: unknown language {language!r} (known: "
                          f"{', '.join(LANGUAGES)})", code="invalid_language")
@@ -64,14 +65,12 @@ def compiled_rules(request: web.Request) -> CompiledRules:
 def compiled_tools(request: web.Request, language: str) -> CompiledTools | None:
     """The declared tools (settings `tools:`) for this request's language and audience (the
     `X-ReplyGuard-Audience` header, else the settings'); None when no tool is declared."""
-    tools = request.app[TOOLS]
-    if not tools:
-        return None
-    audience = request.headers.get(AUDIENCE_HEADER) or request.app[SETTINGS].audience
+    audience = (request.headers.get(AUDIENCE_HEADER) or request.app[SETTINGS].audience).lower()
     if audience not in AUDIENCES:
         raise BadRequest(f"{AUDIENCE_HEADER}: unknown audience {audience!r} (known: "
                          f"{', '.join(AUDIENCES)})", code="invalid_audience")
-    return tools[language, audience]
+    tools = request.app[TOOLS]
+    return tools[language, audience] if tools else None
 
 
 def _verdict_chat(body: dict[str, Any], rules: CompiledRules,
@@ -131,7 +130,8 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
-    tools = compiled_tools(request, rules.language) if kind == "chat" else None
+    tools = compiled_tools(request, rules.language)
+    tools = tools if kind == "chat" else None
     try:
         verdict = _verdict_chat(body, rules, tools) if kind == "chat" else \
             _verdict_text(body, rules)

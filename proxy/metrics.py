@@ -112,6 +112,8 @@ class Metrics:
             ("replyguard_internals_withheld", "reply sentences removed for platform internals"),
             ("replyguard_tool_calls_refused", "tool calls in replies removed: their tool is "
                                               "not allowed (settings tools.<name>.allowed)"),
+            ("replyguard_phrasing_fallbacks", "tool phrasings the call could not fill (a "
+                                              "missing or misspelt field): built-in sentence"),
         ):  # engine counts of the opt-in `internals` class (not seed 000 counts)
             self.seed[name] = Counter(name, help_text, registry=r)
         self.unknown_counts = Counter(

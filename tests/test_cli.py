@@ -93,3 +93,29 @@ def test_installed_console_script_screens_stdin() -> None:
         check=False,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"my card is **** 1111\n", b"")
+
+
+def test_serve_on_port_0_announces_the_port_it_bound() -> None:
+    """`replyguard serve --port 0` logs the port the OS chose, and serves on it."""
+    import json
+    import urllib.request
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proxy.cli", "serve", "--port", "0", "--upstream",
+         "http://127.0.0.1:9/v1"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if '"event": "serving"' in line:
+                break
+        else:
+            raise AssertionError("serve never announced itself")
+        port = json.loads(line[line.index("{"):])["port"]
+        assert port > 0
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as resp:
+            assert resp.status == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stderr is not None:
+            proc.stderr.close()

@@ -84,7 +84,7 @@ def test_no_tools_by_default() -> None:
     ("tools: {refund_card: {claims: [refunded, '']}}\n",
      ["tools.refund_card.claims[1]: must not be empty"]),
     ("tools: {refund_card: {phrasing: {done: 'Refunded {0}.'}}}\n",
-     ["tools.refund_card.phrasing.*.done: {0} is not a field name"]),
+     ["tools.refund_card.phrasing.done: {0} is not a field name"]),
     ("tools: {refund_card: {phrasing: {sucess: 'Done.'}}}\n",
      ["tools.refund_card.phrasing.sucess: unknown key (known: done, failed, not_done)"]),
     ("tools: {refund_card: {fresh_for_s: -1}}\n",

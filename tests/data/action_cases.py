@@ -85,6 +85,7 @@ PT_DONE = "Reembolsei 12.50 do pedido 4412."
 PT_FAILED = "O reembolso do pedido 4412 não foi concluído."
 PT_NOT = "Não reembolsei nada deste pedido."
 REFUSED = {"reply_assertion_refused": 1}
+FALLBACK = "replyguard_phrasing_fallbacks"
 REPLACED = {"reply_outcome_replaced": 1}
 VALUE = {"reply_value_replaced": 1}
 ADDED = {"reply_outcome_added": 1}
@@ -202,9 +203,9 @@ CASES = [
     _en("builtin-added", "Thanks.", CANCELLED, "Thanks. The cancel order action was completed.",
         ADDED),
     _en("placeholder-missing-failed", "I've refunded 12.50 pounds.", NO_ORDER,
-        "The refund card action did not go through.", REPLACED),
+        "The refund card action did not go through.", {**REPLACED, FALLBACK: 1}),
     _en("placeholder-missing-added", "Thanks.", NO_AMOUNT,
-        "Thanks. The refund card action was completed.", ADDED),
+        "Thanks. The refund card action was completed.", {**ADDED, FALLBACK: 1}),
     # staff: an untraced value is highlighted, not replaced
     _en("staff-wrong-amount", "I've refunded 15.00 pounds for order 4412.", DONE,
         "[unverified] I've refunded 15.00 pounds for order 4412.",

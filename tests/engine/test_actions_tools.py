@@ -16,10 +16,10 @@ def _tools(**phrasing: str) -> ToolRules:
 @pytest.mark.parametrize(("phrasing", "error"), [
     ({"done": "Refunded {0}."}, "tools.refund_card.phrasing.en.done: {0} is not a field name"),
     ({"failed": "No {a.b}."}, "tools.refund_card.phrasing.en.failed: {a.b} is not a field name"),
-    ({"done": "Refunded {amount:>9}."},
-     "tools.refund_card.phrasing.en.done: {amount} takes no format or conversion"),
+    ({"done": "Refunded {amount:q}."},
+     "tools.refund_card.phrasing.en.done: {amount:q} is not a valid format"),
     ({"not_done": "Not {amount!r}."},
-     "tools.refund_card.phrasing.en.not_done: {amount} takes no format or conversion"),
+     "tools.refund_card.phrasing.en.not_done: {amount!r} takes no conversion"),
     ({"done": "Refunded {amount."},
      "tools.refund_card.phrasing.en.done: expected '}' before end of string"),
     ({"done": "Refunded {}."}, "tools.refund_card.phrasing.en.done: {} is not a field name"),
@@ -108,3 +108,17 @@ def test_schema_ranges_read_by_property_name() -> None:
                        "note": {"type": "string"}}})})
     assert dict(compile_tools(tools, "en").ranges["get_order"]) == {
         "total": (0, 1000, None, None), "qty": (None, None, 0, None)}
+
+
+@pytest.mark.parametrize(("template", "language", "fields", "expected"), [
+    ("I've refunded {amount:.2f}.", "en", {"amount": 12.5}, "I've refunded 12.50."),
+    ("I've refunded {amount:.2f}.", "en", {"amount": "12.5"}, "I've refunded 12.50."),
+    ("Reembolsei {amount:,.2f}.", "pt-BR", {"amount": 1234.5}, "Reembolsei 1.234,50."),
+    ("Order {order_id:>6}.", "en", {"order_id": "4412"}, "Order   4412."),
+    ("I've refunded {amount:.2f}.", "en", {"amount": "twelve"}, None),
+    ("I've refunded {amount}.", "en", {}, None),
+])
+def test_fill_with_formats(template: str, language: str, fields: dict[str, object],
+                           expected: str | None) -> None:
+    from engine.tools import fill
+    assert fill(template, fields, language) == expected

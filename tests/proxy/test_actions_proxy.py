@@ -280,3 +280,16 @@ async def test_a_refused_legacy_function_call_is_removed(stack: StartUpstream,
         choice = orjson.loads(raw)["choices"][0]
         assert choice["message"] == {"role": "assistant", "content": CANNOT}
         assert choice["finish_reason"] == "stop"
+
+
+async def test_the_headers_are_read_in_any_case_and_checked_without_tools(
+        stack: StartUpstream) -> None:
+    upstream = ScriptedUpstream(lambda _m: Reply("Olá."), created=1)
+    s = await stack(upstream, rules=ReplyRules())
+    for headers, status in (({"X-ReplyGuard-Language": "pt-br"}, 200),
+                            ({"X-ReplyGuard-Audience": "Staff"}, 200),
+                            ({"X-ReplyGuard-Audience": "boss"}, 400),
+                            ({"X-ReplyGuard-Language": "fr"}, 400)):
+        async with s.client.post("/v1/chat/completions", headers=headers,
+                                 json={"model": "m", "messages": [ASK]}) as resp:
+            assert resp.status == status, headers
