@@ -20,7 +20,11 @@ import orjson
 from engine.find import find
 
 Outcome = Literal["done", "failed", "pending"]
-FAILED_STATUSES = frozenset({"failed", "error", "declined", "rejected"})
+FAILED_STATUSES = frozenset({"failed", "error", "declined", "rejected", "cancelled", "canceled",
+                             "denied", "refused", "aborted", "expired", "reversed", "voided"})
+#: A `status` saying the write has not happened yet: the call is pending, not done.
+PENDING_STATUSES = frozenset({"pending", "processing", "queued", "in_progress", "scheduled",
+                              "submitted", "awaiting_approval"})
 _COMPACT = re.compile(r"[\s.\-()/]")
 _CITATION = re.compile(r"\[([A-Za-z0-9_.:-]{1,64})\]")
 
@@ -47,13 +51,22 @@ def _parse_json(text: str) -> Any:
 
 
 def outcome_of(result: object) -> Outcome:
-    """The outcome a tool result says: "failed" or "done" (DESIGN section 5)."""
+    """The outcome a tool result says (DESIGN section 5, widened the way writes report):
+    "failed" for JSON with a non-null `error`, `ok: false` or `success: false`, or a
+    `status` in FAILED_STATUSES; "pending" for a `status` in PENDING_STATUSES (the write has
+    not happened yet); "done" otherwise. Statuses compare in any case, `-`/space as `_`.
+    A result that is not a JSON object (plain text) is done: its words are not read."""
     if isinstance(result, dict):
-        if result.get("error") is not None or result.get("ok") is False:
+        if result.get("error") is not None or result.get("ok") is False or (
+                result.get("success") is False):
             return "failed"
         status = result.get("status")
-        if isinstance(status, str) and status.lower() in FAILED_STATUSES:
-            return "failed"
+        if isinstance(status, str):
+            word = status.strip().lower().replace("-", "_").replace(" ", "_")
+            if word in FAILED_STATUSES:
+                return "failed"
+            if word in PENDING_STATUSES:
+                return "pending"
     return "done"
 
 

@@ -169,3 +169,23 @@ def test_compact(value: str, compacted: str) -> None:
 
 def test_outcome_of_a_non_dict_is_done() -> None:
     assert outcome_of("oops") == "done"
+
+
+@pytest.mark.parametrize(("result", "outcome"), [
+    ({"status": "refunded"}, "done"),
+    ({"status": "Declined"}, "failed"),
+    ({"status": "cancelled"}, "failed"),
+    ({"status": "voided"}, "failed"),
+    ({"success": False}, "failed"),
+    ({"success": True}, "done"),
+    ({"ok": False}, "failed"),
+    ({"error": None, "status": "ok"}, "done"),
+    ({"error": {"code": "card_declined"}}, "failed"),
+    ({"status": "pending"}, "pending"),
+    ({"status": "In Progress"}, "pending"),
+    ({"status": "in-progress"}, "pending"),
+    ({"ok": "false"}, "done"),  # a string is not the JSON false the rule reads
+    (None, "done"),
+])
+def test_outcome_of(result: object, outcome: str) -> None:
+    assert outcome_of(result) == outcome
