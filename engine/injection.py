@@ -51,13 +51,16 @@ def _runs(char_class: str) -> str:
 #: and direction marks (U+200B-U+200F), bidi embeddings and isolates, word joiner and
 #: invisible operators (U+2060-U+2064), deprecated format characters, variation selectors
 #: (U+FE00-U+FE0F, U+E0100-U+E01EF), zero-width no-break space (U+FEFF).
-_INVISIBLE = re.compile(_runs(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0100-\U000e01ef]"
-))
+_INVISIBLE_CHARS = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+                    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+                    "\U000e0100-\U000e01ef")
+_INVISIBLE = re.compile(_runs(f"[{_INVISIBLE_CHARS}]"))
 #: Unicode tag characters (U+E0000-U+E007F) mirror ASCII invisibly ("ASCII smuggling"): they
 #: are read as the ASCII they stand for, set apart by spaces.
-_TAGS = re.compile(_runs("[\U000e0000-\U000e007f]"))
+_TAG_CHARS = "\U000e0000-\U000e007f"
+_TAGS = re.compile(_runs(f"[{_TAG_CHARS}]"))
+#: Either of the above, to skip both substitutions at once in the common case.
+_HIDDEN = re.compile(f"[{_INVISIBLE_CHARS}{_TAG_CHARS}]")
 _TAG_TABLE = {0xE0000 + code: chr(code) if 0x20 <= code < 0x7F else None for code in range(0x80)}
 #: Combining marks left by NFKD (Latin, Greek and Cyrillic accents, "Zalgo" stacks), removed.
 _MARKS = re.compile(_runs("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff"
@@ -121,11 +124,12 @@ _SPACED = re.compile(
 #: Whitespace, punctuation and underscores (after "_" is made a space): each run is a gap.
 _GAPS = re.compile(_runs(r"[^\w:]"))
 #: The same for ASCII text, as a `str.translate` table (everything but letters, digits and
-#: ":" to a space), followed by `split`, which is several times faster than a regex. It maps
+#: ":" to a space) and `_SPACES`, several times faster than `_GAPS`. The table maps
 #: every ASCII character (letters to themselves): a character missing from the table costs
 #: `translate` a KeyError.
 _ASCII_GAPS = {code: chr(code) if chr(code).isalnum() or chr(code) == ":" else " "
                for code in range(128)}
+_SPACES = re.compile("  +")
 #: A run of colons and spaces that starts with a colon (after " :" is made ":").
 _COLONS = re.compile(":[ :]*")
 #: The characters `_LOOKALIKE_TABLE` maps, to skip `str.translate` (slow outside ASCII) when
@@ -173,12 +177,20 @@ def normalize_injection_text(text: str) -> str:
     `"ignore all previous instructions"`. Linear in the length of the text.
     """
     if not text.isascii():
-        if _TAGS.search(text):
-            text = _TAGS.sub(_reveal_tags, text)
-        text = unicodedata.normalize("NFKD", _INVISIBLE.sub("", text))
-        if _LOOKALIKES_PRESENT.search(text):
-            text = text.translate(_LOOKALIKE_TABLE)
-        text = _MARKS.sub("", text.casefold())
+        if _HIDDEN.search(text):
+            if _TAGS.search(text):
+                text = _TAGS.sub(_reveal_tags, text)
+            text = _INVISIBLE.sub("", text)
+        text = unicodedata.normalize("NFKD", text)
+        bare = _MARKS.sub("", text)
+        if bare.isascii() and "\u0345" not in text:
+            # ASCII and combining marks only (most accented Latin text): no look-alike to map,
+            # and case folding is lower-casing, as the one mark it changes is U+0345.
+            text = bare.lower()
+        else:
+            if _LOOKALIKES_PRESENT.search(text):
+                text = text.translate(_LOOKALIKE_TABLE)
+            text = _MARKS.sub("", text.casefold())
     else:
         text = text.lower()
     # Every run of gap characters becomes one space (the runs of one space stay as they are),
@@ -186,7 +198,7 @@ def normalize_injection_text(text: str) -> str:
     if text.isascii():
         if _may_be_spaced(text):
             text = _SPACED.sub(_join_spaced, text)
-        text = " ".join(text.translate(_ASCII_GAPS).split())
+        text = _SPACES.sub(" ", text.translate(_ASCII_GAPS)).strip(" ")
     else:
         text = _SPACED.sub(_join_spaced, text)
         text = _GAPS.sub(" ", text.replace("_", " ")).strip(" ")
@@ -214,30 +226,31 @@ _Trie = dict[str, "_Trie"]
 
 
 def lead_regex(leads: Iterable[str]) -> str:
-    """A regex matching where the text starts with one of `leads` (a space in a lead is an
-    optional gap, as in a pattern's regex), written as a trie: leads sharing their first
-    letters share those branches, so at one position `re` follows at most one branch per letter
-    instead of trying every lead. A lead that another lead starts with makes the longer one
-    redundant (`"you"` covers `"you are"`). `["act as", "ai", "am", "you", "you are"]` gives
-    `(?:a(?:ct[ :]{0,2}as|i|m)|you)`; the order of branches does not matter, as it is only
-    used in a look-ahead."""
+    """A regex matching where the text starts with one of `leads` (letters and digits, a
+    space standing for any run of spaces and colons, which covers a pattern's optional gap;
+    `InjectionMatcher` checks their shape, so nothing needs escaping), written as a
+    trie: leads sharing their first letters share those branches, so at one position `re`
+    follows at most one branch per letter instead of trying every lead. A lead that another
+    lead starts with makes the longer one redundant (`"you"` covers `"you are"`).
+    `["act as", "ai", "am", "you", "you are"]` gives `(?:a(?:ct[ :]*as|i|m)|you)`; the
+    order of branches does not matter, as it is only used in a look-ahead."""
     trie: _Trie = {}
-    for lead in sorted(set(leads), key=len):
+    for lead in leads:
         node = trie
         for char in lead:
-            if "" in node:  # a shorter lead already covers this one
-                break
             node = node.setdefault(char, {})
-        else:
-            node.clear()
-            node[""] = {}
+        node[""] = {}
 
     def branch(node: _Trie) -> str:
-        if "" in node:
+        if "" in node:  # a lead ends here: what follows does not matter
             return ""
-        parts = [(_OPTIONAL_GAP if char == " " else re.escape(char)) + branch(child)
+        parts = [("[ :]*" if char == " " else char) + branch(child)
                  for char, child in sorted(node.items())]
-        return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+        if len(parts) == 1:
+            return parts[0]
+        if all(len(part) == 1 for part in parts):
+            return "[" + "".join(parts) + "]"
+        return "(?:" + "|".join(parts) + ")"
 
     return branch(trie)
 

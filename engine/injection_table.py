@@ -87,9 +87,10 @@ _SHOW = _any(_SHOW_WORDS)
 _LEAK_WORDS = ("print", "reveal", "dump", "leak", "disclose", "expose", "output", "recite",
                "spell out", "echo", "regurgitate", "divulge")
 _LEAK = _any(_LEAK_WORDS)
-_UNFILTERED = (r"(?:unfiltered|uncensored|unrestricted|unlimited|unbound|unchained|amoral"
-               r"|unethical|evil|jailbroken|rogue|unaligned|lawless|immoral|rule breaking"
-               r"|rulebreaking|limitless)")
+_UNFILTERED_WORDS = ("unfiltered", "uncensored", "unrestricted", "unlimited", "unbound",
+                     "unchained", "amoral", "unethical", "evil", "jailbroken", "rogue", "unaligned",
+                     "lawless", "immoral", "rule breaking", "rulebreaking", "limitless")
+_UNFILTERED = _any(_UNFILTERED_WORDS)
 _AI = (r"(?:ai|assistant|chatbot|chat bot|model|bot|llm|language model|gpt|chatgpt|entity"
        r"|version(?: of yourself)?|character|persona)")
 _LIMITS = (r"(?:(?:ethical|moral|content|safety) )?(?:restrictions|rules|limits|limitations"
@@ -394,7 +395,8 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         id="reveal_system_prompt_en",
         category="prompt_reveal",
         language="en",
-        lead=_LEAK_WORDS + _SHOW_WORDS,
+        lead=_then(_LEAK_WORDS + _SHOW_WORDS, "me", "us", "out", "back", "all", "your", "the",
+                   "this", "that"),
         regex=(r"(?:" + _LEAK + r" (?:me |us )?(?:out |back )?(?:all (?:of )?)?(?:your (?:"
                + _SECRET + r" )?(?:" + _PROMPTS + r"|" + _SYSTEM_PROMPT + r")|(?:the|this|that)"
                r" (?:" + _SECRET + r" )+" + _PROMPTS + r"|(?:the|this) " + _SYSTEM_PROMPT + r")"
@@ -515,8 +517,9 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         id="dan_en",
         category="role_play",
         language="en",
-        lead=("act as", "pretend to be", "you are now", "you re now", "you will be", "roleplay as",
+        lead=("act as", "pretend to be", "you are now", "you re now", "roleplay as",
               "role play as", "become", "stay", "you are going to", "dan", "do anything now")
+        + _then(("you will be",), "a", "the", "dan")
         + _then(("stands for", "standing for", "means", "called", "named", "known as",
                  "acronym for", "short for"), "do anything now"),
         regex=(r"(?:(?:act as|pretend to be|you are now|you re now|you will be|roleplay as"
@@ -567,8 +570,10 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         id="no_restrictions_en",
         category="role_play",
         language="en",
-        lead=("you have", "you ve got", "you now have", "you no longer have", "you are", "you re",
-              "answer", "respond", "reply", "talk", "speak", "write", "act", "behave", "operate"),
+        lead=(_then(("you have", "you ve got", "you now have", "you no longer have"), "no")
+              + _then(("you are", "you re"), "now", "no longer", "not", "free")
+              + _then(("answer", "respond", "reply", "talk", "speak", "write", "act", "behave",
+                       "operate"), "to me", "freely", "without")),
         regex=(r"(?:you (?:have|ve got|now have|no longer have) no|you (?:are|re) (?:now )?"
                r"(?:no longer|not) (?:bound by|restricted by|limited by|subject to)|you (?:are"
                r"|re) (?:now )?free (?:from|of)|(?:answer|respond|reply|talk|speak|write|act"
@@ -585,8 +590,10 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         id="unfiltered_ai_en",
         category="role_play",
         language="en",
-        lead=("act", "behave", "respond", "answer", "reply", "pretend", "roleplay", "role play",
-              "operate", "function", "you are", "you re", "you will be", "become"),
+        lead=(_then(("act", "behave", "respond", "answer", "reply", "pretend", "roleplay",
+                     "role play", "operate", "function"), "as", "like")
+              + _then(("you are", "you re", "you will be", "become", "pretend to be"), "now", "a",
+                      "an", *_UNFILTERED_WORDS)),
         regex=(r"(?:(?:act|behave|respond|answer|reply|pretend|roleplay|role play|operate"
                r"|function) (?:as|like) (?:if you (?:are|were) )?(?:an? |my )?" + _UNFILTERED
                + r"(?: and " + _UNFILTERED + r")? " + _AI + r"|(?:you are|you re|you will be"
@@ -606,8 +613,9 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         lead=("jailbreak", "jailbroken", "dan", "unrestricted", "unfiltered", "uncensored", "evil",
               "opposite", "no restrictions", "enable", "enter", "activate", "switch to", "turn on",
               "engage", "initiate", "go into", "switch into", "this is a jailbreak",
-              "initiating", "activating", "you are", "you re", "you have been", "you ve been",
-              "you will be", "unlock"),
+              "initiating", "activating", "unlock")
+        + _then(("you are", "you re", "you have been", "you ve been", "you will be"), "now",
+                "jailbroken", "unshackled", "unchained"),
         regex=(r"(?:(?:jailbreak|jailbroken|dan|unrestricted|unfiltered|uncensored|evil|opposite"
                r"|no restrictions) mode (?:enabled|activated|on|engaged)|(?:enable|enter|activate"
                r"|switch to|turn on|engage|initiate|go into|switch into) (?:jailbreak|jailbroken"
@@ -756,8 +764,8 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         category="tool_forcing",
         language="en",
         lead=_then(("you",), "must", "have to", "shall", "are required", "re required",
-                       "are instructed", "are ordered", "are forced", "are obligated", "will now",
-                       "need to"),
+                   "are instructed", "are ordered", "are forced", "are obligated", "will now",
+                   "need to"),
         regex=(r"you (?:must|have to|shall|are required to|re required to|are instructed to"
                r"|are ordered to|are forced to|are obligated to|will now|need to) (?:now "
                r"|immediately )?(?:(?:call|invoke|execute|trigger|fire) (?:the |your |this )?"
