@@ -18,6 +18,7 @@ __all__ = [
     "InjectionMatcher",
     "InjectionPattern",
     "detect_injection",
+    "lead_regex",
     "normalize_injection_text",
 ]
 
