@@ -17,6 +17,7 @@ regex could match: the result is what a whole-text scan gives (tests/engine/test
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -353,12 +354,26 @@ def _lookalike_table() -> dict[int, str]:
 
 
 #: Characters models and people write for the ASCII ones a detector reads: no-break and thin
-#: spaces, non-ASCII hyphens and dashes, digits of other scripts. Offsets are unchanged, so a
-#: value is found (and masked in the original text) however it was typeset.
+#: spaces, non-ASCII hyphens and dashes, digits of other scripts (those listed here; any
+#: other script's decimal digit is added per text, `_other_digits`). Offsets are unchanged,
+#: so a value is found (and masked in the original text) however it was typeset.
 _LOOKALIKE = _lookalike_table()
 _LOOKALIKE_CHARS = frozenset(map(chr, _LOOKALIKE))
-#: Any one of the `_LOOKALIKE` characters (a regex scan: ~5 ms a megabyte).
-_A_LOOKALIKE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_LOOKALIKE)) + "]")
+#: A non-ASCII decimal digit (Unicode category Nd, as `\d` reads it), of any script.
+_OTHER_DIGIT = re.compile(r"[^\x00-\x7f](?<=\d)")
+#: Any one of the `_LOOKALIKE` characters or a non-ASCII decimal digit (a regex scan: ~5 ms a
+#: megabyte; it starts with a character class, so `re` skips ASCII text in C).
+_A_LOOKALIKE = re.compile(
+    "[^\\x00-\\x7f](?<=[" + "".join(re.escape(chr(c)) for c in sorted(_LOOKALIKE)) + "\\d])"
+)
+
+
+def _other_digits(text: str, start: int) -> dict[int, str]:
+    """`_LOOKALIKE`, plus each decimal digit of another script in `text[start:]` mapped to
+    its ASCII digit (Thai `๘` to `8`)."""
+    extra = {ord(c): str(unicodedata.decimal(c)) for c in set(_OTHER_DIGIT.findall(text, start))
+             if ord(c) not in _LOOKALIKE}
+    return {**_LOOKALIKE, **extra} if extra else _LOOKALIKE
 
 
 def _first_lookalike(text: str, ascii_view: bytes) -> int:
@@ -370,7 +385,7 @@ def _first_lookalike(text: str, ascii_view: bytes) -> int:
         first = _A_LOOKALIKE.search(text)
         return -1 if first is None else first.start()
     at = ascii_view.find(b"?")
-    while at != -1 and text[at] not in _LOOKALIKE_CHARS:
+    while at != -1 and text[at] not in _LOOKALIKE_CHARS and not text[at].isdecimal():
         at = ascii_view.find(b"?", at + 1)
     return at
 
@@ -378,7 +393,7 @@ def _first_lookalike(text: str, ascii_view: bytes) -> int:
 def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     """Every value the detectors find in `text`, in order of position, overlaps settled.
     No-break and thin spaces, non-ASCII dashes and other scripts' digits read as their ASCII
-    look-alikes (`_LOOKALIKE`).
+    look-alikes (`_LOOKALIKE`, and any script's decimal digits).
 
     Cost is linear in `len(text)`: each detector's regex runs only in the windows where it
     may match (`Detector.reach`, `min_digits`), found by cheap scans, or over the whole
@@ -394,7 +409,7 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     if not text.isascii():  # look-alike digits and separators, one character for one
         at = _first_lookalike(text, views.ascii())
         if at != -1:  # (the characters before it translate to themselves)
-            text = text[:at] + text[at:].translate(_LOOKALIKE)
+            text = text[:at] + text[at:].translate(_other_digits(text, at))
             views = _Views(text)
     active = plan.active(views)
     if not active:

@@ -18,6 +18,7 @@ __all__ = [
     "InjectionMatcher",
     "InjectionPattern",
     "detect_injection",
+    "lead_regex",
     "normalize_injection_text",
 ]
 
@@ -38,22 +39,33 @@ class InjectionMatch:
 
 # -- normalisation ------------------------------------------------------------------------
 
+
+def _runs(char_class: str) -> str:
+    """`[...]+` written as `[...][...]*`: the same runs, but a regex that starts with a character
+    class lets `re` skip ahead to the next character of the class in C, instead of trying a
+    match at every position (it does not look inside a repeat for that)."""
+    return char_class + char_class + "*"
+
+
 #: Invisible characters, removed: soft hyphen, combining grapheme joiner, Arabic letter mark,
 #: Hangul fillers, Khmer vowel inherents, Mongolian selectors and vowel separator, zero-width
 #: and direction marks (U+200B-U+200F), bidi embeddings and isolates, word joiner and
 #: invisible operators (U+2060-U+2064), deprecated format characters, variation selectors
 #: (U+FE00-U+FE0F, U+E0100-U+E01EF), zero-width no-break space (U+FEFF).
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0100-\U000e01ef]+"
-)
+_INVISIBLE_CHARS = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+                    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+                    "\U000e0100-\U000e01ef")
+_INVISIBLE = re.compile(_runs(f"[{_INVISIBLE_CHARS}]"))
 #: Unicode tag characters (U+E0000-U+E007F) mirror ASCII invisibly ("ASCII smuggling"): they
 #: are read as the ASCII they stand for, set apart by spaces.
-_TAGS = re.compile("[\U000e0000-\U000e007f]+")
+_TAG_CHARS = "\U000e0000-\U000e007f"
+_TAGS = re.compile(_runs(f"[{_TAG_CHARS}]"))
+#: Either of the above, to skip both substitutions at once in the common case.
+_HIDDEN = re.compile(f"[{_INVISIBLE_CHARS}{_TAG_CHARS}]")
 _TAG_TABLE = {0xE0000 + code: chr(code) if 0x20 <= code < 0x7F else None for code in range(0x80)}
 #: Combining marks left by NFKD (Latin, Greek and Cyrillic accents, "Zalgo" stacks), removed.
-_MARKS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
-                    "\ufe20-\ufe2f]+")
+_MARKS = re.compile(_runs("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff"
+                         "\u20d0-\u20ff\ufe20-\ufe2f]"))
 
 # Letters of other scripts that look like Latin ones, by Unicode name (case kept: the
 # translation runs before case folding, so a Greek capital ETA reads as H, a small eta as n).
@@ -103,14 +115,43 @@ _LOOKALIKE_TABLE = _lookalike_table()
 #: Three or more single letters or digits, each set apart by the same one to three
 #: separators ("i g n o r e", "i.g.n.o.r.e", "I-G-N-O-R-E"): read as one word. A longer or
 #: different separator ends the word ("I G N O R E  A L L" is "ignore all").
-#: The match starts at the first separator (a look-behind checks the letter before it), so
-#: `re` skips ahead over letters with its first-character scan.
+#: The match starts at the first separator, and the regex with a character class (a
+#: look-behind after it checks the single letter before the separator), so `re` skips ahead
+#: to the next separator in C rather than trying a match at every letter.
 _SPACED = re.compile(
-    r"(?<=(?<![^\W_])[^\W_])(?P<sep>[\W_]{1,3})[^\W_](?![^\W_])(?:(?P=sep)[^\W_](?![^\W_]))+"
+    r"(?P<sep>[\W_](?<=(?<![^\W_])[^\W_][\W_])[\W_]{0,2})[^\W_](?![^\W_])"
+    r"(?:(?P=sep)[^\W_](?![^\W_]))+"
 )
-#: A run of whitespace, punctuation and underscores other than one plain space.
-_GAP = re.compile(r"(?:[^\w: ]|_)(?:[^\w:]|_)*| (?:[^\w:]|_)+")
-_COLONS = re.compile(r"(?: ?:)+ ?")
+#: Whitespace, punctuation and underscores (after "_" is made a space): each run is a gap.
+_GAPS = re.compile(_runs(r"[^\w:]"))
+#: The same for ASCII text, as a `str.translate` table (everything but letters, digits and
+#: ":" to a space) and `_SPACES`, several times faster than `_GAPS`. The table maps
+#: every ASCII character (letters to themselves): a character missing from the table costs
+#: `translate` a KeyError.
+_ASCII_GAPS = {code: chr(code) if chr(code).isalnum() or chr(code) == ":" else " "
+               for code in range(128)}
+_SPACES = re.compile("  +")
+#: A run of colons and spaces that starts with a colon (after " :" is made ":").
+_COLONS = re.compile(":[ :]*")
+#: The characters `_LOOKALIKE_TABLE` maps, to skip `str.translate` (slow outside ASCII) when
+#: none is present.
+_LOOKALIKES_PRESENT = re.compile(
+    "[" + "".join(re.escape(chr(code)) for code in sorted(_LOOKALIKE_TABLE)) + "]"
+)
+
+
+#: ASCII letters and digits to "a", anything else to " ": the shape `_may_be_spaced` reads.
+_ASCII_SHAPES = {code: "a" if chr(code).isalnum() else " " for code in range(128)}
+#: Three single letters, each set apart by the same number of separators, in that shape.
+_SPACED_SHAPES = tuple(" a" + " " * n + "a" + " " * n + "a " for n in (1, 2, 3))
+
+
+def _may_be_spaced(text: str) -> bool:
+    """False if `_SPACED` cannot match the ASCII `text`: it holds no three single letters or
+    digits set apart by one to three separators each. Substring tests on the text's shape
+    take a fraction of the time `_SPACED` takes to try every separator."""
+    shape = (" " + text + " ").translate(_ASCII_SHAPES)
+    return any(spaced in shape for spaced in _SPACED_SHAPES)
 
 
 def _join_spaced(match: re.Match[str]) -> str:
@@ -137,18 +178,34 @@ def normalize_injection_text(text: str) -> str:
     `"ignore all previous instructions"`. Linear in the length of the text.
     """
     if not text.isascii():
-        if _TAGS.search(text):
-            text = _TAGS.sub(_reveal_tags, text)
-        text = _INVISIBLE.sub("", text)
-        text = unicodedata.normalize("NFKD", text).translate(_LOOKALIKE_TABLE).casefold()
-        text = _MARKS.sub("", text)
+        if _HIDDEN.search(text):
+            if _TAGS.search(text):
+                text = _TAGS.sub(_reveal_tags, text)
+            text = _INVISIBLE.sub("", text)
+        text = unicodedata.normalize("NFKD", text)
+        bare = _MARKS.sub("", text)
+        if bare.isascii() and "\u0345" not in text:
+            # ASCII and combining marks only (most accented Latin text): no look-alike to map,
+            # and case folding is lower-casing, as the one mark it changes is U+0345.
+            text = bare.lower()
+        else:
+            if _LOOKALIKES_PRESENT.search(text):
+                text = text.translate(_LOOKALIKE_TABLE)
+            text = _MARKS.sub("", text.casefold())
     else:
         text = text.lower()
-    text = _SPACED.sub(_join_spaced, text)
-    text = _GAP.sub(" ", text)
+    # Every run of gap characters becomes one space (the runs of one space stay as they are),
+    # then every run of spaces and colons holding a colon becomes ": ".
+    if text.isascii():
+        if _may_be_spaced(text):
+            text = _SPACED.sub(_join_spaced, text)
+        text = _SPACES.sub(" ", text.translate(_ASCII_GAPS)).strip(" ")
+    else:
+        text = _SPACED.sub(_join_spaced, text)
+        text = _GAPS.sub(" ", text.replace("_", " ")).strip(" ")
     if ":" in text:
-        text = _COLONS.sub(": ", text)
-    return text.strip(" ")
+        text = _COLONS.sub(": ", text.replace(" :", ":")).rstrip(" ")
+    return text
 
 
 # -- matching -----------------------------------------------------------------------------
@@ -157,22 +214,61 @@ def normalize_injection_text(text: str) -> str:
 #: words is " " or ": ", so this matches one gap or none (invisible characters used as
 #: spaces run words together).
 _OPTIONAL_GAP = "[ :]{0,2}"
-_WORD_START = r"(?<![^\W_])"
 _WORD_END = r"(?![^\W_])"
+#: The shape of one lead: words of the normalised text set apart by single spaces.
+_LEAD = re.compile(r"[^\W_]+(?: [^\W_]+)*")
 
 
 def _source(pattern: InjectionPattern) -> str:
     return "(?:" + pattern.regex.replace(" ", _OPTIONAL_GAP) + ")" + _WORD_END
 
 
+_Trie = dict[str, "_Trie"]
+
+
+def lead_regex(leads: Iterable[str]) -> str:
+    """A regex matching where the text starts with one of `leads` (letters and digits, a
+    space standing for any run of spaces and colons, which covers a pattern's optional gap;
+    `InjectionMatcher` checks their shape, so nothing needs escaping), written as a
+    trie: leads sharing their first letters share those branches, so at one position `re`
+    follows at most one branch per letter instead of trying every lead. A lead that another
+    lead starts with makes the longer one redundant (`"you"` covers `"you are"`).
+    `["act as", "ai", "am", "you", "you are"]` gives `(?:a(?:ct[ :]*as|i|m)|you)`; the
+    order of branches does not matter, as it is only used in a look-ahead."""
+    trie: _Trie = {}
+    for lead in leads:
+        node = trie
+        for char in lead:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def branch(node: _Trie) -> str:
+        if "" in node:  # a lead ends here: what follows does not matter
+            return ""
+        parts = [("[ :]*" if char == " " else char) + branch(child)
+                 for char, child in sorted(node.items())]
+        if len(parts) == 1:
+            return parts[0]
+        if all(len(part) == 1 for part in parts):
+            return "[" + "".join(parts) + "]"
+        return "(?:" + "|".join(parts) + ")"
+
+    return branch(trie)
+
+
 class InjectionMatcher:
     """A pattern table compiled once into one regex: `detect(text) -> InjectionMatch | None`.
 
-    The regex is one alternation, searched over the whole normalised text in one pass. Each
+    The regex is one alternation, searched over the whole normalised text in one pass. It is
+    tried only after a space or colon (the normalised text is searched with a space put
+    before it, so every word start follows one), which `re` finds with a fast scan; and when
+    every pattern declares its `lead` words, only where one of them starts (a look-ahead
+    over `lead_regex` of all the leads), so most words cost one failed letter test. Each
     alternative ends with an empty named group, so the match names its pattern (`lastgroup`)
     without slowing the search, as groups opening each alternative would. Raises ValueError
     naming every bad pattern at once (`id: unknown category 'x' (known: ...)`, duplicate ids,
-    no examples, regexes that do not compile, use a capturing group or match the empty text).
+    no examples, leads that are not lower-case words, regexes that do not compile, use a
+    capturing group or match the empty text).
     """
 
     __slots__ = ("patterns", "_regex")
@@ -187,13 +283,19 @@ class InjectionMatcher:
         if not self.patterns:
             errors.append("no patterns")
         alternatives = (f"{_source(p)}(?P<p{i}>)" for i, p in enumerate(self.patterns))
+        gate = ""
+        if self.patterns and all(p.lead for p in self.patterns) and not errors:
+            # `\Z` also lets the alternatives be tried at the end of the text, where only one
+            # matching the empty text can match: so `regex.match(" ")` below still finds those.
+            leads = (lead for p in self.patterns for lead in p.lead)
+            gate = "(?=" + lead_regex(leads) + r"|\Z)"
         try:
             regex: re.Pattern[str] | None = re.compile(
-                _WORD_START + "(?:" + "|".join(alternatives) + ")"
+                "[ :]" + gate + "(?:" + "|".join(alternatives) + ")"
             )
         except re.error:
             regex = None
-        if regex is None or regex.groups != len(self.patterns) or regex.match(""):
+        if regex is None or regex.groups != len(self.patterns) or regex.match(" "):
             errors += [f"{p.id}: {e}" for p in self.patterns for e in _regex_problems(p)]
         if errors or regex is None:
             raise ValueError("\n".join(errors))
@@ -202,11 +304,12 @@ class InjectionMatcher:
     def detect(self, text: str) -> InjectionMatch | None:
         """The first match in `text` (lowest start in the normalised text; at one start, the
         pattern listed first), or None. The whole text is read; nothing is truncated."""
-        found = self._regex.search(normalize_injection_text(text))
+        found = self._regex.search(" " + normalize_injection_text(text))
         if found is None or found.lastgroup is None:
             return None
         pattern = self.patterns[int(found.lastgroup[1:])]
-        return InjectionMatch(pattern.id, pattern.category, found.start(), found.end())
+        # Offsets in " " + normalised: the match starts at the space or colon before the word.
+        return InjectionMatch(pattern.id, pattern.category, found.start(), found.end() - 1)
 
 
 def _field_problems(pattern: InjectionPattern, seen: set[str]) -> list[str]:
@@ -219,6 +322,8 @@ def _field_problems(pattern: InjectionPattern, seen: set[str]) -> list[str]:
         problems.append(f"unknown language {pattern.language!r} (known: {', '.join(LANGUAGES)})")
     if not pattern.examples:
         problems.append("no examples")
+    problems += [f"lead {lead!r} is not lower-case words set apart by single spaces"
+                 for lead in pattern.lead if not _LEAD.fullmatch(lead) or lead != lead.lower()]
     return problems
 
 
