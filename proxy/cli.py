@@ -1,5 +1,5 @@
-"""The `replyguard` command line: screen, check-rules, check-reply, and (with the proxy) serve
-and demo."""
+"""The `replyguard` command line: screen, check-rules, check-settings, check-reply, and (with
+the proxy) serve and demo."""
 
 from __future__ import annotations
 
@@ -59,6 +59,24 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
 
     try:
         load_rules(args.file)
+    except ConfigError as exc:
+        for line in exc.errors:
+            sys.stderr.write(f"{line}\n")
+        return 1
+    sys.stdout.write(f"{args.file}: ok\n")
+    return 0
+
+
+def cmd_check_settings(args: argparse.Namespace) -> int:
+    """Validate a settings file (and the rules file it names): exit 0 when the proxy can
+    start with it, 1 with every error otherwise. The environment is not read."""
+    from config.rules import load_rules
+    from config.settings import load_settings
+
+    try:
+        settings = load_settings(args.file, env={})
+        if settings.replies.rules is not None:
+            load_rules(settings.replies.rules)
     except ConfigError as exc:
         for line in exc.errors:
             sys.stderr.write(f"{line}\n")
@@ -129,6 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check-rules", help="validate a reply rules file")
     check.add_argument("file")
     check.set_defaults(func=cmd_check_rules)
+
+    check_settings = sub.add_parser("check-settings",
+                                    help="validate a settings file and the rules file it names")
+    check_settings.add_argument("file")
+    check_settings.set_defaults(func=cmd_check_settings)
 
     draft = sub.add_parser("check-reply", help="check a staff draft on stdin (seed 003)")
     draft.add_argument("--requester", help="the requester's own email, which may appear")

@@ -119,3 +119,17 @@ def test_serve_on_port_0_announces_the_port_it_bound() -> None:
         proc.wait(timeout=10)
         if proc.stderr is not None:
             proc.stderr.close()
+
+
+def test_check_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "replyguard.yaml"
+    good.write_text("listen: {port: 9000}\nguardrails: {prompt_injection: {enabled: true}}\n",
+                    encoding="utf-8")
+    assert main(["check-settings", str(good)]) == 0
+    assert capsys.readouterr().out == f"{good}: ok\n"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("guardrails: {topic: {enabled: true}}\nreplies: {rules: missing.yaml}\n",
+                   encoding="utf-8")
+    assert main(["check-settings", str(bad)]) == 1
+    assert capsys.readouterr().err == (
+        "guardrails.topic.site_name: required when the topic check is enabled\n")
