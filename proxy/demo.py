@@ -39,7 +39,7 @@ DEMO_TOOLS = {
     "refund_card": {
         "writes": True,
         "claims": ["refunded", "refund has been issued"],
-        "phrasing": {"done": "I've refunded {amount} for order {order_id}.",
+        "phrasing": {"done": "I've refunded {amount:.2f} for order {order_id}.",
                      "failed": "The refund for order {order_id} did not go through.",
                      "not_done": "I haven't refunded anything for this order."},
     },
