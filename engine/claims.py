@@ -37,11 +37,24 @@ INABILITY: Mapping[str, frozenset[str]] = MappingProxyType({
     "pt-BR": frozenset("posso pode podemos".split()),
 })
 #: Words that may stand inside a claim phrase without breaking it ("refund has not been
-#: issued", "refund has already been issued", "reembolso não foi feito").
+#: issued", "refund has already been issued", "refund has been successfully issued",
+#: "reembolso não foi feito").
 INSERTS: Mapping[str, frozenset[str]] = MappingProxyType({
-    "en": frozenset("not never no already now just also".split()),
-    "pt-BR": frozenset("nao nunca ja tambem agora".split()),
+    "en": frozenset("not never no already now just also successfully fully finally completely "
+                    "indeed actually".split()),
+    "pt-BR": frozenset("nao nunca ja tambem agora finalmente totalmente integralmente".split()),
 })
+#: Subject pronouns: a negation or modal word before the claim's own subject belongs to
+#: another verb ("I can confirm I've refunded it", "No worries, I refunded it").
+SUBJECTS: Mapping[str, frozenset[str]] = MappingProxyType({
+    "en": frozenset("i we you he she they".split()),  # not "it": "get it refunded"
+    "pt-BR": frozenset("eu nos ele ela eles elas voce voces gente".split()),
+})
+#: Portuguese drops the subject ("reembolsei"): there, only the word right before the claim
+#: is read for a negation or modal ("não reembolsei", "vou reembolsar"), or the two before it
+#: when that word is one of these helpers ("não consegui reembolsar", "não vou reembolsar").
+_PT_HELPERS = frozenset("consegui conseguimos conseguiu pude pudemos pode posso podemos vou "
+                        "vamos vai irei foi foram tenho temos tinha ja ainda".split())
 #: Clause edges: a negation or modal word only reaches the claim in its own clause.
 _CLAUSE_WORDS: Mapping[str, str] = MappingProxyType({
     "en": "and but however although though so because since while whereas then that",
@@ -107,12 +120,20 @@ def reading(folded: str, start: int, end: int, language: str) -> Literal["done",
                                                                          "none"]:
     """How the claim found at `folded[start:end]` reads (`folded` from `claim_words`):
     "none" when it is asked (its part of the sentence is a question) or offered, promised or
-    supposed (a `NOT_CLAIMS` word before it in its clause); "not_done" when a negation stands
-    inside it or before it in its clause; "done" otherwise."""
+    supposed (a `NOT_CLAIMS` word before it in its clause, after its subject); "not_done"
+    when a negation stands inside it or before it in its clause, after its subject;
+    "done" otherwise. The words read before it: at most 6, within its clause, after the last
+    subject pronoun (`SUBJECTS`); in pt-BR the one right before it (two after a helper
+    verb, `_PT_HELPERS`)."""
     edge = 0
     for edge_match in CLAUSE_EDGES[language].finditer(folded, 0, start):
         edge = edge_match.end()
     before = _WORD.findall(folded, edge, start)[-_WINDOW:]
+    subjects = [i for i, w in enumerate(before) if w in SUBJECTS[language]]
+    if subjects:
+        before = before[subjects[-1] + 1 :]
+    if language == "pt-BR":
+        before = before[-2:] if before and before[-1] in _PT_HELPERS else before[-1:]
     negations, unable = NEGATIONS[language], INABILITY[language]
     modals = [w for i, w in enumerate(before) if w in NOT_CLAIMS[language] and not (
         w in unable and ((i + 1 < len(before) and before[i + 1] in negations)
