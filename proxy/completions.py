@@ -165,7 +165,8 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         checked = time.perf_counter()
         check, how = await guard.check_turn(app[SESSION], _turn_text(verdict, kind),
                                             str(body.get("model") or ""),
-                                            upstream_headers(request, settings))
+                                            upstream_headers(request, settings),
+                                            _user_text(verdict, kind))
         waited = time.perf_counter() - checked
         if check is not None:
             metrics.guardrail_blocks.labels(check).inc()
@@ -256,6 +257,14 @@ async def _product_reply(stage: OutputStage, text: str, language: str) -> str:
     """A reply the product writes whole (withheld, blocked) through the output stage, each
     sentence a product sentence (reworded at `reply_temperature`)."""
     return await stage(Released([Piece(s, True) for s in split_sentences(text, language)]))
+
+
+def _user_text(verdict: RequestVerdict, kind: Kind) -> str:
+    """Every screened user message (every prompt), joined by newlines."""
+    if kind == "text":
+        return _turn_text(verdict, kind)
+    return "\n".join(content_text(m.get("content")) for m in verdict.messages
+                     if isinstance(m, dict) and m.get("role") == "user")
 
 
 def _turn_text(verdict: RequestVerdict, kind: Kind) -> str:

@@ -83,13 +83,16 @@ class Guardrails:
         return GENERAL_BLOCK.get(language, GENERAL_BLOCK["en"])
 
     async def check_turn(self, session: aiohttp.ClientSession, text: str, model: str,
-                         auth: Mapping[str, str]) -> tuple[str | None, str | None]:
-        """Run the enabled input checks on `text` (the screened turn). Returns (check that
-        blocks or None, how: "pattern", "flagged" or "error")."""
+                         auth: Mapping[str, str], everything: str | None = None
+                         ) -> tuple[str | None, str | None]:
+        """Run the enabled input checks on `text` (the screened turn); the local patterns
+        read `everything` (every user message of the request, joined by newlines: an
+        injection kept in the history or split over messages reaches the model too) when
+        given. Returns (check that blocks or None, how: "pattern", "flagged" or "error")."""
         s = self.settings
         if s.prompt_injection.enabled:
             started = time.perf_counter()
-            match = detect_injection(text)
+            match = detect_injection(everything if everything is not None else text)
             self._observe("prompt_injection_local", "input", started)
             if match is not None:
                 return "prompt_injection", "pattern"

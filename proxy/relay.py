@@ -277,14 +277,25 @@ class _Pipelined(_Out):
         await _end(self.response)
 
     async def fail(self, error: ProxyError) -> None:
-        if self.writer.done():  # the writer stopped (a failed check): nothing more is queued
-            if isinstance(self.writer.exception(), _ClientGone):
-                raise _ClientGone
-            await _send(self.response, error_event(error) + DONE)
-            await _end(self.response)
-            return
-        self.items.append(error_event(error) + DONE)
-        await self.close()
+        event = error_event(error) + DONE
+        if not self.writer.done():  # queue the error after what is pending, then wait
+            self.items.append(event)
+            for item in self._take():
+                self.queue.put_nowait(item)
+            self.queue.put_nowait(None)
+            try:
+                await self.writer
+            except _ClientGone:
+                raise
+            except Exception:  # a stage failed on a pending chunk: the error is not written
+                log.exception("the output stage failed while the stream was ending")
+            else:
+                await _end(self.response)
+                return
+        elif isinstance(self.writer.exception(), _ClientGone):
+            raise _ClientGone
+        await _send(self.response, event)  # the writer stopped: nothing after it was sent
+        await _end(self.response)
 
     def cancel(self) -> None:
         futures: list[asyncio.Future[Any]] = [self.writer, *self.pending]
