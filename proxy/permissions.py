@@ -40,44 +40,72 @@ class CallFilter:
 
 
 class StreamCalls:
-    """One streamed choice's `tool_calls` deltas (and a legacy `function_call`): a call is
-    judged on its first delta that names its function (OpenAI sends the name whole there);
-    deltas before that are held, and dropped if no name ever comes. Every delta of a refused
-    call is dropped, and the calls kept are renumbered 0, 1, ... in the order they started,
-    as clients index them. `refused`: names refused; `kept`: whether any call went through."""
+    """One streamed choice's `tool_calls` deltas (and a legacy `function_call`).
+
+    A call's deltas are held until its name is whole: when its arguments start after a
+    name, another call starts, or the choice finishes (`flush`) — servers may split a name
+    over deltas, or send the id first. Then the call is judged: a refused call's deltas are
+    all dropped; the calls kept are renumbered 0, 1, ... in the order they started, as
+    clients index them. A delta without an `index` belongs to the call its `id` names, else
+    to the last call. `refused`: names refused; `kept`: whether any call went through."""
 
     def __init__(self, calls: CallFilter) -> None:
         self.filter = calls
-        self.verdicts: dict[Any, bool] = {}  # call index -> refused
-        self.numbers: dict[Any, int] = {}  # call index -> the index the client sees
-        self.held: dict[Any, list[dict[str, Any]]] = {}  # deltas of a call not yet named
+        self.verdicts: dict[Any, bool] = {}  # call key -> refused
+        self.numbers: dict[Any, int] = {}  # call key -> the index the client sees
+        self.held: dict[Any, list[dict[str, Any]]] = {}  # deltas of calls not yet judged
+        self.names: dict[Any, str] = {}
+        self.last: Any = None
         self.refused: list[str] = []
         self.kept = False
 
+    def _key(self, delta: dict[str, Any]) -> Any:
+        if delta.get("index") is not None:
+            return delta["index"]
+        if isinstance(delta.get("id"), str) and delta["id"]:
+            return f"id:{delta['id']}"
+        return self.last
+
     def delta(self, deltas: list[Any]) -> list[Any]:
-        """The `tool_calls` deltas of this chunk to send on."""
+        """The `tool_calls` deltas of this chunk that may be sent on now."""
         out: list[Any] = []
         for delta in deltas:
             if not isinstance(delta, dict):
                 continue
-            index = delta.get("index")
-            if index not in self.verdicts:
-                name = _name(delta)
-                if not name:
-                    self.held.setdefault(index, []).append(delta)
-                    continue
-                if self._judge(index, name):
-                    self.held.pop(index, None)
-                    continue
-                self.numbers[index] = len(self.numbers)
-                out.extend(self._renumbered(index, d)
-                           for d in (*self.held.pop(index, ()), delta))
-            elif not self.verdicts[index]:
-                out.append(self._renumbered(index, delta))
+            key = self._key(delta)
+            if key != self.last and self.last in self.held:
+                out += self._decide(self.last)  # another call started: the last one is whole
+            self.last = key
+            if key in self.verdicts:
+                if not self.verdicts[key]:
+                    out.append(self._renumbered(key, delta))
+                continue
+            self.held.setdefault(key, []).append(delta)
+            self.names[key] = self.names.get(key, "") + _name(delta)
+            function = delta.get("function")
+            if isinstance(function, dict) and function.get("arguments") and self.names[key]:
+                out += self._decide(key)  # its arguments started: its name is whole
         return out
 
+    def flush(self) -> list[Any]:
+        """At the choice's end: judge the calls still held; the deltas to send."""
+        out: list[Any] = []
+        for key in list(self.held):
+            out += self._decide(key)
+        return out
+
+    def _decide(self, key: Any) -> list[Any]:
+        held = self.held.pop(key, [])
+        name = self.names.get(key, "")
+        if not name or self._judge(key, name):
+            self.verdicts[key] = True  # refused, or never named: nothing to judge it by
+            return []
+        self.numbers[key] = len(self.numbers)
+        return [self._renumbered(key, d) for d in held]
+
     def function_call(self, delta: dict[str, Any]) -> bool:
-        """A legacy `function_call` delta: True when it is to be sent on."""
+        """A legacy `function_call` delta: True when it is to be sent on (its name comes
+        whole in its first delta)."""
         if "function_call" not in self.verdicts:
             name = delta.get("name") if isinstance(delta.get("name"), str) else ""
             if not name:
@@ -85,9 +113,9 @@ class StreamCalls:
             self._judge("function_call", name)
         return not self.verdicts["function_call"]
 
-    def _judge(self, index: Any, name: str) -> bool:
+    def _judge(self, key: Any, name: str) -> bool:
         refused = bool(forbidden_calls(self.filter.tools, [{"function": {"name": name}}]))
-        self.verdicts[index] = refused
+        self.verdicts[key] = refused
         if refused:
             self.filter.counts[TOOL_CALLS_REFUSED] += 1
             self.refused.append(name)
@@ -95,9 +123,9 @@ class StreamCalls:
             self.kept = True
         return refused
 
-    def _renumbered(self, index: Any, delta: dict[str, Any]) -> dict[str, Any]:
-        if isinstance(index, int) and self.numbers[index] != index:
-            return {**delta, "index": self.numbers[index]}
+    def _renumbered(self, key: Any, delta: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(delta.get("index"), int) and self.numbers[key] != delta["index"]:
+            return {**delta, "index": self.numbers[key]}
         return delta
 
 

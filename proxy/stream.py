@@ -186,13 +186,16 @@ class StreamScreen:
                 return []  # nothing left to send: no text released, no other field
             return [self._wrap(new)]
         state.finished = True
+        out = []
+        if state.calls is not None and (pending := state.calls.flush()):
+            out.append(self._wrap({"index": index, "delta": {"tool_calls": pending},
+                                   "logprobs": None, "finish_reason": None}))
         tails = self._tails(state)
         if state.calls is not None and state.calls.refused:
             tails["content"] = _said(state.calls.filter, state.calls.refused,
                                      tails.get("content", ""))
             if finish in ("tool_calls", "function_call") and not state.calls.kept:
                 new["finish_reason"] = "stop"
-        out = []
         for name in self._fields():
             released = target.get(name) if isinstance(target.get(name), str) else ""
             tails[name] = _joined(released or "", tails.get(name, ""))
@@ -242,6 +245,9 @@ class StreamScreen:
             if state.finished:
                 continue
             state.finished = True
+            if state.calls is not None and (pending := state.calls.flush()):
+                out.append(self._wrap({"index": index, "delta": {"tool_calls": pending},
+                                       "logprobs": None, "finish_reason": None}))
             text = {name: t for name, t in self._tails(state).items() if t}
             if text:
                 out.append(self._wrap(self._tail_choice(index, text)))

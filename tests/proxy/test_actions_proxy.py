@@ -293,3 +293,41 @@ async def test_the_headers_are_read_in_any_case_and_checked_without_tools(
         async with s.client.post("/v1/chat/completions", headers=headers,
                                  json={"model": "m", "messages": [ASK]}) as resp:
             assert resp.status == status, headers
+
+
+def call_stream(deltas: list[dict[str, Any]]) -> bytes:
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    out = b"".join(b"data: " + orjson.dumps({**head, "choices": [
+        {"index": 0, "delta": {"tool_calls": [d]}, "finish_reason": None}]}) + b"\n\n"
+        for d in deltas)
+    out += b"data: " + orjson.dumps({**head, "choices": [
+        {"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}) + b"\n\n"
+    return out + b"data: [DONE]\n\n"
+
+
+def fn(name: str | None = None, arguments: str = "") -> dict[str, Any]:
+    return {"name": name, "arguments": arguments} if name is not None else \
+        {"arguments": arguments}
+
+
+@pytest.mark.parametrize("deltas", [
+    pytest.param([{"index": 0, "id": "a", "type": "function", "function": fn("delete_")},
+                  {"index": 0, "function": fn("account")},
+                  {"index": 0, "function": fn(arguments='{"user": "all"}')}],
+                 id="name-split-over-deltas"),
+    pytest.param([{"index": 0, "id": "a", "type": "function", "function": fn(arguments="{")},
+                  {"index": 0, "function": fn("delete_account", '"user": "all"}')}],
+                 id="name-after-the-arguments"),
+    pytest.param([{"id": "r", "type": "function", "function": fn("refund_card", "{}")},
+                  {"id": "d", "type": "function", "function": fn("delete_account", "{}")}],
+                 id="no-index"),
+])
+async def test_a_refused_call_never_reaches_the_client_however_it_streams(
+        stack: StartUpstream, deltas: list[dict[str, Any]]) -> None:
+    s = await stack(RawUpstream([call_stream(deltas)]), rules=ReplyRules(), tools=TOOLS)
+    async with s.client.post("/v1/chat/completions",
+                             json={"model": "m", "messages": [ASK], "stream": True}) as resp:
+        raw = await resp.read()
+    assert b"delete_" not in raw and b'"user' not in raw and b'"account' not in raw
+    assert CANNOT in streamed_text(raw)
+    assert count(await s.metrics_text(), "replyguard_tool_calls_refused") == 1.0
