@@ -73,6 +73,16 @@ def compiled_tools(request: web.Request, language: str) -> CompiledTools | None:
     return tools[language, audience] if tools else None
 
 
+def _check_output_kinds(body: dict[str, Any]) -> None:
+    """Refuse a request for spoken output: audio cannot be screened, and a transcript
+    screened alone would not change what is said (fail closed)."""
+    modalities = body.get("modalities")
+    if body.get("audio") is not None or (
+            isinstance(modalities, list) and "audio" in modalities):
+        raise BadRequest("audio output cannot be screened by ReplyGuard; ask for text only",
+                         param="modalities", code="unscreenable_output")
+
+
 def _verdict_chat(body: dict[str, Any], rules: CompiledRules,
                   tools: CompiledTools | None = None) -> RequestVerdict:
     messages = body.get("messages")
@@ -130,6 +140,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
+    _check_output_kinds(body)
     tools = compiled_tools(request, rules.language)
     tools = tools if kind == "chat" else None
     try:

@@ -30,8 +30,10 @@ _CHAT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
 #: Every field of a screened chunk's choice (or its delta) that carries released text.
 TEXT_FIELDS = (*_CHAT_FIELDS, "text")
 #: Keys never passed on inside a chat choice or its delta/message: token logprobs carry the
-#: raw text; a completion-style `text` or a `message` inside a stream is not a chat shape.
-_DROPPED = ("logprobs",)
+#: raw text; `audio` (its `transcript`, and the spoken words in `data`) and `reasoning_details`
+#: carry text that cannot be screened sentence by sentence (fail closed); a completion-style
+#: `text` or a `message` inside a stream is not a chat shape.
+_DROPPED = ("logprobs", "audio", "reasoning_details")
 _ODD_CHAT_KEYS = ("text", "message")
 
 

@@ -4,6 +4,8 @@ without choices is not passed on, a card written as a JSON number is masked."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 from conftest import RawUpstream, events, sse, streamed_text, user
 
@@ -54,3 +56,28 @@ async def test_card_as_a_json_number_is_masked(stack) -> None:
     async with s.client.post("/v1/chat/completions", json=body) as resp:
         got = orjson.loads(await resp.read())["choices"][0]["message"]["content"]
     assert orjson.loads(got) == {"n": "**** 1111", "qty": 3}
+
+
+async def test_audio_output_is_refused_and_never_passed_on(stack: Any) -> None:
+    """Spoken output cannot be screened: a request for it is refused, and an `audio` field
+    an upstream sends anyway is dropped (its transcript held a card number)."""
+
+    s = await stack(Reply("Hello there."))
+    for extra in ({"modalities": ["text", "audio"]}, {"audio": {"voice": "alloy",
+                                                                "format": "wav"}}):
+        async with s.client.post("/v1/chat/completions", json={
+                "model": "m", "messages": [{"role": "user", "content": "hi"}], **extra}) as resp:
+            assert resp.status == 400
+            assert (await resp.json())["error"]["code"] == "unscreenable_output"
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    chunk = {**head, "choices": [{"index": 0, "finish_reason": "stop", "delta": {
+        "content": "Hi.", "audio": {"id": "a", "transcript": "card 4111 1111 1111 1111"},
+        "reasoning_details": [{"type": "reasoning.text", "text": "4111 1111 1111 1111"}]}}]}
+    raw_up = RawUpstream([b"data: " + orjson.dumps(chunk) + b"\n\ndata: [DONE]\n\n"])
+    s2 = await stack(raw_up)
+    async with s2.client.post("/v1/chat/completions", json={
+            "model": "m", "messages": [{"role": "user", "content": "hi"}],
+            "stream": True}) as resp:
+        raw = await resp.read()
+    assert b"4111" not in raw and b"audio" not in raw
+    assert events(raw)[-1] == "[DONE]"
