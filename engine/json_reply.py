@@ -13,8 +13,11 @@ from collections import Counter
 from typing import Any
 
 from engine.context import TurnContext
+from engine.find import find
 from engine.reply import ReplyScreen, ScreeningError
 from engine.rules import Action, CompiledRules
+from engine.screen import screen_text
+from engine.tools import CompiledTools
 
 MAX_HELD = 1 << 24  # characters of a JSON reply held to be screened whole
 
@@ -22,20 +25,25 @@ MAX_HELD = 1 << 24  # characters of a JSON reply held to be screened whole
 class JsonReplyScreen:
     """The `ReplyScreen` interface (`feed(delta) -> str`, `finish() -> str`, `counts`) for a
     JSON reply: `feed` holds everything and returns ""; `finish` returns the document with
-    each string value screened (keys are the schema's, left as they are), re-serialised
-    compactly with non-ASCII kept. `must_accompany` sentences are not added to a document.
+    each string value screened as a reply (with `tools`, the action checks too), each key
+    holding personal data or a secret masked, re-serialised compactly with non-ASCII kept.
+    `must_accompany` sentences are not added to a document.
     Raises ScreeningError if screening fails; the screen is closed after `finish`."""
 
     def __init__(self, rules: CompiledRules, context: TurnContext | None = None,
-                 max_chars: int = 2000, internals: Action = "allow") -> None:
+                 max_chars: int = 2000, internals: Action = "allow", *,
+                 tools: CompiledTools | None = None, now: float | None = None) -> None:
         self.rules = rules
         self.internals = internals
+        self.tools, self.now = tools, now
         self.context = context
         self.max_chars = max_chars
         self.counts: Counter[str] = Counter()
         self._pieces: list[str] = []
         self._held = 0
         self._closed = False
+        self._keys = 0
+        self._used: set[str] = set()
 
     def feed(self, delta: str) -> str:
         """Hold the next piece of the reply; nothing is released before the end. Raises
@@ -74,14 +82,29 @@ class JsonReplyScreen:
             screened = self._text(text, additions=False)
             return value if screened == text else screened
         if isinstance(value, dict):
-            return {key: self._walk(item) for key, item in value.items()}
+            return {self._key(key): self._walk(item) for key, item in value.items()}
         if isinstance(value, list):
             return [self._walk(item) for item in value]
         return value
 
+    def _key(self, key: str) -> str:
+        """A key screened for personal data and secrets only (its wording is the schema's):
+        a value found in it is masked, whatever its class's action (a key cannot be removed
+        from a document); a masked key that clashes gets a numbered suffix."""
+        if not find(key):
+            return key
+        screened = screen_text(key, self.rules, "tool")
+        self.counts.update(screened.counts)
+        out = screened.text
+        if out in self._used:
+            self._keys += 1
+            out = f"{out} ({self._keys})"
+        self._used.add(out)
+        return out
+
     def _text(self, text: str, additions: bool) -> str:
         screen = ReplyScreen(self.rules, self.context, self.max_chars, additions=additions,
-                             internals=self.internals)
+                             internals=self.internals, tools=self.tools, now=self.now)
         out = screen.feed(text) + screen.finish()
         self.counts.update(screen.counts)
         return out

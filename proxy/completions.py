@@ -195,7 +195,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         forward = {**body, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
     screen_class = JsonReplyScreen if kind == "chat" and _json_reply(body) else ReplyScreen
     extra: dict[str, Any] = {}
-    if tools is not None and screen_class is ReplyScreen:
+    if tools is not None:
         extra = {"tools": tools, "now": time.time()}
     make_screen = partial(screen_class, rules, verdict.context if kind == "chat" else
                           TurnContext(), settings.replies.max_sentence_chars,

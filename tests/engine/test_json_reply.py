@@ -42,3 +42,27 @@ def test_closed_after_finish() -> None:
     screen.finish()
     with pytest.raises(ScreeningError):
         screen.feed("x")
+
+
+def test_keys_holding_personal_data_are_masked() -> None:
+    from engine.json_reply import JsonReplyScreen
+    from engine.rules import ReplyRules, compile_rules
+    screen = JsonReplyScreen(compile_rules(ReplyRules(personal_data={"card": "withhold"}), "en"))
+    screen.feed('{"4111 1111 1111 1111": "on file", "5555 5555 5555 4444": "x", "ok": 1}')
+    assert screen.finish() == '{"**** 1111":"on file","**** 4444":"x","ok":1}'
+    assert screen.counts["reply_pd_detected_card"] == 2
+
+
+def test_json_string_values_get_the_action_checks() -> None:
+    from engine.context import read_context
+    from engine.json_reply import JsonReplyScreen
+    from engine.rules import ReplyRules, compile_rules
+    from engine.tools import Phrasing, ToolRules, ToolSpec, compile_tools
+    spec = ToolSpec("refund_card", True, {"*": ("refunded",)},
+                    {"*": Phrasing(not_done="I haven't refunded anything.")})
+    screen = JsonReplyScreen(compile_rules(ReplyRules(), "en"),
+                             read_context([{"role": "user", "content": "hi"}]),
+                             tools=compile_tools(ToolRules({"refund_card": spec}), "en"))
+    screen.feed('{"answer": "I\'ve refunded 12.50 pounds for order 4412."}')
+    assert screen.finish() == '{"answer":"I haven\'t refunded anything."}'
+    assert screen.counts["reply_assertion_refused"] == 1
