@@ -8,6 +8,7 @@ The proxy asks the model to reword a product sentence and counts; this module on
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 from engine.claims import NEGATIONS, claim_words, mood
@@ -18,12 +19,19 @@ TEMPERATURE_VARIED = "reply_temperature_varied"
 #: The product's own key terms: the words that say what happened to an action. A rewording
 #: that loses one of them, where the template has it, says something else.
 KEY_TERMS = {
-    "en": frozenset("done completed carried refunded cancelled canceled failed declined "
-                    "rejected sent issued through nothing anything".split()),
+    "en": frozenset("done completed complete carried refunded cancelled canceled failed fail "
+                    "failure declined rejected sent issued through nothing anything succeeded "
+                    "success successful successfully went approved processed pounds pound "
+                    "dollars dollar euros euro reais real pence cents usd gbp eur brl".split()),
     "pt-BR": frozenset("feito feita concluida concluido realizada realizado reembolsado "
-                       "cancelado cancelada falhou recusado recusada enviado enviada nada "
-                       "nenhuma nenhum".split()),
+                       "cancelado cancelada falhou falha recusado recusada enviado enviada nada "
+                       "nenhuma nenhum sucesso aprovado aprovada processado processada libras "
+                       "dolares euros reais real centavos usd gbp eur brl".split()),
 }
+#: Codes: capitals with a digit or a hyphen ("ABC-XYZ", "RF-2201"): values to lock as well.
+_CODE = re.compile(r"(?<![\w-])(?=[A-Z0-9_-]*[A-Z])(?=[A-Z0-9_-]*[0-9-])"
+                   r"[A-Z0-9][A-Z0-9_-]+(?![\w-])")
+_SYMBOLS = re.compile(r"[$£€¥¢]|R\$")
 _TOKEN = re.compile(r"\w+(?:[.,@:/-]\w+)*")
 _DIGIT = re.compile(r"\d")
 
@@ -39,6 +47,8 @@ def locked_words(sentence: str, values: Iterable[str], language: str) -> frozens
     digit, the negations, and the product's key terms (`KEY_TERMS`) the sentence holds."""
     words = _tokens(sentence, language)
     locked = {w for v in values for w in _tokens(str(v), language)}
+    locked.update(w for code in _CODE.findall(sentence) if len(code) > 1
+                  for w in _tokens(code, language))
     locked.update(w for w in words if _DIGIT.search(w))
     locked.update(w for w in words if w in NEGATIONS[language] or w in KEY_TERMS[language])
     return frozenset(locked)
@@ -47,9 +57,11 @@ def locked_words(sentence: str, values: Iterable[str], language: str) -> frozens
 def rewording_kept(template_sentence: str, reworded: str, locked: frozenset[str],
                    language: str) -> bool:
     """True when the template's own sentence must be sent instead of `reworded`: the
-    rewording lost a `locked` word, added or dropped a negation, added a word with a digit
-    (a value the template does not state), or changed the mood (statement / question /
-    request, `engine.claims.mood`). False: the rewording may be sent."""
+    rewording lost a `locked` word; added, dropped or doubled a negation; does not state the
+    template's words with digits in the same order (a value added, dropped or moved); says
+    an outcome word or a currency (`KEY_TERMS`, a currency sign) the template does not; or
+    changed the mood (statement / question / request, `engine.claims.mood`). False: the
+    rewording may be sent."""
     if not reworded.strip():
         return True
     template_words = _tokens(template_sentence, language)
@@ -58,9 +70,14 @@ def rewording_kept(template_sentence: str, reworded: str, locked: frozenset[str]
     if not locked <= present:
         return True
     negations = NEGATIONS[language]
-    if {w for w in template_words if w in negations} != {w for w in words if w in negations}:
-        return True
-    template_set = set(template_words)
-    if any(_DIGIT.search(w) and w not in template_set for w in words):
+    if Counter(w for w in template_words if w in negations) != Counter(
+            w for w in words if w in negations):
+        return True  # a negation added, dropped or doubled
+    if [w for w in template_words if _DIGIT.search(w)] != [w for w in words if _DIGIT.search(w)]:
+        return True  # a value added, dropped, repeated or moved ("4412 for 12.50")
+    keys = KEY_TERMS[language]
+    if not {w for w in words if w in keys} <= set(template_words):
+        return True  # an outcome or a currency the template does not say ("it went through")
+    if set(_SYMBOLS.findall(reworded)) != set(_SYMBOLS.findall(template_sentence)):
         return True
     return mood(template_sentence, language) != mood(reworded, language)

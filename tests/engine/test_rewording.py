@@ -23,7 +23,7 @@ def test_locked_words() -> None:
     assert locked_words("Não reembolsei nada deste pedido.", [], "pt-BR") == frozenset(
         {"nao", "nada"})
     assert locked_words("Order ORD-7 of jane@example.com.", ["jane@example.com"], "en") == (
-        frozenset({"jane@example.com", "7"}))  # hyphens read as spaces, as wording does
+        frozenset({"jane@example.com", "ord", "7"}))  # a code; hyphens read as spaces
 
 
 @pytest.mark.parametrize(("reworded", "kept"), [
@@ -49,3 +49,18 @@ def test_portuguese_accents_do_not_matter() -> None:
                           "pt-BR") is False
     assert rewording_kept(template, "O reembolso do pedido 4412 foi concluído.", locked,
                           "pt-BR") is True
+
+
+
+@pytest.mark.parametrize(("template", "reworded"), [
+    ("The refund for order 4412 did not go through.",
+     "The refund for order 4412 did not fail; it went through."),
+    ("I've refunded 12.50 for order 4412.", "I've refunded 4412 for order 12.50."),
+    ("I haven't refunded anything for this order.",
+     "It is not true that I have not refunded anything for this order."),
+    ("I've refunded 12.50 for order 4412.", "I've refunded 12.50 dollars for order 4412."),
+    ("I've refunded 12.50 for order 4412.", "I've refunded $12.50 for order 4412."),
+    ("Your order ABC-XYZ is on its way.", "Your order DEF-QRS is on its way."),
+])
+def test_a_rewording_that_changes_the_meaning_is_not_used(template: str, reworded: str) -> None:
+    assert rewording_kept(template, reworded, locked_words(template, [], "en"), "en")
