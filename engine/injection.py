@@ -163,20 +163,31 @@ def _reveal_tags(match: re.Match[str]) -> str:
     return " " + match.group().translate(_TAG_TABLE) + " "
 
 
+#: Markup that can split a word without showing: an inline HTML tag, or Markdown emphasis marks
+#: (`*`, `~`, backticks; not `_`, which joins the words of identifiers) inside a word.
+_MARKUP = re.compile(r"</?(?:[biusaBIUSA]|em|strong|span|del|ins|mark|sub|sup|code|font"
+                     r"|small|big|EM|STRONG|SPAN|CODE|FONT)(?:\s[^<>\n]{0,40})?>"
+                     r"|(?<=\w)[*~`]+(?=\w)")
+
+
 def normalize_injection_text(text: str) -> str:
     """The text as the injection patterns read it: `str` in, `str` out, no error.
 
-    In order: Unicode tag characters read as the ASCII they mirror; invisible characters
-    removed (zero-width U+200B-U+200F, U+2060-U+2064, U+FEFF, soft hyphen, variation
-    selectors, bidi controls); NFKD, which includes NFKC's compatibility mappings (full-width
-    `ｉｇｎｏｒｅ`, ligatures, mathematical letters); Cyrillic, Greek, Armenian and small-capital
-    look-alikes mapped to Latin (`іgnоrе` with Cyrillic і, о, е); case folded; accents and
-    other combining marks removed (`instruções` -> `instrucoes`); three or more single letters
-    set apart by the same separator joined (`i.g.n.o.r.e` -> `ignore`); every run of
-    whitespace, punctuation and underscores made one space, or ": " where it holds a colon;
-    leading and trailing spaces dropped. `"IGNORE   all\\nprevious...instructions"` gives
-    `"ignore all previous instructions"`. Linear in the length of the text.
+    In order: inline HTML tags and Markdown emphasis marks inside a word removed
+    (`**Ig**nore`, `<b>Ig</b>nore` -> `Ignore`); Unicode tag characters read as the ASCII
+    they mirror; invisible characters removed (zero-width U+200B-U+200F, U+2060-U+2064,
+    U+FEFF, soft hyphen, variation selectors, bidi controls); NFKD, which includes NFKC's
+    compatibility mappings (full-width `ｉｇｎｏｒｅ`, ligatures, mathematical letters);
+    Cyrillic, Greek, Armenian and small-capital look-alikes mapped to Latin (`іgnоrе` with
+    Cyrillic і, о, е); case folded; accents and other combining marks removed (`instruções`
+    -> `instrucoes`); three or more single letters set apart by the same separator joined
+    (`i.g.n.o.r.e` -> `ignore`); every run of whitespace, punctuation and underscores made
+    one space, or ": " where it holds a colon; leading and trailing spaces dropped.
+    `"IGNORE   all\\nprevious...instructions"` gives `"ignore all previous instructions"`.
+    Linear in the length of the text.
     """
+    if "<" in text or "*" in text or "~" in text or "`" in text:
+        text = _MARKUP.sub("", text)
     if not text.isascii():
         if _HIDDEN.search(text):
             if _TAGS.search(text):
