@@ -84,6 +84,7 @@ _PLAIN_COLONS = re.compile(r"(?: ?:)+ ?")
 
 def plain_normalize(text: str) -> str:
     """The normaliser without shortcuts: every step on every text."""
+    text = injection._MARKUP.sub("", text)
     if not text.isascii():
         text = injection._TAGS.sub(injection._reveal_tags, text)
         text = injection._INVISIBLE.sub("", text)
