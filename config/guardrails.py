@@ -83,7 +83,9 @@ class ModerationSettings:
 class GuardrailsSettings:
     """`guardrails:`. `block_message`: what a blocked turn is told instead of the defaults
     (at most 500 characters). `window_chars`: external checks read long messages in windows of
-    this many characters (every window is checked; nothing is cut off)."""
+    this many characters (every window is checked; nothing is cut off). `max_windows`: a
+    message needing more windows than this is not sent to the external checks at all: each
+    counts it as a failed check (kind `too_long`) and follows its `on_error`."""
 
     topic: TopicSettings = section(TopicSettings)
     prompt_injection: PromptInjectionSettings = section(PromptInjectionSettings)
@@ -91,6 +93,7 @@ class GuardrailsSettings:
     block_message: str | None = setting(
         None, string(nullable=True, max_chars=MAX_BLOCK_MESSAGE))
     window_chars: int = setting(8000, integer(500, 1_000_000))
+    max_windows: int = setting(64, integer(1, 10_000))
 
     def enabled(self) -> bool:
         """Is any check on?"""

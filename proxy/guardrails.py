@@ -34,6 +34,15 @@ from proxy.metrics import Metrics
 
 log = logging.getLogger("replyguard.guardrails")
 
+#: Judge calls one check makes at once (the windows of a long message): the upstream's
+#: connection pool is shared with every client's requests.
+JUDGE_CONCURRENCY = 8
+
+
+class TooLong(CheckError):
+    """The message needs more windows than `guardrails.max_windows`."""
+
+
 #: Seed 002's reporting order when several checks trigger on one message.
 ORDER = ("moderation", "prompt_injection", "topic")
 
@@ -97,7 +106,21 @@ class Guardrails:
             if match is not None:
                 return "prompt_injection", "pattern"
         parts = windows(text, s.window_chars)
-        calls: dict[str, Callable[[], Awaitable[bool]]] = {}
+        if len(parts) > s.max_windows:  # nothing is cut off: the checks fail instead
+            too_long = TooLong(f"{len(parts)} windows, over max_windows {s.max_windows}")
+
+            async def fail() -> bool:
+                raise too_long
+
+            calls: dict[str, Callable[[], Awaitable[bool]]] = {}
+            if s.moderation.enabled and s.moderation.input:
+                calls["moderation"] = fail
+            if s.prompt_injection.enabled and s.prompt_injection.use_judge:
+                calls["prompt_injection"] = fail
+            if s.topic.enabled:
+                calls["topic"] = fail
+            return await self._run(calls)
+        calls = {}
         if s.moderation.enabled and s.moderation.input:
             calls["moderation"] = lambda: self._moderated(session, parts, auth)
         if s.prompt_injection.enabled and s.prompt_injection.use_judge:
@@ -108,6 +131,11 @@ class Guardrails:
             question = TOPIC_QUESTION.format(site_name=s.topic.site_name)
             calls["topic"] = lambda: self._judged(session, s.topic.judge, question, parts,
                                                   model, auth, flag_on=False)
+        return await self._run(calls)
+
+    async def _run(self, calls: dict[str, Callable[[], Awaitable[bool]]]
+                   ) -> tuple[str | None, str | None]:
+        """Run the external checks concurrently; the first to block in reporting order."""
         if not calls:
             return None, None
         tasks = {name: asyncio.ensure_future(self._bounded(name, "input", call))
@@ -133,7 +161,8 @@ class Guardrails:
             async with asyncio.timeout(spec.timeout_ms / 1000):
                 flagged = await call()
         except (CheckError, TimeoutError) as exc:
-            kind = "timeout" if isinstance(exc, TimeoutError) else "error"
+            kind = "timeout" if isinstance(exc, TimeoutError) else \
+                "too_long" if isinstance(exc, TooLong) else "error"
             self.metrics.guardrail_errors.labels(name, stage, kind).inc()
             decision = "closed" if spec.on_error == "block" else "open"
             self.metrics.guardrail_decisions.labels(name, stage, decision).inc()
@@ -157,9 +186,14 @@ class Guardrails:
                       flag_on: bool) -> bool:
         """Ask the judge about every window at once; flagged when any window's answer is
         `flag_on` ("yes" for injection, "no" for topic)."""
-        answers = await asyncio.gather(*(
-            ask_judge(session, judge, self.base_url, auth, model, question, part)
-            for part in parts))
+        gate = asyncio.Semaphore(JUDGE_CONCURRENCY)
+
+        async def ask(part: str) -> bool:
+            async with gate:
+                return await ask_judge(session, judge, self.base_url, auth, model, question,
+                                       part)
+
+        answers = await asyncio.gather(*(ask(part) for part in parts))
         return any(answer is flag_on for answer in answers)
 
     async def moderate(self, session: aiohttp.ClientSession, sentences: Sequence[str], *,

@@ -425,3 +425,18 @@ async def test_a_stage_fault_then_an_upstream_drop_ends_with_an_error_event(
 def aiohttp_timeout(seconds: float) -> Any:
     import aiohttp
     return aiohttp.ClientTimeout(total=seconds)
+
+
+@pytest.mark.parametrize(("on_error", "blocked"), [("allow", False), ("block", True)])
+async def test_a_message_over_max_windows_follows_on_error(
+        stack: StartUpstream, checks: Any, on_error: str, blocked: bool) -> None:
+    fake, url = await checks()
+    s = await stack(upstream(), **all_on(url, guardrails__moderation__output=False,
+                                          guardrails__max_windows=3,
+                                          guardrails__topic__on_error=on_error))
+    text = "Where is my parcel, please tell me. " * 800  # 28,800 characters: 4 windows
+    got = content(await ask(s, text))
+    assert got == (TOPIC_DEFAULT if blocked else "Your parcel ships on Monday.")
+    assert fake.calls == []  # nothing is sent, nothing is cut off
+    assert await metric(s, 'replyguard_guardrail_errors_total{check="topic",kind="too_long",'
+                           'stage="input"}') == 1.0
