@@ -124,7 +124,13 @@ class ActionCheck:
         if done != (real == "done"):
             self.counts[OUTCOME_REPLACED] += 1
             return self.tools.phrase(tool, real, fields_of(call), self.counts)
-        foreign = [v for v in values if not any(s.call is call for s in self.index.sources(v))]
+        # A value may come from any call of this tool with the outcome the sentence claims
+        # ("I've refunded 12.50 for 4412 and 8.00 for 4413" after two refunds), or be the
+        # last four digits of a card or account number such a call holds ("Visa ending 1111").
+        alike = [c for c in calls if c.outcome == call.outcome] or [call]
+        foreign = [v for v in values
+                   if not any(s.call in alike for s in self.index.sources(v))
+                   and not _tail_of(v, alike)]
         if not foreign or self.tools.rules.audience == "staff":
             return None  # staff: the facts step highlights the untraced value
         self.counts[VALUE_REPLACED] += 1
@@ -220,3 +226,16 @@ def cannot_do_sentence(tools: CompiledTools, name: str, language: str) -> str:
     "I can't do that here: the refund card action is not available." (pt-BR: "Não posso
     fazer isso aqui: ..."). Raises KeyError for a language other than "en" or "pt-BR"."""
     return CANNOT_DO[language].replace("{tool}", tool_words(name))
+
+
+def _tail_of(value: Value, calls: list[ToolCall]) -> bool:
+    """Is `value` 4 digits that end a card or account number (12+ characters) one of `calls`
+    was sent or returned? A reply names a card by its last four, as its mask shows them."""
+    digits = next((k for k in value.keys if len(k) == 4 and k.isdigit()), None)
+    if digits is None and value.number is not None and value.number == value.number.to_integral():
+        text = str(int(value.number))
+        digits = text if len(text) == 4 else None
+    if digits is None:
+        return False
+    return any(len(held) >= 12 and held.endswith(digits) for call in calls
+               for held in call.values())

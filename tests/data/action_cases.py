@@ -72,6 +72,8 @@ FAILED = (Call("refund_card", ARGS, {"status": "declined"}),)
 ERROR = (Call("refund_card", ARGS, {"error": "card expired"}),)
 WAITING = (Call("refund_card", ARGS),)
 NONE: tuple[Call, ...] = ()
+TWO_DONE = (Call("refund_card", ARGS, {"status": "refunded"}),
+            Call("refund_card", {"order_id": "4413", "amount": "8.00"}, {"status": "refunded"}))
 EARLIER = (Call("refund_card", ARGS, {"status": "refunded"}, earlier=True),)
 NO_ORDER = (Call("refund_card", {"amount": "12.50"}, {"status": "failed"}),)
 NO_AMOUNT = (Call("refund_card", {"order_id": "4412"}, {"ok": True}),)
@@ -126,6 +128,13 @@ CASES = [
     _en("shop-earlier-turn-done", SHOP, EARLIER, SHOP, TRACED2),
     _en("shop-wrong-amount", "I've refunded 15.00 pounds for order 4412.", DONE, EN_DONE, VALUE),
     _en("shop-wrong-order", "I've refunded 12.50 pounds for order 4413.", DONE, EN_DONE, VALUE),
+    # values from a call with the claimed outcome, or the last four of its card, are traced
+    _en("two-refunds", "I've refunded 12.50 for order 4412 and 8.00 for order 4413.", TWO_DONE,
+        "I've refunded 12.50 for order 4412 and 8.00 for order 4413.",
+        {"reply_facts_traced": 4}),
+    _en("card-last-four", "I've refunded 12.50 pounds for order 4412 to your Visa ending 1111.",
+        DONE, "I've refunded 12.50 pounds for order 4412 to your Visa ending 1111.",
+        {"reply_facts_traced": 2, "reply_facts_untraced": 1}),
     # openers with a modal or negation word of their own do not hide the claim
     _en("opener-can-confirm", "I can confirm I've refunded 12.50 pounds for order 4412.", NONE,
         EN_NOT, REFUSED),
