@@ -109,13 +109,16 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
 
 async def _request_id_headers(request: web.Request, response: web.StreamResponse) -> None:
     """Just before any response's headers go out: `X-ReplyGuard-Request-Id` (the access log's
-    id), and `X-Request-Id` the upstream's own when it sent one, else ours."""
+    id), `X-Request-Id` the upstream's own when it sent one, else ours, and
+    `X-ReplyGuard-Verdict` (forward, withhold, exact, blocked) on a screened turn."""
     info = request.get(INFO)
     if info is None:
         return
     request_id = str(info["request_id"])
     response.headers["X-ReplyGuard-Request-Id"] = request_id
     response.headers.setdefault("X-Request-Id", request_id)
+    if info.get("verdict"):  # forward, withhold, exact or blocked: what happened to the turn
+        response.headers["X-ReplyGuard-Verdict"] = str(info["verdict"])
 
 
 def _from_http(exc: web.HTTPException) -> ProxyError:

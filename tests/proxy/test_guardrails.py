@@ -162,6 +162,7 @@ async def test_a_blocked_streamed_turn_is_a_proper_stream(stack: StartUpstream,
     async with s.client.post("/v1/chat/completions",
                              json=user(f"{OFF_TOPIC}?", stream=True)) as resp:
         assert resp.status == 200
+        assert resp.headers["X-ReplyGuard-Verdict"] == "blocked"
         raw = await resp.read()
     assert streamed_text(raw) == "Not here, sorry."
     assert events(raw)[-1] == "[DONE]"
