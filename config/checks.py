@@ -55,8 +55,8 @@ def integer(lo: int, hi: int | None = None) -> Check:
     return check
 
 
-def seconds(v: object, key: str, given: bool, ctx: Ctx) -> Any:
-    """A duration in seconds: a finite number > 0, returned as float."""
+def _finite(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    """A finite number (from the environment: text parsed as one), or BAD."""
     if given and isinstance(v, str):
         try:
             v = float(v)
@@ -64,6 +64,13 @@ def seconds(v: object, key: str, given: bool, ctx: Ctx) -> Any:
             pass
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         return fail(ctx, key, f"{v!r} is not a number")
+    return v
+
+
+def seconds(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    """A duration in seconds: a finite number > 0, returned as float."""
+    if (v := _finite(v, key, given, ctx)) is BAD:
+        return BAD
     if v <= 0:
         return fail(ctx, key, f"{v} is out of range (> 0)")
     return float(v)
@@ -73,13 +80,8 @@ def number(lo: float, hi: float) -> Check:
     """A finite number within lo..hi (inclusive), returned as float."""
 
     def check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
-        if given and isinstance(v, str):
-            try:
-                v = float(v)
-            except ValueError:
-                pass
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            return fail(ctx, key, f"{v!r} is not a number")
+        if (v := _finite(v, key, given, ctx)) is BAD:
+            return BAD
         if not lo <= v <= hi:
             return fail(ctx, key, f"{v} is out of range ({lo:g}..{hi:g})")
         return float(v)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from config.errors import ConfigError
 
@@ -53,18 +53,23 @@ def cmd_screen(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_check_rules(args: argparse.Namespace) -> int:
-    """Validate a rules file: exit 0 when it can be used, 1 with every error otherwise."""
-    from config.rules import load_rules
-
+def _checked(path: str, load: Callable[[], object]) -> int:
+    """Run `load`: print "<path>: ok" and return 0, or print every error and return 1."""
     try:
-        load_rules(args.file)
+        load()
     except ConfigError as exc:
         for line in exc.errors:
             sys.stderr.write(f"{line}\n")
         return 1
-    sys.stdout.write(f"{args.file}: ok\n")
+    sys.stdout.write(f"{path}: ok\n")
     return 0
+
+
+def cmd_check_rules(args: argparse.Namespace) -> int:
+    """Validate a rules file: exit 0 when it can be used, 1 with every error otherwise."""
+    from config.rules import load_rules
+
+    return _checked(args.file, lambda: load_rules(args.file))
 
 
 def cmd_check_settings(args: argparse.Namespace) -> int:
@@ -73,16 +78,12 @@ def cmd_check_settings(args: argparse.Namespace) -> int:
     from config.rules import load_rules
     from config.settings import load_settings
 
-    try:
+    def load() -> None:
         settings = load_settings(args.file, env={})
         if settings.replies.rules is not None:
             load_rules(settings.replies.rules)
-    except ConfigError as exc:
-        for line in exc.errors:
-            sys.stderr.write(f"{line}\n")
-        return 1
-    sys.stdout.write(f"{args.file}: ok\n")
-    return 0
+
+    return _checked(args.file, load)
 
 
 def _max_chars(value: str) -> int:
