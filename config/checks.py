@@ -69,22 +69,22 @@ def _finite(v: object, key: str, given: bool, ctx: Ctx) -> Any:
 
 def seconds(v: object, key: str, given: bool, ctx: Ctx) -> Any:
     """A duration in seconds: a finite number > 0, returned as float."""
-    if (v := _finite(v, key, given, ctx)) is BAD:
+    if (x := _finite(v, key, given, ctx)) is BAD:
         return BAD
-    if v <= 0:
-        return fail(ctx, key, f"{v} is out of range (> 0)")
-    return float(v)
+    if x <= 0:
+        return fail(ctx, key, f"{x} is out of range (> 0)")
+    return float(x)
 
 
 def number(lo: float, hi: float) -> Check:
     """A finite number within lo..hi (inclusive), returned as float."""
 
     def check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
-        if (v := _finite(v, key, given, ctx)) is BAD:
+        if (x := _finite(v, key, given, ctx)) is BAD:
             return BAD
-        if not lo <= v <= hi:
-            return fail(ctx, key, f"{v} is out of range ({lo:g}..{hi:g})")
-        return float(v)
+        if not lo <= x <= hi:
+            return fail(ctx, key, f"{x} is out of range ({lo:g}..{hi:g})")
+        return float(x)
 
     return check
 
