@@ -50,11 +50,27 @@ SUBJECTS: Mapping[str, frozenset[str]] = MappingProxyType({
     "en": frozenset("i we you he she they".split()),  # not "it": "get it refunded"
     "pt-BR": frozenset("eu nos ele ela eles elas voce voces gente".split()),
 })
-#: Portuguese drops the subject ("reembolsei"): there, only the word right before the claim
-#: is read for a negation or modal ("não reembolsei", "vou reembolsar"), or the two before it
-#: when that word is one of these helpers ("não consegui reembolsar", "não vou reembolsar").
-_PT_HELPERS = frozenset("consegui conseguimos conseguiu pude pudemos pode posso podemos vou "
-                        "vamos vai irei foi foram tenho temos tinha ja ainda".split())
+#: The words of a claim's verb group besides negations and modals: auxiliaries, the pieces
+#: of spelt-out contractions, adverbs, object pronouns ("não o reembolsei").
+_GROUP: Mapping[str, frozenset[str]] = MappingProxyType({
+    "en": frozenset("have has had having been be being was were is are am do does did get got "
+                    "gets getting to yet already just also now still really actually indeed "
+                    "successfully fully finally completely ve d s re m it them".split()),
+    "pt-BR": frozenset("foi foram era eram tinha tinham tem tenho temos sido ser esta estao "
+                       "estava ja ainda tambem agora finalmente consegui conseguimos conseguiu "
+                       "conseguiram pude pudemos o a os as lhe lhes me te".split()),
+})
+#: Subjects that say nothing was done ("Nothing has been refunded", "No order was refunded").
+_NEGATIVE_SUBJECTS: Mapping[str, frozenset[str]] = MappingProxyType({
+    "en": frozenset("nothing none no neither nobody".split()),
+    "pt-BR": frozenset("nada nenhum nenhuma ninguem".split()),
+})
+#: Words that make a clause a condition or a time to come: a claim there is not made.
+_CONDITIONS: Mapping[str, frozenset[str]] = MappingProxyType({
+    "en": frozenset("if unless whether once when whenever after before until till provided "
+                    "assuming suppose".split()),
+    "pt-BR": frozenset("caso quando assim depois antes ate enquanto".split()),
+})
 #: Clause edges: a negation or modal word only reaches the claim in its own clause.
 _CLAUSE_WORDS: Mapping[str, str] = MappingProxyType({
     "en": "and but however although though so because since while whereas then that",
@@ -74,7 +90,6 @@ _REQUEST: Mapping[str, re.Pattern[str]] = MappingProxyType({
     "pt-BR": re.compile(r"(?<!\w)(?:por favor|favor)(?!\w)|^\W*(?:envie|ligue|entre|verifique|"
                         r"tente|clique|toque|responda|diga|aguarde|acesse|mande)(?!\w)"),
 })
-_WINDOW = 6  # words before a claim read for negations and modals
 
 _CONTRACTION = re.compile(r"(?<!\w)(can|won|shan|ain|\w+n)\s+t(?!\w)")
 _SPECIAL = {"can": "cannot", "won": "will not", "shan": "shall not", "ain": "is not"}
@@ -118,31 +133,58 @@ CLAUSE_EDGES: Mapping[str, re.Pattern[str]] = MappingProxyType(
 
 def reading(folded: str, start: int, end: int, language: str) -> Literal["done", "not_done",
                                                                          "none"]:
-    """How the claim found at `folded[start:end]` reads (`folded` from `claim_words`):
-    "none" when it is asked (its part of the sentence is a question) or offered, promised or
-    supposed (a `NOT_CLAIMS` word before it in its clause, after its subject); "not_done"
-    when a negation stands inside it or before it in its clause, after its subject;
-    "done" otherwise. The words read before it: at most 6, within its clause, after the last
-    subject pronoun (`SUBJECTS`); in pt-BR the one right before it (two after a helper
-    verb, `_PT_HELPERS`)."""
+    """How the claim found at `folded[start:end]` reads (`folded` from `claim_words`).
+
+    "none" when it is asked (its part of the sentence is a question), supposed (its clause
+    opens a condition or a time to come: "if", "unless", "once", "when", "had I", "to get
+    it", "se eu", "quando"), or offered or promised (a modal in its verb group: "will", "can",
+    "going to", "vou"); "not_done" when a negation stands inside it, in its verb group ("have
+    not", "could not", "has yet to", "não", "não consegui"), or as its subject ("nothing",
+    "no order"); "done" otherwise. The verb group is the run of auxiliaries, adverbs,
+    negations and modals right before the claim (`_GROUP`): a modal or negation further
+    back belongs to another verb ("I can confirm it was refunded", "No worries, your order is
+    refunded")."""
     edge = 0
     for edge_match in CLAUSE_EDGES[language].finditer(folded, 0, start):
         edge = edge_match.end()
-    before = _WORD.findall(folded, edge, start)[-_WINDOW:]
-    subjects = [i for i, w in enumerate(before) if w in SUBJECTS[language]]
-    if subjects:
-        before = before[subjects[-1] + 1 :]
-    if language == "pt-BR":
-        before = before[-2:] if before and before[-1] in _PT_HELPERS else before[-1:]
-    negations, unable = NEGATIONS[language], INABILITY[language]
-    modals = [w for i, w in enumerate(before) if w in NOT_CLAIMS[language] and not (
-        w in unable and ((i + 1 < len(before) and before[i + 1] in negations)
-                         or (i > 0 and before[i - 1] in negations)))]
-    if modals or _asked(folded, start, end, language):
+    before = _WORD.findall(folded, edge, start)
+    if _supposed(before, language) or _asked(folded, start, end, language):
+        return "none"
+    negations, unable, group_words = NEGATIONS[language], INABILITY[language], _GROUP[language]
+    group: list[str] = []
+    for word in reversed(before):
+        if word not in group_words and word not in negations and word not in NOT_CLAIMS[language]:
+            break
+        group.append(word)
+    group.reverse()
+    modals = [w for i, w in enumerate(group) if w in NOT_CLAIMS[language] and not (
+        w in unable and ((i + 1 < len(group) and group[i + 1] in negations)
+                         or (i > 0 and group[i - 1] in negations)))]
+    if modals:
         return "none"
     inside = _WORD.findall(folded, start, end)
-    return "not_done" if negations.intersection(before) or negations.intersection(
-        inside) else "done"
+    subject = before[max(0, len(before) - len(group) - 2) : len(before) - len(group)]
+    if (negations.intersection(group) or negations.intersection(inside) or "yet" in group
+            or _NEGATIVE_SUBJECTS[language].intersection(subject)):
+        return "not_done"
+    return "done"
+
+
+def _supposed(before: list[str], language: str) -> bool:
+    """Does the clause (its words up to the claim) open a condition, a purpose or a time to
+    come? Portuguese "se" counts as "if" only where it opens the clause or comes before a
+    subject ("se eu reembolsei"), not as the pronoun ("não se preocupe")."""
+    words = set(before)
+    if words & _CONDITIONS[language]:
+        return True
+    if len(before) >= 2 and before[0] in ("had", "were", "should") and before[1] in (
+            SUBJECTS[language]):
+        return True  # "Had I refunded it, ..."
+    if language == "en":
+        return bool(before) and before[0] == "to"  # "To get it refunded, reply yes."
+    return any(w == "se" and (i == 0 or (i + 1 < len(before) and before[i + 1] in
+                                         SUBJECTS[language]))
+               for i, w in enumerate(before))
 
 
 def _asked(folded: str, start: int, end: int, language: str) -> bool:
