@@ -170,6 +170,8 @@ class StreamScreen:
             value = _text_value(source.get(name))
             if value is None and name in source and source[name] is not None:
                 raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
+            if not value and isinstance(source.get(name), list):
+                target[name] = ""  # parts with no text of their own: never passed on as sent
             if value:
                 if state.finished:
                     target[name] = ""
@@ -300,6 +302,8 @@ def screen_completion(
             value = _text_value(holder.get(name))
             if value is None and holder.get(name) is not None:
                 raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
+            if not value and isinstance(holder.get(name), list):
+                holder[name] = ""  # parts with no text of their own: never passed on as sent
             if value:
                 screen = make_screen()
                 holder[name] = _joined(_feed(screen, value, pieces), _finish(screen, pieces))

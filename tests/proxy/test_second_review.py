@@ -81,3 +81,27 @@ async def test_audio_output_is_refused_and_never_passed_on(stack: Any) -> None:
         raw = await resp.read()
     assert b"4111" not in raw and b"audio" not in raw
     assert events(raw)[-1] == "[DONE]"
+
+
+async def test_content_parts_without_text_of_their_own_are_never_passed_on(stack: Any) -> None:
+    """A `thinking` part nests its text one level down: it is not screened, so it is not
+    sent (fail closed), streamed or not."""
+    parts = [{"type": "thinking", "thinking": [{"type": "text",
+                                                "text": "the card is 4111 1111 1111 1111"}]}]
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    chunk = {**head, "choices": [{"index": 0, "delta": {"content": parts},
+                                  "finish_reason": "stop"}]}
+    whole = {**head, "object": "chat.completion", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": parts},
+         "finish_reason": "stop"}]}
+    for raw_reply, stream in ((b"data: " + orjson.dumps(chunk) + b"\n\ndata: [DONE]\n\n", True),
+                              (orjson.dumps(whole), False)):
+        upstream = RawUpstream([raw_reply], content_type="text/event-stream" if stream
+                               else "application/json")
+        s = await stack(upstream)
+        async with s.client.post("/v1/chat/completions", json={
+                "model": "m", "messages": [{"role": "user", "content": "hi"}],
+                "stream": stream}) as resp:
+            raw = await resp.read()
+        assert resp.status == 200
+        assert b"4111" not in raw and b"thinking" not in raw
