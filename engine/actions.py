@@ -206,15 +206,17 @@ class ActionCheck:
 
 
 def forbidden_calls(tools: CompiledTools, tool_calls: list[dict[str, Any]]) -> list[int]:
-    """Indices of the entries of an OpenAI `tool_calls` list (`{"function": {"name": ...}}`,
-    or a bare `{"name": ...}`) that call a tool the settings declare with `allowed: false`.
-    Undeclared tools are not refused. Malformed entries are skipped."""
+    """Indices of the entries of an OpenAI `tool_calls` (or `tools`) list
+    (`{"function": {"name": ...}}`, `{"custom": {"name": ...}}`, or a bare `{"name": ...}`)
+    that call a tool the settings declare with `allowed: false`. Undeclared tools are not
+    refused. Malformed entries are skipped."""
     out = []
     for i, call in enumerate(tool_calls):
         if not isinstance(call, Mapping):
             continue
-        function = call.get("function")
-        name = function.get("name") if isinstance(function, Mapping) else call.get("name")
+        inner = call.get("function") if isinstance(call.get("function"), Mapping) else \
+            call.get("custom")
+        name = inner.get("name") if isinstance(inner, Mapping) else call.get("name")
         spec = tools.spec(name) if isinstance(name, str) else None
         if spec is not None and not spec.allowed:
             out.append(i)

@@ -200,7 +200,8 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     make_screen = partial(screen_class, rules, verdict.context if kind == "chat" else
                           TurnContext(), settings.replies.max_sentence_chars,
                           internals=settings.replies.internals, **extra)
-    calls = CallFilter(tools) if tools is not None else None
+    refusing = tools is not None and any(not s.allowed for s in tools.rules.tools.values())
+    calls = CallFilter(tools) if tools is not None and refusing else None
     own = time.perf_counter() - started - waited
     url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"
     session = app[SESSION]

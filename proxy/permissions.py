@@ -42,20 +42,19 @@ class CallFilter:
 class StreamCalls:
     """One streamed choice's `tool_calls` deltas (and a legacy `function_call`).
 
-    A call's deltas are held until its name is whole: when its arguments start after a
-    name, another call starts, or the choice finishes (`flush`) — servers may split a name
-    over deltas, or send the id first. Then the call is judged: a refused call's deltas are
-    all dropped; the calls kept are renumbered 0, 1, ... in the order they started, as
-    clients index them. A delta without an `index` belongs to the call its `id` names, else
-    to the last call. `refused`: names refused; `kept`: whether any call went through."""
+    Every delta of a call is held until the choice finishes (`flush`): only then is a name
+    surely whole (servers may split a name over deltas, send it after the arguments, or
+    continue it after they start; parallel calls interleave). Each call is then judged by
+    its whole name and sent as one delta (its pieces joined), a refused one dropped; the
+    calls kept are numbered 0, 1, ... in the order they started, as clients index them. A
+    delta without an `index` belongs to the call its `id` names, else to the last call.
+    `refused`: names refused; `kept`: whether any call went through."""
 
     def __init__(self, calls: CallFilter) -> None:
         self.filter = calls
-        self.verdicts: dict[Any, bool] = {}  # call key -> refused
-        self.numbers: dict[Any, int] = {}  # call key -> the index the client sees
-        self.held: dict[Any, list[dict[str, Any]]] = {}  # deltas of calls not yet judged
-        self.names: dict[Any, str] = {}
+        self.held: dict[Any, dict[str, Any]] = {}  # call key -> its deltas joined
         self.last: Any = None
+        self.function: dict[str, Any] | None = None  # a legacy function_call, joined
         self.refused: list[str] = []
         self.kept = False
 
@@ -67,71 +66,71 @@ class StreamCalls:
         return self.last
 
     def delta(self, deltas: list[Any]) -> list[Any]:
-        """The `tool_calls` deltas of this chunk that may be sent on now."""
-        out: list[Any] = []
+        """Hold this chunk's `tool_calls` deltas; nothing is sent before `flush`."""
         for delta in deltas:
-            if not isinstance(delta, dict):
-                continue
-            key = self._key(delta)
-            if key != self.last and self.last in self.held:
-                out += self._decide(self.last)  # another call started: the last one is whole
-            self.last = key
-            if key in self.verdicts:
-                if not self.verdicts[key]:
-                    out.append(self._renumbered(key, delta))
-                continue
-            self.held.setdefault(key, []).append(delta)
-            self.names[key] = self.names.get(key, "") + _name(delta)
-            function = delta.get("function")
-            if isinstance(function, dict) and function.get("arguments") and self.names[key]:
-                out += self._decide(key)  # its arguments started: its name is whole
-        return out
-
-    def flush(self) -> list[Any]:
-        """At the choice's end: judge the calls still held; the deltas to send."""
-        out: list[Any] = []
-        for key in list(self.held):
-            out += self._decide(key)
-        return out
-
-    def _decide(self, key: Any) -> list[Any]:
-        held = self.held.pop(key, [])
-        name = self.names.get(key, "")
-        if not name or self._judge(key, name):
-            self.verdicts[key] = True  # refused, or never named: nothing to judge it by
-            return []
-        self.numbers[key] = len(self.numbers)
-        return [self._renumbered(key, d) for d in held]
+            if isinstance(delta, dict):
+                key = self.last = self._key(delta)
+                self.held[key] = _joined(self.held.get(key, {}), delta)
+        return []
 
     def function_call(self, delta: dict[str, Any]) -> bool:
-        """A legacy `function_call` delta: True when it is to be sent on (its name comes
-        whole in its first delta)."""
-        if "function_call" not in self.verdicts:
-            name = delta.get("name") if isinstance(delta.get("name"), str) else ""
-            if not name:
-                return False
-            self._judge("function_call", name)
-        return not self.verdicts["function_call"]
+        """Hold a legacy `function_call` delta (sent, joined, by `flush`)."""
+        self.function = _joined(self.function or {}, delta)
+        return False
 
-    def _judge(self, key: Any, name: str) -> bool:
-        refused = bool(forbidden_calls(self.filter.tools, [{"function": {"name": name}}]))
-        self.verdicts[key] = refused
-        if refused:
+    def flush(self) -> dict[str, Any]:
+        """At the choice's end: the delta fields to send (`tool_calls`, `function_call`), the
+        refused calls left out; {} when there is nothing to send."""
+        out: dict[str, Any] = {}
+        calls = []
+        for joined in self.held.values():
+            if self._refused(_name(joined)):
+                continue
+            if "index" in joined:
+                joined = {**joined, "index": len(calls)}
+            calls.append(joined)
+        self.held.clear()
+        if calls:
+            out["tool_calls"] = calls
+        if self.function is not None:
+            name = self.function.get("name")
+            if not self._refused(name if isinstance(name, str) else ""):
+                out["function_call"] = self.function
+            self.function = None
+        return out
+
+    def _refused(self, name: str) -> bool:
+        """Judge one call by its whole name (a call never named is dropped: nothing to judge
+        it by). Counts and notes the refused ones."""
+        if not name:
+            return True
+        if forbidden_calls(self.filter.tools, [{"function": {"name": name}}]):
             self.filter.counts[TOOL_CALLS_REFUSED] += 1
             self.refused.append(name)
-        else:
-            self.kept = True
-        return refused
+            return True
+        self.kept = True
+        return False
 
-    def _renumbered(self, key: Any, delta: dict[str, Any]) -> dict[str, Any]:
-        if isinstance(delta.get("index"), int) and self.numbers[key] != delta["index"]:
-            return {**delta, "index": self.numbers[key]}
-        return delta
+
+def _joined(into: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
+    """A call's deltas joined: text pieces (`name`, `arguments`, `input`) concatenated,
+    nested objects joined the same way, other fields kept from their first delta."""
+    out = dict(into)
+    for key, value in delta.items():
+        if key in ("name", "arguments", "input") and isinstance(value, str):
+            out[key] = (out.get(key) or "") + value
+        elif isinstance(value, dict):
+            out[key] = _joined(out.get(key) or {}, value)
+        elif out.get(key) is None:
+            out[key] = value
+    return out
 
 
 def _name(call: Any) -> str:
-    function = call.get("function") if isinstance(call, dict) else None
-    name = function.get("name") if isinstance(function, dict) else None
+    if not isinstance(call, dict):
+        return ""
+    inner = call.get("function") if isinstance(call.get("function"), dict) else call.get("custom")
+    name = inner.get("name") if isinstance(inner, dict) else call.get("name")
     return name if isinstance(name, str) else ""
 
 

@@ -192,8 +192,8 @@ class StreamScreen:
         state.finished = True
         out = []
         if state.calls is not None and (pending := state.calls.flush()):
-            out.append(self._wrap({"index": index, "delta": {"tool_calls": pending},
-                                   "logprobs": None, "finish_reason": None}))
+            out.append(self._wrap({"index": index, "delta": pending, "logprobs": None,
+                                   "finish_reason": None}))
         tails = self._tails(state)
         if state.calls is not None and state.calls.refused:
             tails["content"] = _said(state.calls.filter, state.calls.refused,
@@ -250,8 +250,8 @@ class StreamScreen:
                 continue
             state.finished = True
             if state.calls is not None and (pending := state.calls.flush()):
-                out.append(self._wrap({"index": index, "delta": {"tool_calls": pending},
-                                       "logprobs": None, "finish_reason": None}))
+                out.append(self._wrap({"index": index, "delta": pending, "logprobs": None,
+                                       "finish_reason": None}))
             text = {name: t for name, t in self._tails(state).items() if t}
             if text:
                 out.append(self._wrap(self._tail_choice(index, text)))

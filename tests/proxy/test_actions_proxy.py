@@ -331,3 +331,75 @@ async def test_a_refused_call_never_reaches_the_client_however_it_streams(
     assert b"delete_" not in raw and b'"user' not in raw and b'"account' not in raw
     assert CANNOT in streamed_text(raw)
     assert count(await s.metrics_text(), "replyguard_tool_calls_refused") == 1.0
+
+
+PREFIX_TOOLS = {**TOOLS, "delete": {"allowed": True}}
+
+
+@pytest.mark.parametrize("deltas", [
+    pytest.param([{"index": 0, "id": "a", "type": "function", "function": fn("delete", "{")},
+                  {"index": 0, "function": fn("_account", '"user": "all"}')}],
+                 id="name-continues-after-the-arguments"),
+    pytest.param([{"index": 0, "id": "a", "type": "function", "function": fn("delete")},
+                  {"index": 1, "id": "b", "type": "function", "function": fn("delete")},
+                  {"index": 0, "function": fn("_account", '{"user": "all"}')},
+                  {"index": 1, "function": fn(arguments='{"id": 1}')}],
+                 id="interleaved-calls"),
+])
+async def test_an_allowed_prefix_never_lets_a_refused_name_through(
+        stack: StartUpstream, deltas: list[dict[str, Any]]) -> None:
+    s = await stack(RawUpstream([call_stream(deltas)]), rules=ReplyRules(), tools=PREFIX_TOOLS)
+    async with s.client.post("/v1/chat/completions",
+                             json={"model": "m", "messages": [ASK], "stream": True}) as resp:
+        raw = await resp.read()
+    assert b"_account" not in raw and b'"user' not in raw
+    calls = [d for e in events(raw) if isinstance(e, dict) for c in e["choices"]
+             for d in (c["delta"].get("tool_calls") or ())]
+    assert [(d["index"], d["function"]["name"]) for d in calls] == (
+        [(0, "delete")] if len(deltas) == 4 else [])
+    assert CANNOT in streamed_text(raw)
+
+
+async def test_a_streamed_legacy_function_call_split_over_deltas_is_refused(
+        stack: StartUpstream) -> None:
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    parts = [{"function_call": {"name": "delete_", "arguments": ""}},
+             {"function_call": {"name": "account", "arguments": "{}"}}]
+    raw_up = b"".join(b"data: " + orjson.dumps({**head, "choices": [
+        {"index": 0, "delta": d, "finish_reason": None}]}) + b"\n\n" for d in parts)
+    raw_up += b"data: " + orjson.dumps({**head, "choices": [
+        {"index": 0, "delta": {}, "finish_reason": "function_call"}]}) + b"\n\ndata: [DONE]\n\n"
+    s = await stack(RawUpstream([raw_up]), rules=ReplyRules(), tools=TOOLS)
+    async with s.client.post("/v1/chat/completions",
+                             json={"model": "m", "messages": [ASK], "stream": True}) as resp:
+        raw = await resp.read()
+    assert b"function_call" not in raw.replace(b'"finish_reason":"function_call"', b"")
+    assert streamed_text(raw) == CANNOT
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_custom_tool_calls_are_judged_too(stack: StartUpstream, stream: bool) -> None:
+    custom = {"type": "custom", "custom": {"name": "delete_account", "input": "all"}}
+    head = {"id": "c", "created": 1, "model": "m"}
+    if stream:
+        raw_up = b"data: " + orjson.dumps({**head, "object": "chat.completion.chunk",
+                                           "choices": [{"index": 0, "delta": {"tool_calls": [
+                                               {"index": 0, "id": "x", **custom}]},
+                                               "finish_reason": "tool_calls"}]})
+        raw_up += b"\n\ndata: [DONE]\n\n"
+    else:
+        raw_up = orjson.dumps({**head, "object": "chat.completion", "choices": [
+            {"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": None, "tool_calls": [{"id": "x", **custom}]}}]})
+    upstream = RawUpstream([raw_up], content_type="text/event-stream" if stream
+                           else "application/json")
+    s = await stack(upstream, rules=ReplyRules(), tools=TOOLS)
+    offered = [{"type": "custom", "custom": {"name": "delete_account"}}]
+    async with s.client.post("/v1/chat/completions", json={
+            "model": "m", "messages": [ASK], "stream": stream, "tools": offered}) as resp:
+        raw = await resp.read()
+    assert b'"input"' not in raw
+    assert "tools" not in upstream.seen[0]
+    text = streamed_text(raw) if stream else orjson.loads(raw)["choices"][0]["message"][
+        "content"]
+    assert text == CANNOT
