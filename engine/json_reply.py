@@ -81,6 +81,10 @@ class JsonReplyScreen:
             text = str(value)  # a long number may be a card: masked, it becomes a string
             screened = self._text(text, additions=False)
             return value if screened == text else screened
+        if isinstance(value, float) and value.is_integer() and abs(value) >= 1e12:
+            text = str(int(value))  # 4111111111111111.0 or 4.111111111111111e15: the same
+            screened = self._text(text, additions=False)
+            return value if screened == text else screened
         if isinstance(value, dict):
             return {self._key(key): self._walk(item) for key, item in value.items()}
         if isinstance(value, list):

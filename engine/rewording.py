@@ -58,7 +58,9 @@ def rewording_kept(template_sentence: str, reworded: str, locked: frozenset[str]
                    language: str) -> bool:
     """True when the template's own sentence must be sent instead of `reworded`: the
     rewording lost a `locked` word; added, dropped or doubled a negation; does not state the
-    template's words with digits in the same order (a value added, dropped or moved); says
+    template's words with digits in the same order (a value added, dropped or moved); puts a
+    negation before another key term or value than the template does ("Not to worry, it did
+    go through"); says
     an outcome word or a currency (`KEY_TERMS`, a currency sign) the template does not; or
     changed the mood (statement / question / request, `engine.claims.mood`). False: the
     rewording may be sent."""
@@ -76,6 +78,19 @@ def rewording_kept(template_sentence: str, reworded: str, locked: frozenset[str]
     if [w for w in template_words if _DIGIT.search(w)] != [w for w in words if _DIGIT.search(w)]:
         return True  # a value added, dropped, repeated or moved ("4412 for 12.50")
     keys = KEY_TERMS[language]
+
+    def negated(tokens: list[str]) -> Counter[tuple[str, str]]:
+        """Each negation with the key term or value it comes before."""
+        out: Counter[tuple[str, str]] = Counter()
+        for i, word in enumerate(tokens):
+            if word in negations:
+                after = next((w for w in tokens[i + 1 :] if w not in negations and (
+                    w in keys or _DIGIT.search(w))), "")
+                out[word, after] += 1
+        return out
+
+    if negated(template_words) != negated(words):
+        return True  # a negation moved onto another word ("did go through, not to worry")
     if not {w for w in words if w in keys} <= set(template_words):
         return True  # an outcome or a currency the template does not say ("it went through")
     if set(_SYMBOLS.findall(reworded)) != set(_SYMBOLS.findall(template_sentence)):

@@ -34,7 +34,8 @@ INJECTION_QUESTION = (
 #: The answers a judge may give: its first word, yes or no, in any case, after any quotes or
 #: markup ("Yes.", "**No**", "\"yes\"", "Yes, it does."); anything else is not an answer.
 _ANSWERS = {"yes": True, "no": False}
-_FIRST_WORD = re.compile(r"[\s\"'*_`>#(\[]*(yes|no)(?![\w-])", re.IGNORECASE)
+_FIRST_WORD = re.compile(r"(?:[\s\"'“”‘’«»*_`>#(\[\u200b-\u200d\ufeff]|<[a-z/][^<>]{0,20}>)*"
+                         r"(yes|no)(?![\w-])", re.IGNORECASE)
 
 
 class CheckError(Exception):

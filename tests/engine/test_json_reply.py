@@ -66,3 +66,16 @@ def test_json_string_values_get_the_action_checks() -> None:
     screen.feed('{"answer": "I\'ve refunded 12.50 pounds for order 4412."}')
     assert screen.finish() == '{"answer":"I haven\'t refunded anything."}'
     assert screen.counts["reply_assertion_refused"] == 1
+
+
+def test_card_numbers_written_as_floats_are_screened() -> None:
+    from engine.json_reply import JsonReplyScreen
+    from engine.rules import ReplyRules, compile_rules
+    rules = compile_rules(ReplyRules(), "en")
+    for document in ('{"card": 4111111111111111.0}', '{"card": 4.111111111111111e15}'):
+        screen = JsonReplyScreen(rules)
+        screen.feed(document)
+        assert screen.finish() == '{"card":"**** 1111"}'
+    screen = JsonReplyScreen(rules)
+    screen.feed('{"total": 1234567890123.0, "ratio": 0.5}')
+    assert screen.finish() == '{"total":1234567890123.0,"ratio":0.5}'

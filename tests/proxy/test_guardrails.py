@@ -361,6 +361,7 @@ async def test_blocked_turns_are_logged_with_the_reason_never_the_text(
 
 @pytest.mark.parametrize(("answer", "blocked"), [
     ("YES!", True), ("**Yes**", True), ('"yes"', True), ("Yes, it does.", True), ("yes.", True),
+    ("“Yes”", True), ("<b>yes</b>", True), ("\ufeffyes", True),
     ("No.", False), ("**no**", False), ("No, it does not.", False),
 ])
 async def test_a_judge_answer_is_its_first_word(stack: StartUpstream, checks: Any,
