@@ -69,7 +69,10 @@ _EARLIER = (r"(?:previous|prior|preceding|above|earlier|former|original|initial|
             r"|system|old|existing|pre existing|preexisting|default|developer|safety|given)")
 # What makes "the previous instructions" the customer's own, or about something else.
 _NOT_THEIRS = (r"(?! (?:on|for|about|regarding|in|you gave|(?:i|we) (?:gave|sent|wrote|left"
-               r"|made|mentioned|put|added|provided|typed|had|asked))\b)")
+               r"|made|mentioned|put|added|provided|typed|had|asked)|printed|written|with my"
+               r"|with (?:the|a) new|from (?:the |my |a |your )?(?:courier|seller|shop|store"
+               r"|driver|delivery|carrier|post office|supplier|manufacturer|box|label|manual"
+               r"|website|e ?mail|support team))\b)")
 _THEN_DO = (r"(?:(?:instead|now|just|only) )?(?:say|print|output|translate|repeat|pretend"
             r"|act as|reveal|spell|type|recite)|instead (?:respond|reply|answer|tell|do"
             r"|follow|show|list|return|write)")
@@ -169,7 +172,9 @@ INJECTION_PATTERNS: tuple[InjectionPattern, ...] = (
         counterexamples=("Ignore my previous instructions about delivery, leave it at the door.",
                          "Please ignore the previous instructions I gave you about gift wrap.",
                          "Where can I find the previous order instructions?",
-                         "Ignore the previous instructions on the box, the new manual is right."),
+                         "Ignore the previous instructions on the box, the new manual is right.",
+                         "Ignore the previous instructions from the courier, they were wrong.",
+                         "Can you override the previous instructions with my new address?"),
     ),
     InjectionPattern(
         id="ignore_all_instructions_en",
