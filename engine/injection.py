@@ -94,6 +94,12 @@ _SMALL_LOOKALIKES = {  # small letters that do not look like their capital's Lat
     "ARMENIAN SMALL LETTER VO": "n",
 }
 _SMALL_CAPITALS = "ABCDEGHIJKLMNOPRTUVWYZ"  # LATIN LETTER SMALL CAPITAL x (no F, Q, S, X)
+#: Cherokee syllables that look like Latin letters (Unicode's confusables.txt), by code point;
+#: their small forms (U+AB70-U+ABBF) case-fold to these.
+_CHEROKEE = {0x13AA: "A", 0x13F4: "B", 0x13DF: "C", 0x13A0: "D", 0x13AC: "E", 0x13C0: "G",
+             0x13BB: "H", 0x13A5: "i", 0x13AB: "J", 0x13E6: "K", 0x13DE: "L", 0x13B7: "M",
+             0x13BE: "O", 0x13E2: "P", 0x13A1: "R", 0x13DA: "S", 0x13A2: "T", 0x13D9: "V",
+             0x13B3: "W", 0x13C3: "Z"}
 
 
 def _lookalike_table() -> dict[int, str]:
@@ -107,6 +113,11 @@ def _lookalike_table() -> dict[int, str]:
     for letter in _SMALL_CAPITALS:
         table[ord(unicodedata.lookup(f"LATIN LETTER SMALL CAPITAL {letter}"))] = letter.lower()
     table[ord("\ua731")] = "s"  # LATIN LETTER SMALL CAPITAL S
+    for code, latin in _CHEROKEE.items():
+        table[code] = latin
+        small = chr(code).lower()  # U+AB70.. for U+13A0..U+13EF
+        if small != chr(code):
+            table[ord(small)] = latin.lower()
     return table
 
 
@@ -178,7 +189,7 @@ def normalize_injection_text(text: str) -> str:
     they mirror; invisible characters removed (zero-width U+200B-U+200F, U+2060-U+2064,
     U+FEFF, soft hyphen, variation selectors, bidi controls); NFKD, which includes NFKC's
     compatibility mappings (full-width `ｉｇｎｏｒｅ`, ligatures, mathematical letters);
-    Cyrillic, Greek, Armenian and small-capital look-alikes mapped to Latin (`іgnоrе` with
+    Cyrillic, Greek, Armenian, Cherokee and small-capital look-alikes mapped to Latin (`іgnоrе` with
     Cyrillic і, о, е); case folded; accents and other combining marks removed (`instruções`
     -> `instrucoes`); three or more single letters set apart by the same separator joined
     (`i.g.n.o.r.e` -> `ignore`); every run of whitespace, punctuation and underscores made
