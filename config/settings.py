@@ -8,6 +8,7 @@ section is one dataclass plus one `section(...)` field on `Settings`.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -190,7 +191,8 @@ def load_settings(
     ignored) < `overrides` (dotted keys, e.g. `{"listen.port": 9000}`; string values are
     parsed as the field's type, as environment values are).
 
-    Raises ConfigError listing every problem: unknown keys, wrong types, values out of range,
+    Raises ConfigError listing every problem: unknown keys (and `REPLYGUARD_*` variables that
+    are no setting, such as a misspelt one or `REPLYGUARD_TOOLS`), wrong types, values out of range,
     bad URLs, unknown language, syntax errors (`replyguard.yaml:3: ...`), a missing file.
     """
     errors: list[str] = []
@@ -206,9 +208,17 @@ def load_settings(
         if errors:
             raise ConfigError(str(path), errors)
     environ = os.environ if env is None else env
-    for var, dotted in env_names().items():
+    known = env_names()
+    for var, dotted in known.items():
         if environ.get(var):
             _put(tree, dotted, Given(environ[var], var))
+    for var in sorted(v for v in environ if v.startswith(ENV_PREFIX) and v not in known
+                      and environ[v]):
+        near = difflib.get_close_matches(var, list(known), n=1, cutoff=0.85)
+        hint = f"did you mean {near[0]}?" if near else (
+            "`tools` is read from the settings file only" if var.startswith(
+                ENV_PREFIX + "TOOLS") else "no setting has that name")
+        errors.append(f"{var}: not a setting read from the environment ({hint})")
     for dotted, value in (overrides or {}).items():
         _put(tree, dotted, Given(value, dotted))
     settings = section_check(Settings)(tree, "", False, Ctx(errors, base))

@@ -505,3 +505,16 @@ def test_override_errors_name_the_dotted_key() -> None:
 def test_override_into_a_broken_section_reports_the_file_error(tmp_path: Path) -> None:
     path = write(tmp_path, "listen: 5\n")
     assert errors_of(path, overrides={"listen.port": 1}) == ["listen: 5 is not a mapping"]
+
+
+def test_unknown_replyguard_variables_are_refused_by_name() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(None, env={"REPLYGUARD_LISTEN_PROT": "9000", "REPLYGUARD_TOOLS": "x",
+                                 "REPLYGUARD_FOO": "1", "REPLYGUARD_BAR": "", "OTHER": "1"})
+    assert caught.value.errors == [
+        "REPLYGUARD_FOO: not a setting read from the environment (no setting has that name)",
+        "REPLYGUARD_LISTEN_PROT: not a setting read from the environment (did you mean "
+        "REPLYGUARD_LISTEN_PORT?)",
+        "REPLYGUARD_TOOLS: not a setting read from the environment (`tools` is read from the "
+        "settings file only)",
+    ]
