@@ -46,6 +46,7 @@ from proxy.upstream import error_from_status, fault, returned_headers, upstream_
 
 LANGUAGE_HEADER = "X-ReplyGuard-Language"
 AUDIENCE_HEADER = "X-ReplyGuard-Audience"
+_LANGUAGES_BY_LOWER = {known.lower(): known for known in LANGUAGES}
 #: A whole reply larger than this (bytes) is screened in a worker thread, so a multi-megabyte
 #: reply does not hold up every other client's requests on the event loop.
 OFFLOAD_BYTES = 256 * 1024
@@ -55,7 +56,7 @@ def compiled_rules(request: web.Request) -> CompiledRules:
     """The rules for this request's language: the `X-ReplyGuard-Language` header (any case),
     else the settings' language (never guessed from the text, seed 000)."""
     language = request.headers.get(LANGUAGE_HEADER) or request.app[SETTINGS].language
-    language = {known.lower(): known for known in LANGUAGES}.get(language.lower(), language)
+    language = _LANGUAGES_BY_LOWER.get(language.lower(), language)
     if language not in LANGUAGES:
         raise BadRequest(f"{LANGUAGE_HEADER}: unknown language {language!r} (known: "
                          f"{', '.join(LANGUAGES)})", code="invalid_language")

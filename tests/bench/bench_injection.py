@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from engine.injection import detect_injection, normalize_injection_text  # noqa: E402
+from tests.bench.bench_detectors import _time as _best  # noqa: E402  (best CPU seconds)
 from tests.data.injection_cases import BENIGN  # noqa: E402
 
 MESSAGES = [
@@ -55,16 +56,6 @@ def benign(size: int, seed: int = 11, messages: list[str] = MESSAGES) -> str:
         parts.append(message)
         total += len(message) + 1
     return " ".join(parts)[:size]
-
-
-def _best(work: Callable[[], object], repeat: int = 5) -> float:
-    """Best CPU seconds of `repeat` runs."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def message_us(work: Callable[[str], object], length: int = 300, batches: int = 60,
