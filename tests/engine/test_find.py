@@ -4,7 +4,9 @@ precedence between classes on one digit run, and findings that hold no value."""
 from __future__ import annotations
 
 import base64
+import importlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from stdnum import iban as stdnum_iban
@@ -92,14 +94,48 @@ SAMPLES = [
 ]
 
 
+FIND_MODULE = importlib.import_module("engine.find")  # (`engine.find` is the function)
+
+
+@pytest.fixture(params=["in-tests", "vectorscan"])
+def keyscan(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways keywords are looked for: one `in` test each (short texts), or one Vectorscan
+    pass (texts of KEYSCAN_MIN characters or more), each forced on every text."""
+    if request.param == "vectorscan":
+        assert FIND_MODULE._PLANS[id(DETECTORS)].scan is not None  # the wheel is installed here
+    monkeypatch.setattr(FIND_MODULE, "KEYSCAN_MIN", 0 if request.param == "vectorscan" else 10**12)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("text", SAMPLES)
-def test_find_equals_whole_text_scan(text: str) -> None:
+def test_find_equals_whole_text_scan(text: str, keyscan: str) -> None:
     assert find(text) == _whole_text_scan(text)
 
 
-def test_find_equals_whole_text_scan_on_labelled_corpus(corpus_lines: list[str]) -> None:
+def test_find_equals_whole_text_scan_on_labelled_corpus(
+    corpus_lines: list[str], keyscan: str
+) -> None:
     differ = [i for i, line in enumerate(corpus_lines) if find(line) != _whole_text_scan(line)]
     assert differ == []
+
+
+@pytest.mark.parametrize("text", [
+    "PaSsWoRd: hunter2Secret! and SENHA=S3cr3tValue9",
+    "pa\u017fsword: hunter2Secret!",  # a long s is no ASCII s: the keyword is not there
+    "SK-proj-4fJk29sLqPz8XvTn7mWbQ1cD and sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD",
+])
+def test_keyword_case_is_read_the_same_both_ways(text: str, keyscan: str) -> None:
+    assert find(text) == _whole_text_scan(text)
+
+
+def test_vectorscan_gives_each_thread_its_own_scratch() -> None:
+    """Large replies are screened in worker threads: concurrent scans of one database must not
+    share scratch space (Hyperscan refuses that with HS_SCRATCH_IN_USE)."""
+    text = "\n".join(SAMPLES) * 40
+    expected = find(text)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(find, [text] * 16))
+    assert results == [expected] * 16
 
 
 def test_find_equals_whole_text_scan_on_joined_corpus(corpus_lines: list[str]) -> None:
