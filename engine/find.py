@@ -344,7 +344,7 @@ class _Plan:
         One `in` test a keyword, made here directly (not through `_Views.has`): on a sentence
         the per-call overhead would be most of the cost."""
         on: set[int] = set(self.always)
-        if (self.numeric or self.shape_keys) and b"0" in views.shape():  # a digit
+        if (self.numeric or self.shape_keys) and _ASCII_DIGIT(views.text) is not None:
             runs = views.runs() if self.numeric else ()
             if runs:
                 most = max(digits for _, _, digits in runs)
@@ -434,6 +434,8 @@ def _found(key: int, start: int, end: int, flags: int, found: object) -> None:
     """Vectorscan's match callback: note which keyword (`found` is the scan's set)."""
     found.add(key)  # type: ignore[attr-defined]
 
+
+_ASCII_DIGIT = re.compile("[0-9]").search  # (what "0" in the shape view means)
 
 _PLANS = {id(DETECTORS): _Plan.of(DETECTORS)}
 

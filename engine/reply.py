@@ -43,10 +43,16 @@ _SPACE = re.compile(r"\s+")
 _KEY_REST = re.compile(r"[A-Za-z0-9+/=\s]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----")
 
-# The delta gate: text that cannot end a sentence is held back from the segmenter while no
-# boundary decision is open, so a stream of small deltas costs one segmenter call per event
+# The delta gate (`ReplyScreen._holds`): text that cannot let a piece be released is held back
+# from the segmenter, so a stream of small deltas costs about one segmenter call per sentence
 # rather than one per delta (the pieces are the same however the text is cut).
 _EVENT_CHARS = re.compile(r"[.!?…\n]")
+_EVENT_SEARCH = _EVENT_CHARS.search
+#: An event (`.!?…` and closers, then whitespace; or a newline, as `engine.segment` reads
+#: them) with a non-space character after it: a delta that may decide a boundary by itself.
+_DECIDES = re.compile(r"[.!?…]+[\"')\]}»”’*_`]*\s+\S|\n\s*\S").search
+#: An event at the end of a delta, its next non-space character not yet seen.
+_PENDING = re.compile(r"(?:[.!?…]+[\"')\]}»”’*_`]*|\n)\s*\Z").search
 _TERMINALS = ".!?…"
 _CLOSERS = "\"')]}»”’*_`"
 _OPENERS = "\"'([{«“‘¿¡*_"
@@ -141,7 +147,11 @@ class ReplyScreen:
         self._closed = False
         self._in_key = False  # the last piece ended inside a private key block
         self._hold: list[str] = []  # deltas not yet given to the segmenter (the delta gate)
-        self._hold_len = 0
+        # How many more characters may be held: what keeps the held text under `_HOLD_MAX` and
+        # the unreleased text under the cap (a forced split is the segmenter's); 0 while a
+        # decision may be open, before the first delta and once the screen is closed.
+        self._room = 0
+        self._pending = False  # held text ends in an event waiting for a non-space character
         self._tail = ""  # the end of what the segmenter was given
         self._whole_tail = True  # `_tail` is everything it was given
         self._open = True  # a boundary decision may be waiting for the next character
@@ -160,40 +170,55 @@ class ReplyScreen:
 
     def feed(self, delta: str) -> str:
         """Take the next piece of the reply; return what is now screened and releasable."""
-        if self._closed:
-            raise ScreeningError("the reply screen is closed")
-        try:
-            held = self._hold_len + len(delta)
-            if not self._open and held < _HOLD_MAX and self._unreleased + held < self._max and (
-                _EVENT_CHARS.search(delta) is None
-            ):
-                self._hold.append(delta)
-                self._hold_len = held
-                return ""
-            return _joined(self._emit(self._pieces(self._take(delta))))
-        except Exception as exc:
-            self._closed = True
-            raise ScreeningError(
-                f"screening a reply sentence failed: {type(exc).__name__}") from exc
+        if self._holds(delta):
+            return ""
+        return _joined(self._feed(delta))
 
     def feed_pieces(self, delta: str) -> list[Piece]:
         """`feed`, as the released sentences one by one (`"".join` of their texts is what
         `feed` returns)."""
+        if self._holds(delta):
+            return []
+        return self._feed(delta)
+
+    def _holds(self, delta: str) -> bool:
+        """The delta gate: hold `delta` back from the segmenter when it cannot let a piece be
+        released. While the segmenter may be waiting for any character (`_open`: a line
+        whose kind its end decides, a sentence end before the next sentence starts), every
+        delta goes to it (`_room` is 0). Otherwise only an event can decide a piece (`.!?…`
+        and closers, then whitespace, then a non-space character; or a newline and a
+        non-space character: `SentenceSegmenter`), so a delta without one is held, and one
+        whose event waits at its end for a non-space character leaves the gate `_pending`:
+        whitespace is held, anything else goes. The pieces are the same however the text is
+        cut, so holding changes when text reaches the segmenter, never what comes out; a
+        piece is released on the delta that makes it decidable (property-tested)."""
+        room = self._room - len(delta)
+        if room <= 0:
+            return False
+        if self._pending:
+            if delta and not delta.isspace():
+                return False
+        elif _EVENT_SEARCH(delta) is not None:
+            if _DECIDES(delta) is not None:
+                return False
+            self._pending = _PENDING(delta) is not None
+        self._room = room
+        self._hold.append(delta)
+        return True
+
+    def _feed(self, delta: str) -> list[Piece]:
         if self._closed:
             raise ScreeningError("the reply screen is closed")
         try:
-            held = self._hold_len + len(delta)
-            if not self._open and held < _HOLD_MAX and self._unreleased + held < self._max and (
-                _EVENT_CHARS.search(delta) is None
-            ):
-                self._hold.append(delta)
-                self._hold_len = held
-                return []
             return self._emit(self._pieces(self._take(delta)))
         except Exception as exc:
-            self._closed = True
+            self._close()
             raise ScreeningError(
                 f"screening a reply sentence failed: {type(exc).__name__}") from exc
+
+    def _close(self) -> None:
+        self._closed = True
+        self._room = 0
 
     def finish(self) -> str:
         """End of the reply: screen the rest and add what the rules require."""
@@ -208,7 +233,7 @@ class ReplyScreen:
         try:
             out = self._emit(self._pieces(self._take("")))
             out += self._emit(self._segmenter.flush())
-            self._closed = True
+            self._close()
             if self._buffer_whole:
                 exact = self._exact_cited()
                 if exact is not None:
@@ -219,9 +244,10 @@ class ReplyScreen:
                 return out + self._additions(out) if self._adds else out
             return out + self._additions(None) if self._adds else out
         except ScreeningError:
+            self._close()
             raise
         except Exception as exc:
-            self._closed = True
+            self._close()
             raise ScreeningError(f"finishing a reply failed: {type(exc).__name__}") from exc
 
     def _take(self, delta: str) -> str:
@@ -231,7 +257,6 @@ class ReplyScreen:
             self._hold.append(delta)
             delta = "".join(self._hold)
             self._hold.clear()
-            self._hold_len = 0
         tail = self._tail + delta
         if len(tail) > _TAIL:
             tail, self._whole_tail = tail[-_TAIL:], False
@@ -242,6 +267,8 @@ class ReplyScreen:
     def _pieces(self, text: str) -> list[str]:
         pieces = self._segmenter.feed(text)
         self._unreleased += len(text) - sum(map(len, pieces))
+        self._room = 0 if self._open else min(_HOLD_MAX, self._max - self._unreleased)
+        self._pending = False
         return pieces
 
     def _emit(self, sentences: Sequence[str]) -> list[Piece]:

@@ -48,6 +48,8 @@ _MARKUP = str.maketrans({
     "\u00a0\u2009\u202f" + _INVISIBLE
 })
 _INVISIBLE_RE = re.compile("[" + _INVISIBLE + "]")
+#: `_MARKUP` for ASCII text, as a `bytes.translate` table.
+_MARKUP_ASCII = bytes(32 if b in _MARKUP else b for b in range(256))
 
 
 def wording(text: str, *, strip_accents: bool = False, keep_offsets: bool = False) -> str:
@@ -55,6 +57,8 @@ def wording(text: str, *, strip_accents: bool = False, keep_offsets: bool = Fals
     (`fold`), with markup read as spaces. Invisible characters are removed
     (`guaran\u200bteed` is `guaranteed`), unless `keep_offsets`, which reads them as spaces
     so that every offset holds in `text`."""
+    if text.isascii():  # (most sentences) the same in C: no invisible or accented character
+        return text.lower().encode("ascii").translate(_MARKUP_ASCII).decode("ascii")
     if not keep_offsets:
         text = _INVISIBLE_RE.sub("", text)
     return fold(text, strip_accents=strip_accents).translate(_MARKUP)
