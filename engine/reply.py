@@ -27,7 +27,7 @@ from engine.find import Finding, apply_masks, find
 from engine.internals import internal_spans
 from engine.rules import Action, CompiledRules
 from engine.screen import MASKED, REDACTED, WITHHELD, detected
-from engine.segment import SentenceSegmenter, split_sentences
+from engine.segment import ANY, NON_SPACE, SentenceSegmenter, split_sentences
 from engine.tools import CompiledTools
 
 WORDING_REMOVED = "reply_wording_removed"
@@ -53,32 +53,7 @@ _EVENT_SEARCH = _EVENT_CHARS.search
 _DECIDES = re.compile(r"[.!?…]+[\"')\]}»”’*_`]*\s+\S|\n\s*\S").search
 #: An event at the end of a delta, its next non-space character not yet seen.
 _PENDING = re.compile(r"(?:[.!?…]+[\"')\]}»”’*_`]*|\n)\s*\Z").search
-_TERMINALS = ".!?…"
-_CLOSERS = "\"')]}»”’*_`"
-_OPENERS = "\"'([{«“‘¿¡*_"
-_LINE_MARKS = "`~|#-*+0123456789"
-_HOLD_MAX = 256  # held characters at most; the segmenter reads a line's start this far ahead
-_TAIL = 320  # characters of the segmenter's input kept to tell whether a decision is open
-
-
-def _open_decision(tail: str, whole: bool) -> bool:
-    """Could the segmenter still be waiting, after `tail` (the end of its input; `whole`: the
-    input from its start), for a character that is not `.!?…` or a newline? True after a
-    sentence end whose next sentence has not started, and on a line that may be a Markdown
-    line (list item, heading, table row, fence) while its end is not seen. Errs towards True."""
-    newline = tail.rfind("\n")
-    if newline >= 0 or whole:
-        first = _LINE_START.match(tail, newline + 1).group(1)  # type: ignore[union-attr]
-        if first is None or first in _LINE_MARKS or first in _OPENERS:
-            return True
-    end = tail[-64:]
-    return _OPEN_END.search(end) is not None or len(end.rstrip()) < len(end) - 48
-
-
-_LINE_START = re.compile(r"[ \t]*(\S)?")
-_OPEN_END = re.compile(  # a sentence end, then whitespace and openers at most: undecided
-    "[" + re.escape(_TERMINALS) + "][" + re.escape(_TERMINALS + _CLOSERS) + r"]*\s*["
-    + re.escape(_OPENERS) + r"]*\Z")
+_HOLD_MAX = 256  # held characters at most (a line's kind is read at most this far ahead)
 
 
 class ScreeningError(RuntimeError):
@@ -152,9 +127,6 @@ class ReplyScreen:
         # decision may be open, before the first delta and once the screen is closed.
         self._room = 0
         self._pending = False  # held text ends in an event waiting for a non-space character
-        self._tail = ""  # the end of what the segmenter was given
-        self._whole_tail = True  # `_tail` is everything it was given
-        self._open = True  # a boundary decision may be waiting for the next character
         self._unreleased = 0  # characters the segmenter holds (a forced split at `_max`)
         self._max = max_chars
 
@@ -183,15 +155,15 @@ class ReplyScreen:
 
     def _holds(self, delta: str) -> bool:
         """The delta gate: hold `delta` back from the segmenter when it cannot let a piece be
-        released. While the segmenter may be waiting for any character (`_open`: a line
-        whose kind its end decides, a sentence end before the next sentence starts), every
-        delta goes to it (`_room` is 0). Otherwise only an event can decide a piece (`.!?…`
-        and closers, then whitespace, then a non-space character; or a newline and a
-        non-space character: `SentenceSegmenter`), so a delta without one is held, and one
-        whose event waits at its end for a non-space character leaves the gate `_pending`:
-        whitespace is held, anything else goes. The pieces are the same however the text is
-        cut, so holding changes when text reaches the segmenter, never what comes out; a
-        piece is released on the delta that makes it decidable (property-tested)."""
+        released. While the segmenter waits for any character (`SentenceSegmenter.waiting`:
+        a line whose kind the rest of it decides, openers after a sentence end), every delta
+        goes to it (`_room` is 0). Otherwise only an event can decide a piece (`.!?…` and
+        closers, then whitespace, then a non-space character; or a newline and a non-space
+        character), so a delta without one is held, and while an event waits for a
+        non-space character (the segmenter's, or one at the end of a held delta) the gate is
+        `_pending`: whitespace is held, anything else goes. The pieces are the same however
+        the text is cut, so holding changes when text reaches the segmenter, never what comes
+        out; a piece is released on the delta that makes it decidable (property-tested)."""
         room = self._room - len(delta)
         if room <= 0:
             return False
@@ -251,24 +223,20 @@ class ReplyScreen:
             raise ScreeningError(f"finishing a reply failed: {type(exc).__name__}") from exc
 
     def _take(self, delta: str) -> str:
-        """The held text and `delta`, to give the segmenter now; notes whether a decision
-        stays open after it."""
+        """The held text and `delta`, to give the segmenter now."""
         if self._hold:
             self._hold.append(delta)
             delta = "".join(self._hold)
             self._hold.clear()
-        tail = self._tail + delta
-        if len(tail) > _TAIL:
-            tail, self._whole_tail = tail[-_TAIL:], False
-        self._tail = tail
-        self._open = _open_decision(tail, self._whole_tail)
         return delta
 
     def _pieces(self, text: str) -> list[str]:
-        pieces = self._segmenter.feed(text)
+        segmenter = self._segmenter
+        pieces = segmenter.feed(text)
         self._unreleased += len(text) - sum(map(len, pieces))
-        self._room = 0 if self._open else min(_HOLD_MAX, self._max - self._unreleased)
-        self._pending = False
+        waiting = segmenter.waiting
+        self._room = 0 if waiting == ANY else min(_HOLD_MAX, self._max - self._unreleased)
+        self._pending = waiting == NON_SPACE
         return pieces
 
     def _emit(self, sentences: Sequence[str]) -> list[Piece]:

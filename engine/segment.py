@@ -32,6 +32,14 @@ _SPLIT_BEFORE = frozenset({_LIST, _HEADING, _TABLE, _FENCE})
 
 _Line = tuple[str, int, "tuple[str, int] | None"]  # kind, scan position, open fence (char, length)
 
+#: What the segmenter waits for before it can decide anything more (`SentenceSegmenter.waiting`):
+#: an event character (`.!?…` or a newline; text without one decides nothing), a non-space
+#: character (an event is seen and only whitespace after it), or any character (a line whose
+#: kind the rest of it decides, openers after a sentence end, a period that whitespace may
+#: make an event).
+EVENT, NON_SPACE, ANY = "event", "non-space", "any"
+_DECIDED_AFTER = 11  # a line's first characters that settle its kind, but for a fence (`_LINE`)
+
 
 class SentenceSegmenter:
     """Cuts one reply, fed in chunks, into sentences and Markdown blocks (DESIGN section 2).
@@ -74,6 +82,7 @@ class SentenceSegmenter:
         self._pos = 0  # every boundary before this index is decided
         self._kind: str | None = None  # kind of the line being scanned; None before any text
         self._fence: tuple[str, int] | None = None
+        self.waiting = ANY
 
     def feed(self, text: str) -> list[str]:
         """Add a chunk of the reply; return the pieces it completes, in order.
@@ -118,9 +127,11 @@ class SentenceSegmenter:
                 found = _NONSPACE.search(buf, pos)
                 if found is None or found.start() >= cap:
                     self._pos = n
+                    self.waiting = NON_SPACE
                     return self._cut() if n >= cap else None
                 line = self._classify(found.start(), final)
                 if line is None:
+                    self.waiting = ANY
                     return None
                 self._enter(line)
                 continue
@@ -135,9 +146,12 @@ class SentenceSegmenter:
             if start < 0:  # no event yet: none can start before `safe`
                 safe = n if final or self._kind in _LINE_ONLY else _safe(buf)
                 self._pos = max(pos, safe)
+                # (a trailing `.` or `.)` becomes an event with the whitespace after it)
+                self.waiting = EVENT if safe == n else NON_SPACE
                 return self._cut() if safe >= cap else None
             found = _NONSPACE.search(buf, k)
             if found is None:  # whitespace up to the end of what was seen
+                self.waiting = NON_SPACE
                 if n >= cap:
                     return self._cut()
                 if final:
@@ -148,6 +162,7 @@ class SentenceSegmenter:
                 return self._cut()
             decision = self._decide(punct, k, m, buf.count("\n", k, m), final)
             if decision is None:
+                self.waiting = ANY
                 return None
             split, line = decision
             if line is None:
@@ -227,10 +242,14 @@ class SentenceSegmenter:
         buf = self._buf
         if self._fence is None and buf[m] not in _MARK_START:
             return _PROSE, m, None
+        if self._fence is not None and buf[m] != self._fence[0]:
+            return _FENCE, m, self._fence  # (a closing fence starts with the fence's character)
         end = buf.find("\n", m, m + _LOOKAHEAD)
         complete = end >= 0 or final or len(buf) >= m + _LOOKAHEAD
         if not complete:
-            return None
+            if self._fence is not None or buf[m] in "`~" or len(buf) < m + _DECIDED_AFTER:
+                return None
+            end = m + _DECIDED_AFTER  # no fence: `_LINE` reads no further than this
         text = buf[m : end if end >= 0 else m + _LOOKAHEAD]
         if self._fence is not None:  # inside a fence: is this the closing line?
             char, length = self._fence
