@@ -106,12 +106,16 @@ class ReplyScreen:
             tools, self.context, now=now, counts=self.counts)
         self._segmenter = SentenceSegmenter(rules.language, max_chars=max_chars,
                                             no_cut=self._no_cut)
-        exact_tags = {e.when_cited for e in rules.rules.reply_exactly if e.when_cited}
-        self._buffer_whole = bool(exact_tags & self.context.tags())
+        tags = self.context.tags() if self.context.passages else frozenset()
+        self._buffer_whole = any(e.when_cited in tags for e in rules.rules.reply_exactly
+                                 if e.when_cited)
         self._held: list[Piece] = []
         # What was released, kept only as far as the "already said" check needs (bounded):
-        # the last characters of it as phrase lists read them, and the adds seen in it.
-        adds = [_said(rules.words(e.add)) for e in rules.rules.must_accompany]
+        # the last characters of it as phrase lists read them, and the adds seen in it; only
+        # for the adds that can come due in this turn (a write it ran, a tag it declared).
+        adds = [_said(rules.words(e.add)) for e in rules.rules.must_accompany
+                if (e.when_done is not None and self.context.done(e.when_done))
+                or (e.when_cited is not None and e.when_cited in tags)]
         self._add_keys = tuple(dict.fromkeys(adds))
         self._window_max = 2 * max(map(len, adds), default=0) + 64 if adds else 0
         self._window = ""
@@ -288,7 +292,8 @@ class ReplyScreen:
             sentence, product = self._actions.sentence(sentence)
             if not sentence:
                 return None
-        self._cited |= self.context.cited_tags(sentence) if self.context.passages else set()
+        if self.context.passages:
+            self._cited |= self.context.cited_tags(sentence)
         findings = find(sentence)
         if findings:
             sentence = self._personal_data(sentence, findings)

@@ -7,7 +7,8 @@ reply-screen throughput in MB/s on a realistic ~1 MB reply corpus fed in 4-chara
 (target >= 10 MB/s on one core), and the cost per delta (µs) of the same kilobyte as a 1 KB
 reply and as the end of a 100 KB reply, which must be about equal: the cost of a delta does not
 grow with how long the reply already is. Also a kilobyte without any sentence end fed after
-99 KB of the same (the sentence cap at work).
+99 KB of the same (the sentence cap at work), and the floor: the MB/s of a feed that only keeps
+each delta and looks for a sentence end in it, the most any Python reply screen can reach.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import cProfile
 import pstats
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -96,6 +98,38 @@ def feed(text: str, size: int = 4) -> tuple[float, int]:
     return best, len(deltas)
 
 
+class _Floor:
+    """The least a reply screen can do per delta in CPython: keep the delta and look for a
+    sentence-end character in it (no segmenting, no screening)."""
+
+    __slots__ = ("held",)
+
+    def __init__(self) -> None:
+        self.held: list[str] = []
+
+    def feed(self, delta: str) -> str:
+        if _END_CHAR(delta) is not None:
+            self.held.clear()
+        self.held.append(delta)
+        return ""
+
+
+_END_CHAR = re.compile(r"[.!?…\n]").search
+
+
+def floor_mbs(text: str, size: int = 4) -> float:
+    """MB/s of `_Floor` over `text` in `size`-character deltas (best of 3)."""
+    deltas = [text[i : i + size] for i in range(0, len(text), size)]
+    best = float("inf")
+    for _ in range(3):
+        feed = _Floor().feed
+        start = time.perf_counter()
+        for delta in deltas:
+            feed(delta)
+        best = min(best, time.perf_counter() - start)
+    return len(text) / best / 1e6
+
+
 def per_delta_us(text: str, before: str = "", runs: int = 20) -> float:
     """Median µs per 4-character delta of `text`, fed after `before` was already fed."""
     deltas = [text[i : i + 4] for i in range(0, len(text), 4)]
@@ -123,6 +157,8 @@ def main() -> None:
     seconds, deltas = feed(big)
     print(f"corpus: {len(big):,} chars, {deltas:,} deltas of 4 characters")
     print(f"throughput: {len(big) / seconds / 1e6:6.2f} MB/s   (target >= 10)")
+    print(f"floor:      {floor_mbs(big):6.2f} MB/s   (a feed that only keeps each delta and "
+          "looks for a sentence end in it)")
     # The same last kilobyte, timed in a 1 KB reply and at the end of a 100 KB reply.
     prefix, last = corpus(99_000, seed=5), corpus(1_000, seed=3)
     last = last[: last.rindex(". ") + 2]  # start the timed part on a sentence start
