@@ -92,10 +92,10 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
         counts: Counter[str] = info["counts"]  # type: ignore[assignment]
         metrics.count(counts)
         if route not in _OPS_ROUTES:
-            metrics.requests.labels(route, str(status)).inc()
-            metrics.request_latency.labels(route).observe(elapsed)
+            metrics.requests_by(route, str(status)).inc()
+            metrics.request_latency_by(route).observe(elapsed)
             if info["verdict"]:
-                metrics.turns.labels(str(info["verdict"])).inc()
+                metrics.turns_by(str(info["verdict"])).inc()
             if request.app[SETTINGS].log.access and access_log.isEnabledFor(logging.INFO):
                 access_log.info(orjson.dumps({
                     "request_id": request_id, "method": request.method, "route": route,
