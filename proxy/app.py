@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -31,11 +30,13 @@ from proxy.state import (
     GUARDRAILS,
     INFO,
     METRICS,
+    REQUEST_IDS,
     RULES,
     SESSION,
     SETTINGS,
     TOOLS,
     ActiveRules,
+    RequestIds,
     compile_all_tools,
 )
 from proxy.upstream import timeout
@@ -58,9 +59,9 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
     an unexpected exception is answered as an OpenAI-style 500 (`internal_error`) and logged.
     """
     started = time.perf_counter()
-    request_id = request.headers.get("X-Request-Id") or secrets.token_hex(8)
+    request_id = request.headers.get("X-Request-Id") or request.app[REQUEST_IDS]()
     if not (0 < len(request_id) <= 128 and request_id.isprintable()):
-        request_id = secrets.token_hex(8)
+        request_id = request.app[REQUEST_IDS]()
     route = request.match_info.route.resource.canonical if request.match_info.route.resource \
         else "unmatched"
     info: dict[str, object] = {"route": route, "counts": Counter(), "verdict": None,
@@ -157,6 +158,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[METRICS] = metrics if metrics is not None else Metrics()
     app[GUARDRAILS] = Guardrails(settings.guardrails, app[METRICS], settings.upstream.base_url)
     app[TOOLS] = compile_all_tools(settings)
+    app[REQUEST_IDS] = RequestIds()
     app.cleanup_ctx.append(_session_ctx)
     app.on_response_prepare.append(_request_id_headers)
     app.router.add_post("/v1/chat/completions", chat_completions)
