@@ -132,7 +132,9 @@ class StreamScreen:
             return []  # not a completion chunk (a vendor event): its fields were never screened
         if not choices:
             return [chunk]
-        self._envelope = {k: v for k, v in chunk.items() if k != "choices"}
+        envelope = dict(chunk)  # every field but `choices`, in the chunk's order
+        del envelope["choices"]
+        self._envelope = envelope
         out: list[dict[str, Any]] = []
         for choice in choices:
             if not isinstance(choice, dict):
@@ -167,6 +169,8 @@ class StreamScreen:
                 del target["function_call"]
                 held = True
         for name in self._fields():
+            if name not in source:  # nothing to screen, nothing to pass on
+                continue
             value = _text_value(source.get(name))
             if value is None and name in source and source[name] is not None:
                 raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
