@@ -142,13 +142,21 @@ class SSEDecoder:
                 self._held = 0
             data = self._data
             for line in lines:
-                if line[:6] == "data: ":  # the usual line, as `_line` reads it
+                # The two usual lines inline, as `_line` reads them.
+                if line[:6] == "data: ":
                     value = line[6:]
                     data.append(value)
                     self._data_len += len(value) + 1
                     if self._data_len > self._max:
                         raise SSEDecodeError(
                             f"an event of the stream is over {self._max} characters")
+                elif not line:
+                    self._data_len = 0
+                    if data:
+                        out.append(SSEEvent("\n".join(data), self._event or None,
+                                            self._last_id))
+                        data.clear()
+                    self._event = None
                 else:
                     self._line(line, out)
         if rest:
