@@ -30,6 +30,7 @@ from proxy.state import (
     GUARDRAILS,
     INFO,
     METRICS,
+    REFUSING,
     REQUEST_IDS,
     RULES,
     SESSION,
@@ -38,6 +39,7 @@ from proxy.state import (
     ActiveRules,
     RequestIds,
     compile_all_tools,
+    refusing,
 )
 from proxy.upstream import timeout
 
@@ -158,6 +160,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[METRICS] = metrics if metrics is not None else Metrics()
     app[GUARDRAILS] = Guardrails(settings.guardrails, app[METRICS], settings.upstream.base_url)
     app[TOOLS] = compile_all_tools(settings)
+    app[REFUSING] = refusing(app[TOOLS])
     app[REQUEST_IDS] = RequestIds()
     app.cleanup_ctx.append(_session_ctx)
     app.on_response_prepare.append(_request_id_headers)

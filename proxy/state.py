@@ -72,12 +72,23 @@ TOOLS = web.AppKey("tools", dict)
 AUDIENCES = ("customer", "staff")
 
 
+#: The (language, audience) pairs whose declared tools include one refused (`allowed:
+#: false`): only their replies go through a CallFilter. Decided once, with TOOLS.
+REFUSING = web.AppKey("refusing", frozenset)
+
+
 def compile_all_tools(settings: Settings) -> dict[tuple[str, str], CompiledTools]:
     """`settings.tools` compiled for every language and audience (none: {})."""
     if not settings.tools:
         return {}
     return {(lang, aud): compile_tools(settings.tool_rules(aud), lang)
             for lang in LANGUAGES for aud in AUDIENCES}
+
+
+def refusing(tools: dict[tuple[str, str], CompiledTools]) -> frozenset[tuple[str, str]]:
+    """The keys of `tools` (compile_all_tools) whose tools refuse some call."""
+    return frozenset(key for key, compiled in tools.items()
+                     if any(not s.allowed for s in compiled.rules.tools.values()))
 #: Per-request screening info (route, counts, verdict, outcome) the middleware reads back.
 #: A typed RequestKey where aiohttp has them (3.13+): a str key warns there.
 INFO: Any = web.RequestKey("replyguard", dict) if hasattr(web, "RequestKey") else "replyguard"
