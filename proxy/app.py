@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -31,12 +30,16 @@ from proxy.state import (
     GUARDRAILS,
     INFO,
     METRICS,
+    REFUSING,
+    REQUEST_IDS,
     RULES,
     SESSION,
     SETTINGS,
     TOOLS,
     ActiveRules,
+    RequestIds,
     compile_all_tools,
+    refusing,
 )
 from proxy.upstream import timeout
 
@@ -58,9 +61,9 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
     an unexpected exception is answered as an OpenAI-style 500 (`internal_error`) and logged.
     """
     started = time.perf_counter()
-    request_id = request.headers.get("X-Request-Id") or secrets.token_hex(8)
+    request_id = request.headers.get("X-Request-Id") or request.app[REQUEST_IDS]()
     if not (0 < len(request_id) <= 128 and request_id.isprintable()):
-        request_id = secrets.token_hex(8)
+        request_id = request.app[REQUEST_IDS]()
     route = request.match_info.route.resource.canonical if request.match_info.route.resource \
         else "unmatched"
     info: dict[str, object] = {"route": route, "counts": Counter(), "verdict": None,
@@ -92,10 +95,10 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
         counts: Counter[str] = info["counts"]  # type: ignore[assignment]
         metrics.count(counts)
         if route not in _OPS_ROUTES:
-            metrics.requests.labels(route, str(status)).inc()
-            metrics.request_latency.labels(route).observe(elapsed)
+            metrics.requests_by(route, str(status)).inc()
+            metrics.request_latency_by(route).observe(elapsed)
             if info["verdict"]:
-                metrics.turns.labels(str(info["verdict"])).inc()
+                metrics.turns_by(str(info["verdict"])).inc()
             if request.app[SETTINGS].log.access and access_log.isEnabledFor(logging.INFO):
                 access_log.info(orjson.dumps({
                     "request_id": request_id, "method": request.method, "route": route,
@@ -157,6 +160,8 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[METRICS] = metrics if metrics is not None else Metrics()
     app[GUARDRAILS] = Guardrails(settings.guardrails, app[METRICS], settings.upstream.base_url)
     app[TOOLS] = compile_all_tools(settings)
+    app[REFUSING] = refusing(app[TOOLS])
+    app[REQUEST_IDS] = RequestIds()
     app.cleanup_ctx.append(_session_ctx)
     app.on_response_prepare.append(_request_id_headers)
     app.router.add_post("/v1/chat/completions", chat_completions)

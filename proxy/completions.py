@@ -33,7 +33,17 @@ from proxy.metrics import Metrics
 from proxy.output import OutputStage
 from proxy.permissions import CallFilter, offered_tools
 from proxy.relay import StreamStats, relay
-from proxy.state import AUDIENCES, GUARDRAILS, INFO, METRICS, RULES, SESSION, SETTINGS, TOOLS
+from proxy.state import (
+    AUDIENCES,
+    GUARDRAILS,
+    INFO,
+    METRICS,
+    REFUSING,
+    RULES,
+    SESSION,
+    SETTINGS,
+    TOOLS,
+)
 from proxy.stream import (
     ChunkShapeError,
     Kind,
@@ -63,15 +73,18 @@ def compiled_rules(request: web.Request) -> CompiledRules:
     return request.app[RULES].for_language(language)
 
 
-def compiled_tools(request: web.Request, language: str) -> CompiledTools | None:
+def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools | None, bool]:
     """The declared tools (settings `tools:`) for this request's language and audience (the
-    `X-ReplyGuard-Audience` header, else the settings'); None when no tool is declared."""
+    `X-ReplyGuard-Audience` header, else the settings'), None when no tool is declared; and
+    whether one of them is refused (`allowed: false`)."""
     audience = (request.headers.get(AUDIENCE_HEADER) or request.app[SETTINGS].audience).lower()
     if audience not in AUDIENCES:
         raise BadRequest(f"{AUDIENCE_HEADER}: unknown audience {audience!r} (known: "
                          f"{', '.join(AUDIENCES)})", code="invalid_audience")
     tools = request.app[TOOLS]
-    return tools[language, audience] if tools else None
+    if not tools:
+        return None, False
+    return tools[language, audience], (language, audience) in request.app[REFUSING]
 
 
 def _check_output_kinds(body: dict[str, Any]) -> None:
@@ -142,7 +155,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
     _check_output_kinds(body)
-    tools = compiled_tools(request, rules.language)
+    tools, refusing = compiled_tools(request, rules.language)
     tools = tools if kind == "chat" else None
     try:
         verdict = _verdict_chat(body, rules, tools) if kind == "chat" else \
@@ -201,7 +214,6 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     make_screen = partial(screen_class, rules, verdict.context if kind == "chat" else
                           TurnContext(), settings.replies.max_sentence_chars,
                           internals=settings.replies.internals, **extra)
-    refusing = tools is not None and any(not s.allowed for s in tools.rules.tools.values())
     calls = CallFilter(tools) if tools is not None and refusing else None
     own = time.perf_counter() - started - waited
     url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"
@@ -215,7 +227,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         metrics.upstream_errors.labels("connect").inc()
         raise fault(exc, settings.upstream.base_url) from None
     try:
-        metrics.upstream_latency.labels(info["route"]).observe(
+        metrics.upstream_latency_by(info["route"]).observe(
             time.perf_counter() - upstream_started)
         headers = returned_headers(upstream)
         if upstream.status >= 400:
@@ -238,9 +250,9 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
                 metrics.active_streams.dec()
                 counts.update(screen.counts())
                 info["outcome"] = stats.outcome
-                metrics.added_latency.labels(info["route"]).observe(own + stats.own_s)
+                metrics.added_latency_by(info["route"]).observe(own + stats.own_s)
                 if stats.first_text_at is not None:
-                    metrics.first_token.labels(info["route"]).observe(
+                    metrics.first_token_by(info["route"]).observe(
                         stats.first_text_at - started)
                 if stats.outcome == "screening_failed":
                     metrics.screening_errors.labels("reply").inc()
@@ -332,5 +344,5 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
     except ScreeningError as exc:
         metrics.screening_errors.labels("reply").inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    metrics.added_latency.labels(route).observe(own + time.perf_counter() - started)
+    metrics.added_latency_by(route).observe(own + time.perf_counter() - started)
     return parsed

@@ -67,19 +67,13 @@ class Guardrails:
         self.settings = settings
         self.metrics = metrics
         self.base_url = base_url
-
-    @property
-    def output(self) -> bool:
-        """Is each reply sentence moderated before release?"""
-        m = self.settings.moderation
-        return m.enabled and m.output
-
-    @property
-    def input(self) -> bool:
-        """Is any check run on the turn?"""
-        s = self.settings
-        return s.prompt_injection.enabled or s.topic.enabled or (
-            s.moderation.enabled and s.moderation.input)
+        m = settings.moderation
+        #: Is each reply sentence moderated before release? (Read on every request: decided
+        #: once, the settings are frozen.)
+        self.output: bool = m.enabled and m.output
+        #: Is any check run on the turn?
+        self.input: bool = settings.prompt_injection.enabled or settings.topic.enabled or (
+            m.enabled and m.input)
 
     def block_message(self, check: str, language: str) -> str:
         """What a turn blocked by `check` is told: the custom `block_message`, else the

@@ -7,6 +7,7 @@ text and no value: labels are routes, statuses, check names and class names only
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -49,11 +50,31 @@ _ADDED_BUCKETS = (0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 
                   0.1, 0.25, 1.0)
 
 
+class Children:
+    """A labelled metric's children, each looked up once: `children(*values)` is
+    `metric.labels(*values)` (values are strings), without prometheus_client's validation
+    and lock on every request. A child is still created on first use, so a series appears
+    in the exposition exactly when it did before."""
+
+    __slots__ = ("_metric", "_children")
+
+    def __init__(self, metric: Any) -> None:
+        self._metric = metric
+        self._children: dict[tuple[str, ...], Any] = {}
+
+    def __call__(self, *values: str) -> Any:
+        child = self._children.get(values)
+        if child is None:
+            child = self._children[values] = self._metric.labels(*values)
+        return child
+
+
 class Metrics:
     """The app's metrics, in their own registry.
 
     `count(counts)` adds seed 000 counts (name -> increment; an unknown name is counted in
     `replyguard_unknown_counts`, never created as a series). Latencies are in seconds.
+    The `*_by` attributes are the per-request metrics' children, cached (`Children`).
     """
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
@@ -121,6 +142,12 @@ class Metrics:
             registry=r)
         self.turns = Counter("replyguard_turns", "request turns by verdict", ("verdict",),
                              registry=r)
+        self.requests_by = Children(self.requests)
+        self.request_latency_by = Children(self.request_latency)
+        self.upstream_latency_by = Children(self.upstream_latency)
+        self.added_latency_by = Children(self.added_latency)
+        self.first_token_by = Children(self.first_token)
+        self.turns_by = Children(self.turns)
 
     def count(self, counts: Mapping[str, int]) -> None:
         """Add seed 000 counts (name -> increment). A name that is not a seed count is not

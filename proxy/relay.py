@@ -21,7 +21,7 @@ from aiohttp import web
 from engine.reply import ScreeningError
 from proxy.direct import SSE_HEADERS
 from proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
-from proxy.sse import DONE, SSEDecodeError, SSEDecoder, encode_event
+from proxy.sse import DONE, SSEDecodeError, SSEDecoder
 from proxy.stream import TEXT_FIELDS, ChunkShapeError, StreamScreen
 
 log = logging.getLogger("replyguard.relay")
@@ -134,7 +134,8 @@ async def relay(
 
 
 def _encode(chunk: dict[str, Any]) -> bytes:
-    return encode_event(orjson.dumps(chunk))
+    # encode_event(orjson.dumps(chunk)), short: JSON from orjson holds no line break.
+    return b"data: " + orjson.dumps(chunk) + b"\n\n"
 
 
 def _handle(events: list[Any], screen: StreamScreen, out: _Out | list[Item]) -> bool:

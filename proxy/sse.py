@@ -128,22 +128,43 @@ class SSEDecoder:
             self._skip_lf = False
             if text[0] == "\n":
                 text = text[1:]
-        pos = 0
-        for m in _EOL.finditer(text):
-            piece = text[pos : m.start()]
+                if not text:
+                    return out
+        # One split per chunk; most streams end lines in "\n" alone. The last piece is the
+        # unfinished line ("" when the chunk ends a line).
+        lines = _EOL.split(text) if "\r" in text else text.split("\n")
+        rest = lines.pop()
+        if lines:
             if self._partial:
-                self._partial.append(piece)
-                piece = "".join(self._partial)
+                self._partial.append(lines[0])
+                lines[0] = "".join(self._partial)
                 self._partial.clear()
                 self._held = 0
-            self._line(piece, out)
-            pos = m.end()
-        if pos < len(text):
-            self._partial.append(text[pos:])
-            self._held += len(text) - pos
+            data = self._data
+            for line in lines:
+                # The two usual lines inline, as `_line` reads them.
+                if line[:6] == "data: ":
+                    value = line[6:]
+                    data.append(value)
+                    self._data_len += len(value) + 1
+                    if self._data_len > self._max:
+                        raise SSEDecodeError(
+                            f"an event of the stream is over {self._max} characters")
+                elif not line:
+                    self._data_len = 0
+                    if data:
+                        out.append(SSEEvent("\n".join(data), self._event or None,
+                                            self._last_id))
+                        data.clear()
+                    self._event = None
+                else:
+                    self._line(line, out)
+        if rest:
+            self._partial.append(rest)
+            self._held += len(rest)
             if self._held + self._data_len > self._max:
                 raise SSEDecodeError(f"an event of the stream is over {self._max} characters")
-        elif text and text[-1] == "\r":
+        elif text[-1] == "\r":
             self._skip_lf = True
         return out
 

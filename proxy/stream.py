@@ -114,15 +114,6 @@ class StreamScreen:
         self._envelope: dict[str, Any] = {}
         self.released_any = False
 
-    def _text_of(self, choice: dict[str, Any]) -> dict[str, Any]:
-        if self._kind == "text":
-            return choice
-        delta = choice.get("delta")
-        return delta if isinstance(delta, dict) else {}
-
-    def _fields(self) -> tuple[str, ...]:
-        return ("text",) if self._kind == "text" else _CHAT_FIELDS
-
     def feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
         """Screen one parsed upstream chunk; return the chunks to send on, in order."""
         choices = chunk.get("choices")
@@ -132,7 +123,9 @@ class StreamScreen:
             return []  # not a completion chunk (a vendor event): its fields were never screened
         if not choices:
             return [chunk]
-        self._envelope = {k: v for k, v in chunk.items() if k != "choices"}
+        envelope = dict(chunk)  # every field but `choices`, in the chunk's order
+        del envelope["choices"]
+        self._envelope = envelope
         out: list[dict[str, Any]] = []
         for choice in choices:
             if not isinstance(choice, dict):
@@ -145,32 +138,44 @@ class StreamScreen:
         state = self._choices.get(index)
         if state is None:
             state = self._choices[index] = _Choice(self._calls)
-        source = self._text_of(choice)
         new = dict(choice)
-        target = new if self._kind == "text" else dict(source)
+        fields: tuple[str, ...]
         if self._kind == "chat":
+            delta = choice.get("delta")
+            source = delta if isinstance(delta, dict) else {}
+            target = dict(source)
             new["delta"] = target
             for key in _ODD_CHAT_KEYS:
-                new.pop(key, None)
+                if key in new:
+                    del new[key]
             for key in _DROPPED:
-                target.pop(key, None)
+                if key in target:
+                    del target[key]
+            fields = _CHAT_FIELDS
+        else:
+            source, target = choice, new
+            fields = ("text",)
         if "logprobs" in new:
             new["logprobs"] = None
         held = False
-        if state.calls is not None and isinstance(target.get("tool_calls"), list):
-            target["tool_calls"] = state.calls.delta(target["tool_calls"])
+        calls = state.calls
+        if calls is not None and isinstance(target.get("tool_calls"), list):
+            target["tool_calls"] = calls.delta(target["tool_calls"])
             if not target["tool_calls"]:
                 del target["tool_calls"]
                 held = True  # a chunk left with nothing is not sent
-        if state.calls is not None and isinstance(target.get("function_call"), dict):
-            if not state.calls.function_call(target["function_call"]):
+        if calls is not None and isinstance(target.get("function_call"), dict):
+            if not calls.function_call(target["function_call"]):
                 del target["function_call"]
                 held = True
-        for name in self._fields():
-            value = _text_value(source.get(name))
-            if value is None and name in source and source[name] is not None:
+        for name in fields:
+            if name not in source:  # nothing to screen, nothing to pass on
+                continue
+            given = source[name]
+            value = given if isinstance(given, str) else _text_value(given)
+            if value is None and given is not None:
                 raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
-            if not value and isinstance(source.get(name), list):
+            if not value and isinstance(given, list):
                 target[name] = ""  # parts with no text of their own: never passed on as sent
             if value:
                 if state.finished:
@@ -186,7 +191,7 @@ class StreamScreen:
         finish = choice.get("finish_reason")
         if finish is None or state.finished:
             if held and not self._has_other(new, target) and not any(
-                    target.get(name) for name in self._fields()):
+                    target.get(name) for name in fields):
                 return []  # nothing left to send: no text released, no other field
             return [self._wrap(new)]
         state.finished = True
@@ -200,11 +205,11 @@ class StreamScreen:
                                      tails.get("content", ""))
             if finish in ("tool_calls", "function_call") and not state.calls.kept:
                 new["finish_reason"] = "stop"
-        for name in self._fields():
+        for name in fields:
             released = target.get(name) if isinstance(target.get(name), str) else ""
             tails[name] = _joined(released or "", tails.get(name, ""))
         text = {name: t for name, t in tails.items() if t}
-        for name in self._fields():
+        for name in fields:
             if name in target and self._kind == "chat":
                 del target[name]
         if self._kind == "text":
