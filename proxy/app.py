@@ -140,7 +140,11 @@ async def _session_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS]
     connector = aiohttp.TCPConnector(limit=settings.upstream.max_connections,
                                      enable_cleanup_closed=True)
+    # No cookie jar: the session is shared by every client, so a cookie the upstream set on one
+    # client's request must not ride on the next client's (each request's own `Cookie` header
+    # goes through as the client sent it).
     app[SESSION] = aiohttp.ClientSession(connector=connector, auto_decompress=True,
+                                         cookie_jar=aiohttp.DummyCookieJar(),
                                          timeout=timeout(settings),
                                          json_serialize=lambda o: orjson.dumps(o).decode())
     yield

@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import orjson
@@ -22,7 +22,7 @@ from engine.context import TurnContext, content_text
 from engine.json_reply import JsonReplyScreen
 from engine.reply import Piece, ReplyScreen, ScreeningError
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
-from engine.rules import LANGUAGES, CompiledRules
+from engine.rules import LANGUAGES, Action, CompiledRules
 from engine.screen import screen_text
 from engine.segment import split_sentences
 from engine.tools import CompiledTools
@@ -213,7 +213,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         extra = {"tools": tools, "now": time.time()}
     make_screen = partial(screen_class, rules, verdict.context if kind == "chat" else
                           TurnContext(), settings.replies.max_sentence_chars,
-                          internals=settings.replies.internals, **extra)
+                          internals=cast(Action, settings.replies.internals), **extra)
     calls = CallFilter(tools) if tools is not None and refusing else None
     own = time.perf_counter() - started - waited
     url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"

@@ -12,11 +12,12 @@ what the model was given, and the counts read back from `/metrics`. Everything l
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import openai
 from aiohttp import web
+from openai.types.chat import ChatCompletionMessageParam
 
 from config.rules import load_rules
 from config.settings import load_settings
@@ -57,8 +58,9 @@ async def _stream_turn(client: openai.AsyncOpenAI, messages: list[dict[str, Any]
     """One streamed completion: (text, tool calls) as the client assembles them."""
     text: list[str] = []
     calls: dict[int, dict[str, Any]] = {}
-    stream = await client.chat.completions.create(model="shop-model", messages=messages,
-                                                  stream=True)
+    stream = await client.chat.completions.create(
+        model="shop-model", messages=cast(list[ChatCompletionMessageParam], messages),
+        stream=True)
     async for chunk in stream:
         for choice in chunk.choices:
             delta = choice.delta

@@ -58,7 +58,7 @@ def stream_chunks(body: dict[str, Any], text: str, kind: str = "chat") -> list[d
     envelope["object"] = obj
     if kind == "chat":
         envelope["system_fingerprint"] = None
-    chunks = []
+    chunks: list[dict[str, Any]] = []
     for i in range(_choices(body)):
         if kind == "text":
             steps = [{"text": text, "index": i, "logprobs": None, "finish_reason": None},

@@ -82,7 +82,7 @@ class StreamCalls:
         """At the choice's end: the delta fields to send (`tool_calls`, `function_call`), the
         refused calls left out; {} when there is nothing to send."""
         out: dict[str, Any] = {}
-        calls = []
+        calls: list[dict[str, Any]] = []
         for joined in self.held.values():
             if self._refused(_name(joined)):
                 continue

@@ -37,7 +37,8 @@ class ActiveRules:
 
     def swap(self, rules: ReplyRules) -> None:
         """Make `rules` the rules in force."""
-        compiled = {lang: compile_rules(rules, lang) for lang in LANGUAGES}
+        compiled: dict[str, CompiledRules] = {lang: compile_rules(rules, lang)
+                                              for lang in LANGUAGES}
         self.rules, self.compiled, self.version = rules, compiled, self.version + 1
 
 

@@ -206,8 +206,8 @@ class StreamScreen:
             if finish in ("tool_calls", "function_call") and not state.calls.kept:
                 new["finish_reason"] = "stop"
         for name in fields:
-            released = target.get(name) if isinstance(target.get(name), str) else ""
-            tails[name] = _joined(released or "", tails.get(name, ""))
+            value = target.get(name)
+            tails[name] = _joined(value if isinstance(value, str) else "", tails.get(name, ""))
         text = {name: t for name, t in tails.items() if t}
         for name in fields:
             if name in target and self._kind == "chat":

@@ -3,11 +3,14 @@ the turn screened before forwarding, withheld and exact turns answered directly.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 import pytest
-from conftest import DONE, events, streamed_text, user
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+from conftest import DONE, RawUpstream, events, streamed_text, user
 
 from engine.request import WITHHELD_REPLY
 from engine.rules import ReplyExactly, ReplyRules
@@ -224,3 +227,35 @@ async def test_internals_setting_reaches_the_reply_screen(stack) -> None:
         got = orjson.loads(await resp.read())["choices"][0]["message"]["content"]
     assert got == "Pod [internal] failed. Sorry about that."
     assert "replyguard_internals_redacted_total 1.0" in await s.metrics_text()
+
+
+@dataclass
+class CookieSettingUpstream(RawUpstream):
+    """A raw upstream that sets a session cookie on every response and records the Cookie
+    header each request came with."""
+
+    cookies: list[str | None] = field(default_factory=list)
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        self.cookies.append(request.headers.get("Cookie"))
+        return await super()._handle(request)
+
+
+async def test_a_cookie_the_upstream_sets_is_not_sent_on_later_requests(stack) -> None:
+    """One upstream session serves every client: a cookie set on one client's request must
+    not ride on the next one (no cookie jar)."""
+    whole = orjson.dumps({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+                          "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                              "role": "assistant", "content": "Hello."}}]})
+    upstream = CookieSettingUpstream([whole], content_type="application/json",
+                                     headers={"Set-Cookie": "session=alice-secret; Path=/"})
+    server = TestServer(upstream.app(), host="127.0.0.1")
+    await server.start_server()
+    try:  # by name, not by IP: aiohttp's default jar keeps no cookie of an IP address
+        s = await stack(f"http://localhost:{server.port}/v1")
+        for _ in range(2):
+            status, got = await post(s, user("hi"))
+            assert (status, got["choices"][0]["message"]["content"]) == (200, "Hello.")
+    finally:
+        await server.close()
+    assert upstream.cookies == [None, None]
