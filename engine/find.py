@@ -366,6 +366,22 @@ class _Plan:
         detectors = self.detectors
         return [detectors[i] for i in sorted(on)]
 
+    def clean(self, text: str) -> bool:
+        """True when no detector of the plan can be active in the ASCII `text` of a sentence
+        (what `active` would say, without building views): no digit, keyword or gate match.
+        A text one of whose detectors always runs is never clean."""
+        if self.always or (self.numeric or self.shape_keys) and _ASCII_DIGIT(text) is not None:
+            return False
+        for word, _ in self.text_keys:
+            if word in text:
+                return False
+        if self.lower_keys:
+            lower = text.lower().encode()  # (ASCII: the lower-case view)
+            for key, _ in self.lower_keys:
+                if key in lower:
+                    return False
+        return not any(gate.search(text) for gate, _ in self.gated)
+
     def _keywords(self, views: _Views, on: set[int]) -> None:
         text = views.text
         for word, group in self.text_keys:
@@ -500,6 +516,8 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     plan = _PLANS.get(id(detectors))
     if plan is None:
         plan = _Plan.of(detectors)
+    if text.isascii() and plan.clean(text):
+        return []
     views = _Views(text)
     if not text.isascii():  # look-alike digits and separators, one character for one
         at = _first_lookalike(text, views.ascii())
