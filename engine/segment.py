@@ -209,17 +209,15 @@ class SentenceSegmenter:
             return None if first is None else False
         if buf[punct] != "." or buf[punct + 1] in _TERMINALS:
             return True
-        start = punct
-        while start > 0 and not buf[start - 1].isspace():
-            start -= 1
-        before = start
-        while before > 0 and buf[before - 1].isspace():
-            before -= 1
-        prev_start = before
-        while prev_start > 0 and not buf[prev_start - 1].isspace():
-            prev_start -= 1
-        word = buf[start:punct].lstrip(_OPENERS)
-        previous = buf[prev_start:before].lstrip(_OPENERS)
+        # The word the period ends and the one before it (words split at whitespace; none
+        # when the period follows whitespace), as `str.rsplit` finds them from the right.
+        head = buf[:punct]
+        if head[-1:].isspace():
+            words = [*head.rsplit(None, 1)[-1:], ""]
+        else:
+            words = head.rsplit(None, 2)[-2:]
+        word = words[-1].lstrip(_OPENERS) if words else ""
+        previous = words[-2].lstrip(_OPENERS) if len(words) == 2 else ""
         return not self._abbreviations.holds(word, previous, first)
 
     def _first_char(self, m: int, final: bool) -> str | None:
