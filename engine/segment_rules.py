@@ -13,6 +13,8 @@ from types import MappingProxyType
 
 def _initials(word: str) -> bool:
     """True for capital letters joined by periods, last period left out: "J", "U.S", "J.R.R"."""
+    if word[1:2] != ".":  # (the first part is one letter: a longer word is no initials)
+        return len(word) == 1 and word.isupper()
     parts = word.split(".")
     return all(len(part) == 1 and part.isupper() for part in parts)
 
