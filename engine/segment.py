@@ -125,8 +125,8 @@ class SentenceSegmenter:
             pos = self._pos
             if self._kind is None:  # before the reply's first visible character
                 found = _NONSPACE.search(buf, pos)
-                if found is None or found.start() >= cap:
-                    self._pos = n
+                if found is None or found.start() >= cap:  # whitespace up to the cap or more
+                    self._pos = n if found is None else found.start()  # (not past its text)
                     self.waiting = NON_SPACE
                     return self._cut() if n >= cap else None
                 line = self._classify(found.start(), final)

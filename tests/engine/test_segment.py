@@ -615,3 +615,14 @@ def test_cap_never_cuts_a_no_cut_span(data: st.DataObject, text: str) -> None:
     assert all(len(piece) <= 512 for piece in pieces)
     ends = {sum(map(len, pieces[: i + 1])) for i in range(len(pieces))}
     assert not any(start < end < stop for start, stop in _cards(text) for end in ends)
+
+
+def test_leading_whitespace_over_the_cap_skips_none_of_the_text_after_it() -> None:
+    """Whitespace beyond the cap before the first visible character is cut off, and the text
+    after it is read as always: the blank line before `(` ends a piece, fed whole or in two
+    (found by a fuzzer: fed whole, the scan jumped past `1\\n\\n(`)."""
+    text = " " * 513 + "\t\xa01\n\n("
+    expected = [" " * 258, " " * 255 + "\t\xa01\n\n", "("]
+    assert split_sentences(text, "en", max_chars=513) == expected
+    segmenter = SentenceSegmenter("en", max_chars=513)
+    assert segmenter.feed(text[:515]) + segmenter.feed(text[515:]) + segmenter.flush() == expected
