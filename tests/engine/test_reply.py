@@ -415,3 +415,15 @@ def test_forced_split_keeps_a_password_label_with_its_value() -> None:
         out = "".join(screen.feed(text[i:i + 7]) for i in range(0, len(text), 7))
         out += screen.finish()
         assert "hunter2Secret" not in out, pad
+
+
+def test_leading_whitespace_over_the_cap_screens_the_sentences_after_it() -> None:
+    """Whole or streamed, a reply that starts with whitespace reaching the cap is cut into its
+    sentences: only the `never_say` sentence goes (it used to take the whole reply with it
+    when fed whole)."""
+    text = " " * 512 + "Hello. It is a guaranteed refund. Bye."
+    whole, counts = screen_reply(text, SHOP, max_chars=512)
+    screen = ReplyScreen(SHOP, max_chars=512)
+    streamed = "".join(screen.feed(c) for c in text) + screen.finish()
+    assert (whole == streamed, whole.strip(), counts) == (
+        True, "Hello. Bye.", {"reply_wording_removed": 1})
