@@ -95,6 +95,7 @@ SAMPLES = [
 
 
 FIND_MODULE = importlib.import_module("engine.find")  # (`engine.find` is the function)
+PLAN_MODULE = importlib.import_module("engine.plan")
 
 
 @pytest.fixture(params=["in-tests", "vectorscan"])
@@ -103,7 +104,7 @@ def keyscan(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     pass (texts of KEYSCAN_MIN characters or more), each forced on every text."""
     if request.param == "vectorscan":
         assert FIND_MODULE._PLANS[id(DETECTORS)].scan is not None  # the wheel is installed here
-    monkeypatch.setattr(FIND_MODULE, "KEYSCAN_MIN", 0 if request.param == "vectorscan" else 10**12)
+    monkeypatch.setattr(PLAN_MODULE, "KEYSCAN_MIN", 0 if request.param == "vectorscan" else 10**12)
     return str(request.param)
 
 

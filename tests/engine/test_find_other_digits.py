@@ -1,5 +1,5 @@
 """Decimal digits of any script read as their ASCII digits, not only the scripts listed in
-`engine.find._LOOKALIKE` (Thai, Bengali, Tibetan ... digits were missed)."""
+`engine.views.LOOKALIKE` (Thai, Bengali, Tibetan ... digits were missed)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,172 @@
+"""Which detectors may match in a text (engine.find's gate): the detectors grouped by what
+must occur in a text for each to match, and the keyword scan (one `in` test a keyword for a
+sentence, one Vectorscan pass for a long text).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+try:  # Vectorscan/Hyperscan (BSD-3), optional: where its wheel is missing, `in` tests instead
+    import hyperscan
+except ImportError:  # pragma: no cover - the wheel exists for Linux x86_64, where tests run
+    hyperscan = None  # type: ignore[assignment]
+
+from engine.detectors import Detector, KeywordsIn
+from engine.views import Views
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A detector set grouped, by position in the set, by what must occur in a text for each
+    to match: a run of digits holding `min_digits` (numeric detectors), a keyword of the
+    text's shape (only with a digit: the shape keywords hold one), of the text or of its
+    ASCII lower case, a gate match, or nothing. Keywords of the byte views are kept encoded."""
+
+    detectors: tuple[Detector, ...]
+    numeric: tuple[tuple[int, int], ...]  # (min_digits, index)
+    shape_keys: tuple[tuple[bytes, tuple[int, ...]], ...]
+    text_keys: tuple[tuple[str, tuple[int, ...]], ...]
+    lower_keys: tuple[tuple[bytes, tuple[int, ...]], ...]
+    gated: tuple[tuple[re.Pattern[str], int], ...]
+    always: tuple[int, ...]
+    scan: KeyScan | None  # the text and lower-case keywords in one pass, for long texts
+
+    @classmethod
+    def of(cls, detectors: Sequence[Detector]) -> Plan:
+        """The plan of `detectors` (built once per detector set, engine.find)."""
+        numeric, gated, always = [], [], []
+        keys: dict[KeywordsIn, dict[str, list[int]]] = {"text": {}, "lower": {}, "shape": {}}
+        for i, d in enumerate(detectors):
+            if d.min_digits:
+                numeric.append((d.min_digits, i))
+            elif d.gate is not None and d.keywords_in != "shape":
+                gated.append((d.gate, i))
+            elif not d.keywords:
+                always.append(i)
+            else:
+                for key in d.keywords:
+                    keys[d.keywords_in].setdefault(key, []).append(i)
+        return cls(tuple(detectors), tuple(numeric),
+                   tuple((k.encode(), tuple(v)) for k, v in keys["shape"].items()),
+                   tuple((k, tuple(v)) for k, v in keys["text"].items()),
+                   tuple((k.encode(), tuple(v)) for k, v in keys["lower"].items()),
+                   tuple(gated), tuple(always),
+                   KeyScan.of(list(keys["text"].items()), list(keys["lower"].items())))
+
+    def active(self, views: Views) -> list[Detector]:
+        """The detectors that may match somewhere in the text, in the set's order.
+
+        One `in` test a keyword, made here directly (not through `Views.has`): on a sentence
+        the per-call overhead would be most of the cost."""
+        on: set[int] = set(self.always)
+        if (self.numeric or self.shape_keys) and _ASCII_DIGIT(views.text) is not None:
+            runs = views.runs() if self.numeric else ()
+            if runs:
+                most = max(digits for _, _, digits in runs)
+                on.update(i for least, i in self.numeric if most >= least)
+            shape = views.shape()
+            for key, group in self.shape_keys:
+                if key in shape:
+                    on.update(group)
+        text = views.text
+        if self.scan is not None and len(text) >= KEYSCAN_MIN:
+            on.update(self.scan.groups(views))
+        else:
+            self._keywords(views, on)
+        for gate, i in self.gated:
+            if gate.search(text) is not None:
+                on.add(i)
+        if not on:
+            return []
+        detectors = self.detectors
+        return [detectors[i] for i in sorted(on)]
+
+    def clean(self, text: str) -> bool:
+        """True when no detector of the plan can be active in the ASCII `text` of a sentence
+        (what `active` would say, without building views): no digit, keyword or gate match.
+        A text one of whose detectors always runs is never clean."""
+        if self.always or (self.numeric or self.shape_keys) and _ASCII_DIGIT(text) is not None:
+            return False
+        for word, _ in self.text_keys:
+            if word in text:
+                return False
+        if self.lower_keys:
+            lower = text.lower().encode()  # (ASCII: the lower-case view)
+            for key, _ in self.lower_keys:
+                if key in lower:
+                    return False
+        return not any(gate.search(text) for gate, _ in self.gated)
+
+    def _keywords(self, views: Views, on: set[int]) -> None:
+        text = views.text
+        for word, group in self.text_keys:
+            if word in text:
+                on.update(group)
+        if self.lower_keys:
+            lower = views.lower()
+            for key, group in self.lower_keys:
+                if key in lower:
+                    on.update(group)
+
+
+#: From this length on, a text's keywords are looked for in one Vectorscan pass (below it, the
+#: call costs more than the `in` tests it saves).
+KEYSCAN_MIN = 1024
+
+
+class KeyScan:
+    """Which of a plan's text and lower-case keywords occur in a text, found in one pass of a
+    Vectorscan database over the text's ASCII view (the lower-case ones caselessly, which is
+    what the ASCII lower-case view reads), each reported once (HS_FLAG_SINGLEMATCH). On a
+    megabyte this is ~0.4 ms where one `in` test a keyword is ~10 ms. The answers go into the
+    views' keyword cache, so the detectors' windows do not scan for them again. Each thread
+    scans with its own scratch space (the proxy screens large replies in a worker thread).
+    """
+
+    def __init__(self, keys: list[tuple[KeywordsIn, str, list[int]]]) -> None:
+        assert hyperscan is not None
+        self._keys = [(where, key) for where, key, _ in keys]
+        self._groups = [group for _, _, group in keys]
+        flags = [hyperscan.HS_FLAG_SINGLEMATCH
+                 | (hyperscan.HS_FLAG_CASELESS if where == "lower" else 0)
+                 for where, _, _ in keys]
+        exprs = ["".join(f"\\x{b:02x}" for b in key.encode()).encode() for _, key, _ in keys]
+        self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        self._db.compile(expressions=exprs, ids=list(range(len(keys))), elements=len(keys),
+                         flags=flags)
+        self._local = threading.local()
+
+    @classmethod
+    def of(cls, text_keys: list[tuple[str, list[int]]],
+           lower_keys: list[tuple[str, list[int]]]) -> KeyScan | None:
+        keys: list[tuple[KeywordsIn, str, list[int]]] = [
+            *(("text", k, g) for k, g in text_keys), *(("lower", k, g) for k, g in lower_keys)]
+        return cls(keys) if keys and hyperscan is not None else None
+
+    def groups(self, views: Views) -> set[int]:
+        """The detector indexes whose keywords occur in the text of `views`."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._db)
+        found: set[int] = set()
+        self._db.scan(views.ascii(), match_event_handler=_found, context=found,
+                      scratch=scratch)
+        on: set[int] = set()
+        for i, (where, key) in enumerate(self._keys):
+            there = i in found
+            views.know(where, key, there)
+            if there:
+                on.update(self._groups[i])
+        return on
+
+
+def _found(key: int, start: int, end: int, flags: int, found: object) -> None:
+    """Vectorscan's match callback: note which keyword (`found` is the scan's set)."""
+    found.add(key)  # type: ignore[attr-defined]
+
+
+_ASCII_DIGIT = re.compile("[0-9]").search  # (what "0" in the shape view means)

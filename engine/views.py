@@ -1,0 +1,158 @@
+"""Views of a text for the detectors: one byte per character (its ASCII form, lower case and
+shape, and its runs of digits), and the look-alike characters read as ASCII.
+
+An offset in a view is the same offset in the text, so a window found in a view is a window of
+the text (engine.find).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from engine.detectors import KeywordsIn
+
+# Digits and the separators numbers are written with -> "0", space -> "1", anything else -> "_".
+_RUN_TABLE = bytes(
+    48 if chr(b) in "0123456789.()/+-" else 49 if b == 32 else 95 for b in range(256)
+)
+# A literal first byte lets `re` skip ahead with a fast search; a run is at least 6 long.
+_RUN = re.compile(rb"0[01]{5,}")
+# The shape: upper-case letter -> "A", digit -> "0", space -> " ", anything else -> "_".
+_SHAPE_TABLE = bytes(
+    65 if 65 <= b <= 90 else 48 if 48 <= b <= 57 else 32 if b == 32 else 95 for b in range(256)
+)
+
+
+#: The non-ASCII letters Python's `re` matches to ASCII ones under IGNORECASE (found by trying
+#: every code point): `(?i)s` matches `ſ`. The byte views show them as those letters, so a
+#: case-insensitive keyword (`pass`) is seen in them wherever a detector's regex can match.
+_ASCII_FOLDS = {0x130: "I", 0x131: "I", 0x17F: "S", 0x212A: "K"}
+_ASCII_FOLDS_CHARS = tuple(map(chr, _ASCII_FOLDS))
+
+
+class Views:
+    """Views of one text, built on first use: one byte per character (a non-ASCII character
+    becomes `?`, but for `_ASCII_FOLDS`), so an offset in a view is the same offset in the
+    text."""
+
+    __slots__ = ("text", "_ascii", "_lower", "_shape", "_runs", "_has", "_places")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._ascii: bytes | None = None
+        self._lower: bytes | None = None
+        self._shape: bytes | None = None
+        self._runs: list[tuple[int, int, int]] | None = None
+        self._has: dict[tuple[str, str], bool] = {}
+        self._places: dict[tuple[str, str], list[int]] = {}
+
+    def ascii(self) -> bytes:
+        if self._ascii is None:
+            text = self.text
+            if not text.isascii() and any(c in text for c in _ASCII_FOLDS_CHARS):
+                text = text.translate(_ASCII_FOLDS)
+            self._ascii = text.encode("ascii", "replace")
+        return self._ascii
+
+    def lower(self) -> bytes:
+        if self._lower is None:
+            self._lower = self.ascii().lower()
+        return self._lower
+
+    def shape(self) -> bytes:
+        if self._shape is None:
+            self._shape = self.ascii().translate(_SHAPE_TABLE)
+        return self._shape
+
+    def hay(self, where: KeywordsIn) -> str | bytes:
+        """What keywords read `where` are matched against: the text, its lower case or its
+        shape (`Detector.keywords_in`)."""
+        return self.text if where == "text" else self.lower() if where == "lower" else self.shape()
+
+    def has(self, where: KeywordsIn, key: str) -> bool:
+        """Whether keyword `key` occurs in `self.hay(where)`, remembered (a keyword that does
+        not occur costs one whole scan, paid once)."""
+        known = self._has.get((where, key))
+        if known is None:
+            hay = self.hay(where)
+            known = key in hay if isinstance(hay, str) else key.encode() in hay
+            self._has[where, key] = known
+        return known
+
+    def know(self, where: KeywordsIn, key: str, present: bool) -> None:
+        """Remember whether keyword `key` occurs in `self.hay(where)`, found by other means
+        (engine.plan's Vectorscan pass)."""
+        self._has[where, key] = present
+
+    def places(self, where: KeywordsIn, key: str) -> list[int]:
+        """Where keyword `key` occurs in `self.hay(where)`, in order (remembered: detectors
+        sharing a keyword share one scan)."""
+        found = self._places.get((where, key))
+        if found is None:
+            found = []
+            if self.has(where, key):
+                hay = self.hay(where)
+                needle = key if isinstance(hay, str) else key.encode()
+                i = hay.find(needle)  # type: ignore[arg-type]
+                while i != -1:
+                    found.append(i)
+                    i = hay.find(needle, i + 1)  # type: ignore[arg-type]
+            self._places[where, key] = found
+        return found
+
+    def runs(self) -> list[tuple[int, int, int]]:
+        """Maximal runs of digits and separators (` .()/+-`, 6 or more characters), as
+        `(start, end, digits)`."""
+        if self._runs is None:
+            marks = self.ascii().translate(_RUN_TABLE)
+            count = self.shape().count
+            self._runs = [(start, end, count(b"0", start, end))
+                          for start, end in (m.span() for m in _RUN.finditer(marks))]
+        return self._runs
+
+
+def _lookalike_table() -> dict[int, str]:
+    table = {ord(c): " " for c in "\u00a0\u2007\u2009\u202f\u2002\u2003\u2004\u2005\u2006"}
+    table.update({ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d"})
+    for zero in (0xFF10, 0x0660, 0x06F0, 0x0966):  # full-width, Arabic-Indic, Devanagari
+        table.update({zero + d: str(d) for d in range(10)})
+    return table
+
+
+#: Characters models and people write for the ASCII ones a detector reads: no-break and thin
+#: spaces, non-ASCII hyphens and dashes, digits of other scripts (those listed here; any
+#: other script's decimal digit is added per text, `other_digits`). Offsets are unchanged,
+#: so a value is found (and masked in the original text) however it was typeset.
+LOOKALIKE = _lookalike_table()
+_LOOKALIKE_CHARS = frozenset(map(chr, LOOKALIKE))
+#: A non-ASCII decimal digit (Unicode category Nd, as `\d` reads it), of any script.
+_OTHER_DIGIT = re.compile(r"[^\x00-\x7f](?<=\d)")
+#: Any one of the `LOOKALIKE` characters or a non-ASCII decimal digit (a regex scan: ~5 ms a
+#: megabyte; it starts with a character class, so `re` skips ASCII text in C).
+_A_LOOKALIKE = re.compile(
+    "[^\\x00-\\x7f](?<=[" + "".join(re.escape(chr(c)) for c in sorted(LOOKALIKE)) + "\\d])"
+)
+
+
+def other_digits(text: str, start: int) -> dict[int, str]:
+    """`LOOKALIKE`, plus each decimal digit of another script in `text[start:]` mapped to
+    its ASCII digit (Thai `๘` to `8`)."""
+    extra = {ord(c): str(unicodedata.decimal(c)) for c in set(_OTHER_DIGIT.findall(text, start))
+             if ord(c) not in LOOKALIKE}
+    return {**LOOKALIKE, **extra} if extra else LOOKALIKE
+
+
+def first_lookalike(text: str, ascii_view: bytes) -> int:
+    """Where the first `LOOKALIKE` character of `text` is, -1 if none. `ascii_view` is
+    `Views(text).ascii()`: every non-ASCII character but the `_ASCII_FOLDS` letters (no
+    look-alikes) is a `?` there, so where
+    `?`s are few (prose with a few accents) only they are looked at, with `bytes.find`;
+    where they are many, one regex scan."""
+    if ascii_view.count(b"?") > len(text) // 64:
+        first = _A_LOOKALIKE.search(text)
+        return -1 if first is None else first.start()
+    at = ascii_view.find(b"?")
+    while at != -1 and text[at] not in _LOOKALIKE_CHARS and not text[at].isdecimal():
+        at = ascii_view.find(b"?", at + 1)
+    return at
