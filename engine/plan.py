@@ -143,6 +143,8 @@ class KeyScan:
     @classmethod
     def of(cls, text_keys: list[tuple[str, list[int]]],
            lower_keys: list[tuple[str, list[int]]]) -> KeyScan | None:
+        """The scan of these keywords (each with the detector indexes that read it); None
+        without keywords or without the `hyperscan` package."""
         keys: list[tuple[KeywordsIn, str, list[int]]] = [
             *(("text", k, g) for k, g in text_keys), *(("lower", k, g) for k, g in lower_keys)]
         return cls(keys) if keys and hyperscan is not None else None
