@@ -146,15 +146,21 @@ class ReplyScreen:
 
     def feed(self, delta: str) -> str:
         """Take the next piece of the reply; return what is now screened and releasable."""
-        if self._holds(delta):
-            return ""
+        try:
+            if self._holds(delta):
+                return ""
+        except Exception as exc:  # (a delta that is not a string: fail closed, as `_feed`)
+            raise self._failed(exc) from exc
         return _joined(self._feed(delta))
 
     def feed_pieces(self, delta: str) -> list[Piece]:
         """`feed`, as the released sentences one by one (`"".join` of their texts is what
         `feed` returns)."""
-        if self._holds(delta):
-            return []
+        try:
+            if self._holds(delta):
+                return []
+        except Exception as exc:
+            raise self._failed(exc) from exc
         return self._feed(delta)
 
     def _holds(self, delta: str) -> bool:
@@ -188,9 +194,13 @@ class ReplyScreen:
         try:
             return self._emit(self._pieces(self._take(delta)))
         except Exception as exc:
-            self._close()
-            raise ScreeningError(
-                f"screening a reply sentence failed: {type(exc).__name__}") from exc
+            raise self._failed(exc) from exc
+
+    def _failed(self, exc: Exception) -> ScreeningError:
+        """Close the screen after `exc`; the error to raise (it names the exception's type,
+        never the text)."""
+        self._close()
+        return ScreeningError(f"screening a reply sentence failed: {type(exc).__name__}")
 
     def _close(self) -> None:
         self._closed = True

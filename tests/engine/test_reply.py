@@ -427,3 +427,17 @@ def test_leading_whitespace_over_the_cap_screens_the_sentences_after_it() -> Non
     streamed = "".join(screen.feed(c) for c in text) + screen.finish()
     assert (whole == streamed, whole.strip(), counts) == (
         True, "Hello. Bye.", {"reply_wording_removed": 1})
+
+
+@pytest.mark.parametrize("delta", [None, b"card 4111", 42])
+def test_a_delta_that_is_not_text_fails_closed(delta: object) -> None:
+    """The delta gate fails closed like the rest of `feed`: a ScreeningError naming the type,
+    the screen closed, and nothing released after it."""
+    from engine import ScreeningError
+
+    screen = ReplyScreen(SHOP)
+    assert screen.feed("Your card 4111 1111 ") == ""
+    with pytest.raises(ScreeningError, match="screening a reply sentence failed: TypeError"):
+        screen.feed(delta)  # type: ignore[arg-type]
+    with pytest.raises(ScreeningError, match="closed"):
+        screen.feed("1111 1111 is on file. ")
