@@ -38,6 +38,16 @@ _FIRST_WORD = re.compile(r"(?:[\s\"'“”‘’«»*_`>#(\[\u200b-\u200d\ufeff]
                          r"(yes|no)(?![\w-])", re.IGNORECASE)
 
 
+def completion_text(body: Any) -> str | None:
+    """`choices[0].message.content` of a chat completion (parsed JSON) when it is text, else
+    None (missing, of another shape, or not a string)."""
+    try:
+        answer = body["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    return answer if isinstance(answer, str) else None
+
+
 class CheckError(Exception):
     """An external check gave no usable answer (HTTP error, bad JSON, unexpected answer)."""
 
@@ -95,12 +105,9 @@ async def ask_judge(session: aiohttp.ClientSession, judge: JudgeSettings, base_u
     }
     body = await _post(session, f"{judge.base_url or base_url}/chat/completions", payload,
                        _auth(judge.api_key, auth))
-    try:
-        answer = body["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError):
-        raise CheckError("the judge's reply has no choices[0].message.content") from None
-    if not isinstance(answer, str):
-        raise CheckError("the judge's answer is not text")
+    answer = completion_text(body)
+    if answer is None:
+        raise CheckError("the judge's reply has no text at choices[0].message.content")
     first = _FIRST_WORD.match(answer)
     if first is None:
         raise CheckError("the judge answered neither yes nor no")

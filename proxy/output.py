@@ -24,6 +24,7 @@ from engine.rules import Action, CompiledRules
 from engine.segment import split_sentences
 from proxy.errors import OutputBlocked
 from proxy.guardrails import Guardrails
+from proxy.judges import completion_text
 from proxy.stream import Released
 
 log = logging.getLogger("replyguard.output")
@@ -126,10 +127,7 @@ class OutputStage:
             if resp.status != 200:
                 raise ValueError(f"HTTP {resp.status}")
             body = orjson.loads(await resp.read())
-        try:
-            answer = body["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise ValueError("no choices[0].message.content") from None
-        if not isinstance(answer, str):
-            raise ValueError("the content is not text")
+        answer = completion_text(body)
+        if answer is None:
+            raise ValueError("no text at choices[0].message.content")
         return " ".join(answer.split()).strip("\"'“”")
