@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from engine.text import phrase_pattern, wording
+from engine.text import PhrasePattern, phrase_pattern, wording
 
 Action = Literal["redact", "withhold", "allow"]
 ACTIONS: tuple[Action, ...] = ("redact", "withhold", "allow")
@@ -86,17 +86,17 @@ class CompiledRules:
     one alternation each (matched on accent-folded text in pt-BR, lower-cased text always).
 
     Attributes: `actions` (class -> action), `never_say` / `offers_markers` / `offers_allowed`
-    (a compiled pattern or None when the list is empty), `asked` (one pattern per
+    (a `PhrasePattern` or None when the list is empty), `asked` (one pattern per
     `reply_exactly` entry with `when_asked`, in file order, paired with the entry).
     """
 
     rules: ReplyRules
     language: Language
     actions: Mapping[str, Action]
-    never_say: re.Pattern[str] | None
-    offers_markers: re.Pattern[str] | None
-    offers_allowed: re.Pattern[str] | None
-    asked: tuple[tuple[re.Pattern[str], ReplyExactly], ...]
+    never_say: PhrasePattern | None
+    offers_markers: PhrasePattern | None
+    offers_allowed: PhrasePattern | None
+    asked: tuple[tuple[PhrasePattern, ReplyExactly], ...]
 
     def words(self, text: str) -> str:
         """Text as phrase patterns match it (`engine.text.wording`): folded, markup read as
@@ -114,7 +114,7 @@ def compile_rules(rules: ReplyRules, language: Language = "en") -> CompiledRules
     if language not in LANGUAGES:
         raise ValueError(f"language: {language!r} is not one of {', '.join(LANGUAGES)}")
     accents = language == "pt-BR"
-    asked: list[tuple[re.Pattern[str], ReplyExactly]] = []
+    asked: list[tuple[PhrasePattern, ReplyExactly]] = []
     for entry in rules.reply_exactly:
         if entry.when_asked is None:
             continue

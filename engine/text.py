@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 
 def _accent_table() -> dict[int, str]:
@@ -64,9 +64,48 @@ def wording(text: str, *, strip_accents: bool = False, keep_offsets: bool = Fals
     return fold(text, strip_accents=strip_accents).translate(_MARKUP)
 
 
+class PhrasePattern:
+    r"""Whole-word matches of a phrase list in folded text (`phrase_pattern`): the matches of
+    `(?<!\w)(?:phrase|...)(?!\w)`, found by a pattern without the leading lookbehind whose
+    candidates are then checked for a word character before them. A pattern that starts with a
+    lookbehind keeps `re` from scanning ahead for the phrases' first characters, which made
+    every search of a sentence without any phrase about six times slower.
+
+    `search(text, pos=0)` returns the first match or None; `finditer(text)` yields the
+    matches left to right, not overlapping, as `re.Pattern` would. `pattern` is the
+    equivalent single pattern's source.
+    """
+
+    __slots__ = ("_search", "pattern")
+
+    def __init__(self, alternation: str) -> None:
+        self._search = re.compile(f"(?:{alternation})(?!\\w)").search
+        self.pattern = f"(?<!\\w)(?:{alternation})(?!\\w)"
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """The first whole-word match at or after `pos`, or None."""
+        search = self._search
+        while (match := search(text, pos)) is not None:
+            start = match.start()
+            if start == 0 or _WORD_AT(text, start - 1) is None:
+                return match
+            pos = start + 1
+        return None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """Every whole-word match, left to right, not overlapping."""
+        pos = 0
+        while (match := self.search(text, pos)) is not None:
+            yield match
+            pos = match.end()
+
+
+_WORD_AT = re.compile(r"\w").match
+
+
 def phrase_pattern(
     phrases: Iterable[str], *, strip_accents: bool = False
-) -> re.Pattern[str] | None:
+) -> PhrasePattern | None:
     """One alternation matching any of `phrases` as whole words, to be run on folded text.
 
     Runs of whitespace in a phrase match any run of whitespace. Returns None for no phrases.
@@ -80,4 +119,4 @@ def phrase_pattern(
         parts.append(r"\s+".join(re.escape(word) for word in phrase.split()))
     if not parts:
         return None
-    return re.compile(r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)")
+    return PhrasePattern("|".join(parts))
