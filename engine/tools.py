@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from engine.claims import INSERTS, claim_words
+from engine.text import PhrasePattern
 
 OutcomeName = Literal["done", "failed", "not_done"]
 
@@ -93,7 +94,7 @@ Range = tuple[float | None, float | None, float | None, float | None]  # min, ma
 
 @dataclass(frozen=True, slots=True)
 class CompiledTools:
-    """`ToolRules` compiled for one language. `claims`: one pattern over `claim_words` text,
+    """`ToolRules` compiled for one language. `claims`: one `PhrasePattern` over `claim_words` text,
     group `t<i>` for tool `claim_tools[i]`, `b<i>` for its `base_forms`, which claim only
     when negated (None: no claims). `phrasing`: tool -> the
     language's `Phrasing` (the language's own, else "*"). `ranges`: tool -> field name ->
@@ -101,7 +102,7 @@ class CompiledTools:
 
     rules: ToolRules
     language: str
-    claims: re.Pattern[str] | None
+    claims: PhrasePattern | None
     claim_tools: tuple[str, ...]
     phrasing: Mapping[str, Phrasing]
     ranges: Mapping[str, Mapping[str, Range]]
@@ -283,8 +284,7 @@ def compile_tools(tools: ToolRules, language: str) -> CompiledTools:
             ranges[name] = MappingProxyType(found)
     if errors:
         raise ValueError("; ".join(errors))
-    claims = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)") if (
-        alternatives) else None
+    claims = PhrasePattern("|".join(alternatives)) if alternatives else None
     return CompiledTools(tools, language, claims, tuple(claim_tools),
                          MappingProxyType(phrasing), MappingProxyType(ranges),
                          frozenset(n for n, s in tools.tools.items() if s.writes))
