@@ -21,7 +21,10 @@ _CLOSERS = "\"')]}»”’*_`"
 _OPENERS = "\"'([{«“‘¿¡*_"
 _NOT_START = ",;:)]}»”’…-–—.!?%"
 _MARK_START = "`~|#-*+0123456789"
-_EVENT = re.compile(r"[.!?…]+[\"')\]}»”’*_`]*(?=\s)|\n")
+#: An event: `.!?…` runs and closers with whitespace after them, or a newline. (Written to
+#: start with one character class, so that `re` scans for it in C rather than trying the
+#: pattern at every position; same matches as `[.!?…]+[closers]*(?=\s)|\n`.)
+_EVENT = re.compile(r"[.!?…\n](?:(?<=\n)|[.!?…]*[\"')\]}»”’*_`]*(?=\s))")
 _NONSPACE = re.compile(r"\S")
 _LINE = re.compile(r"(`{3,}|~{3,})|(\|)|(#{1,6}[ \t])|([-*+][ \t]|[0-9]{1,9}[.)][ \t])")
 

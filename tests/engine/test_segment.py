@@ -626,3 +626,16 @@ def test_leading_whitespace_over_the_cap_skips_none_of_the_text_after_it() -> No
     assert split_sentences(text, "en", max_chars=513) == expected
     segmenter = SentenceSegmenter("en", max_chars=513)
     assert segmenter.feed(text[:515]) + segmenter.feed(text[515:]) + segmenter.flush() == expected
+
+
+_EVENT_PLAIN = re.compile(r"[.!?…]+[\"')\]}»”’*_`]*(?=\s)|\n")
+
+
+@settings(max_examples=2000)
+@given(st.text(alphabet="ab .!?…\n\"')]}»”’*_`\t", max_size=16), st.integers(0, 16))
+def test_event_pattern_matches_its_plain_form(text: str, pos: int) -> None:
+    """`engine.segment._EVENT` is written for speed; it finds what its plain form finds."""
+    from engine.segment import _EVENT
+
+    ours, plain = _EVENT.search(text, pos), _EVENT_PLAIN.search(text, pos)
+    assert (ours and ours.span()) == (plain and plain.span())
