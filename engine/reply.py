@@ -37,7 +37,6 @@ EXACT_REPLY = "reply_exact_reply"
 INTERNALS_REDACTED = "replyguard_internals_redacted"
 INTERNALS_WITHHELD = "replyguard_internals_withheld"
 INTERNAL_MASK = "[internal]"
-_SPACE = re.compile(r"\s+")
 #: The rest of a private key block whose start a forced split (the sentence cap) cut off: its
 #: base64 lines and END line. Sources: RFC 7468 section 2 (PEM textual encoding).
 _KEY_REST = re.compile(r"[A-Za-z0-9+/=\s]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?")
@@ -274,7 +273,7 @@ class ReplyScreen:
             return
         known, folded = self._words
         words = folded if known is piece else self.rules.words(piece)
-        window = self._window + _SPACE.sub(" ", words)
+        window = self._window + _one_space(words)
         for key in self._add_keys:
             if key not in self._said_adds and key in window:
                 self._said_adds.add(key)
@@ -426,7 +425,16 @@ class ReplyScreen:
 
 def _said(text: str) -> str:
     """Text as "already said" compares it: whitespace runs as one space, no end punctuation."""
-    return _SPACE.sub(" ", text).strip().rstrip(".!?…")
+    return " ".join(text.split()).rstrip(".!?…")
+
+
+def _one_space(text: str) -> str:
+    """`text` with each run of whitespace as one space (what `re.sub(r"\\s+", " ", text)` gives,
+    without trying a pattern at every position)."""
+    inner = " ".join(text.split())
+    if not inner:
+        return " " if text else ""
+    return (" " if text[0].isspace() else "") + inner + (" " if text[-1].isspace() else "")
 
 
 def screen_reply(

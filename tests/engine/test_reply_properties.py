@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -211,3 +212,12 @@ def test_each_sentence_released_as_soon_as_the_segmenter_decides_it(
         expected = "".join(reference.screen_sentence(p)
                            for p in segmenter.feed(text[start:end]))
         assert screen.feed(text[start:end]) == expected
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet=" \t\n\u00a0\u2003\x1cab.", max_size=12))
+def test_one_space_is_the_whitespace_substitution(text: str) -> None:
+    """`engine.reply._one_space` gives what `re.sub(r"\\s+", " ", text)` gives."""
+    from engine.reply import _one_space
+
+    assert _one_space(text) == re.sub(r"\s+", " ", text)
