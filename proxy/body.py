@@ -23,11 +23,12 @@ async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
         raw = await request.read()  # aiohttp refuses more than client_max_size
     except web.HTTPRequestEntityTooLarge:
         raise BodyTooLarge(f"request body is over the limit of {max_bytes} bytes") from None
-    if not raw.strip():
-        raise BadRequest("request body is empty; expected a JSON object", code="invalid_json")
     try:
         body = orjson.loads(raw)  # orjson checks UTF-8 itself
     except orjson.JSONDecodeError as exc:
+        if not raw.strip():  # orjson refuses an empty body: told apart only here
+            raise BadRequest("request body is empty; expected a JSON object",
+                             code="invalid_json") from None
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as bad:

@@ -28,6 +28,7 @@ from engine.segment import split_sentences
 from engine.tools import CompiledTools
 from proxy import direct
 from proxy.body import read_json
+from proxy.counts import add_counts
 from proxy.errors import BadRequest, ProxyError, ScreeningFailed, UpstreamError, error_response
 from proxy.metrics import Metrics
 from proxy.output import OutputStage
@@ -103,9 +104,10 @@ def _verdict_chat(body: dict[str, Any], rules: CompiledRules,
     if not isinstance(messages, list) or not messages:
         raise BadRequest("'messages' must be a non-empty list of messages", param="messages",
                          code="invalid_messages")
-    if not all(isinstance(m, dict) for m in messages):
-        raise BadRequest("each entry of 'messages' must be an object", param="messages",
-                         code="invalid_messages")
+    for message in messages:
+        if not isinstance(message, dict):
+            raise BadRequest("each entry of 'messages' must be an object", param="messages",
+                             code="invalid_messages")
     return screen_request(messages, rules, tools.writes if tools is not None else None)
 
 
@@ -167,7 +169,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         raise ScreeningFailed(f"screening the request failed ({type(exc).__name__}); nothing "
                               "was sent upstream") from exc
     counts: Counter[str] = info["counts"]
-    counts.update(verdict.counts)
+    add_counts(counts, verdict.counts)
     info["verdict"] = verdict.kind
     guard = app[GUARDRAILS]
     stage = None
@@ -248,7 +250,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
                                        settings.limits.max_response_bytes, stage)
             finally:
                 metrics.active_streams.dec()
-                counts.update(screen.counts())
+                add_counts(counts, screen.counts())
                 info["outcome"] = stats.outcome
                 metrics.added_latency_by(info["route"]).observe(own + stats.own_s)
                 if stats.first_text_at is not None:
@@ -313,8 +315,9 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
                             code="upstream_too_large")
     pieces: list[bytes] = []
     size = 0
+    content = upstream.content
     try:
-        async for piece in upstream.content.iter_chunked(1 << 16):
+        while piece := await content.readany():  # b"" at the end
             size += len(piece)
             if size > limit:
                 raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
@@ -335,9 +338,9 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
         raise UpstreamError("the upstream answered without any choices", code="upstream_protocol")
     try:
         if len(raw) > OFFLOAD_BYTES:  # a long reply: screened off the event loop
-            counts.update(await asyncio.to_thread(screen, parsed))
+            add_counts(counts, await asyncio.to_thread(screen, parsed))
         else:
-            counts.update(screen(parsed))
+            add_counts(counts, screen(parsed))
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc
