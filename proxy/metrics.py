@@ -52,7 +52,8 @@ _ADDED_BUCKETS = (0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 
 
 class Children:
     """A labelled metric's children, each looked up once: `children(*values)` is
-    `metric.labels(*values)` (values are strings), without prometheus_client's validation
+    `metric.labels(*values)` (values are strings, or numbers such as a status, which
+    prometheus_client turns into strings), without prometheus_client's validation
     and lock on every request. A child is still created on first use, so a series appears
     in the exposition exactly when it did before."""
 
@@ -60,9 +61,9 @@ class Children:
 
     def __init__(self, metric: Any) -> None:
         self._metric = metric
-        self._children: dict[tuple[str, ...], Any] = {}
+        self._children: dict[tuple[str | int, ...], Any] = {}
 
-    def __call__(self, *values: str) -> Any:
+    def __call__(self, *values: str | int) -> Any:
         child = self._children.get(values)
         if child is None:
             child = self._children[values] = self._metric.labels(*values)
