@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
-from typing import Any, cast
+from typing import Any
 
 import aiohttp
 import orjson
@@ -66,26 +66,28 @@ OFFLOAD_BYTES = 256 * 1024
 def compiled_rules(request: web.Request) -> CompiledRules:
     """The rules for this request's language: the `X-ReplyGuard-Language` header (any case),
     else the settings' language (never guessed from the text, seed 000)."""
-    language = request.headers.get(LANGUAGE_HEADER) or request.app[SETTINGS].language
+    app = request.app
+    language = request.headers.get(LANGUAGE_HEADER) or app[SETTINGS].language
     language = _LANGUAGES_BY_LOWER.get(language.lower(), language)
     if language not in LANGUAGES:
         raise BadRequest(f"{LANGUAGE_HEADER}: unknown language {language!r} (known: "
                          f"{', '.join(LANGUAGES)})", code="invalid_language")
-    return request.app[RULES].for_language(language)
+    return app[RULES].for_language(language)
 
 
 def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools | None, bool]:
     """The declared tools (settings `tools:`) for this request's language and audience (the
     `X-ReplyGuard-Audience` header, else the settings'), None when no tool is declared; and
     whether one of them is refused (`allowed: false`)."""
-    audience = (request.headers.get(AUDIENCE_HEADER) or request.app[SETTINGS].audience).lower()
+    app = request.app
+    audience = (request.headers.get(AUDIENCE_HEADER) or app[SETTINGS].audience).lower()
     if audience not in AUDIENCES:
         raise BadRequest(f"{AUDIENCE_HEADER}: unknown audience {audience!r} (known: "
                          f"{', '.join(AUDIENCES)})", code="invalid_audience")
-    tools = request.app[TOOLS]
+    tools = app[TOOLS]
     if not tools:
         return None, False
-    return tools[language, audience], (language, audience) in request.app[REFUSING]
+    return tools[language, audience], (language, audience) in app[REFUSING]
 
 
 def _check_output_kinds(body: dict[str, Any]) -> None:
@@ -172,6 +174,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     add_counts(counts, verdict.counts)
     info["verdict"] = verdict.kind
     guard = app[GUARDRAILS]
+    json_reply = kind == "chat" and _json_reply(body)
     stage = None
     if guard.output or settings.reply_temperature > 0:
         stage = OutputStage(
@@ -180,7 +183,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
             model=str(body.get("model") or ""), auth=upstream_headers(request, settings),
             rules=rules, internals=settings.replies.internals,  # type: ignore[arg-type]
             info=info, counts=counts,
-            whole=kind == "chat" and _json_reply(body))
+            whole=json_reply)
     if verdict.kind != "forward":
         assert verdict.reply is not None
         reply = verdict.reply
@@ -209,18 +212,20 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     else:
         prompts = [m["content"] for m in verdict.messages]
         forward = {**body, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
-    screen_class = JsonReplyScreen if kind == "chat" and _json_reply(body) else ReplyScreen
-    extra: dict[str, Any] = {}
-    if tools is not None:
-        extra = {"tools": tools, "now": time.time()}
-    make_screen = partial(screen_class, rules, verdict.context if kind == "chat" else
-                          TurnContext(), settings.replies.max_sentence_chars,
-                          internals=cast(Action, settings.replies.internals), **extra)
+    screen_class = JsonReplyScreen if json_reply else ReplyScreen
+    internals: Action = settings.replies.internals  # type: ignore[assignment]
+    context = verdict.context if kind == "chat" else TurnContext()
+    if tools is None:
+        make_screen = partial(screen_class, rules, context, settings.replies.max_sentence_chars,
+                              internals=internals)
+    else:
+        make_screen = partial(screen_class, rules, context, settings.replies.max_sentence_chars,
+                              internals=internals, tools=tools, now=time.time())
     calls = CallFilter(tools) if tools is not None and refusing else None
-    own = time.perf_counter() - started - waited
     url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"
     session = app[SESSION]
     upstream_started = time.perf_counter()
+    own = upstream_started - started - waited
     try:
         upstream_cm = session.post(url, data=orjson.dumps(forward), allow_redirects=False,
                                    headers=upstream_headers(request, settings))
@@ -310,7 +315,8 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
                  limit: int) -> dict[str, Any]:
     """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
     refused (502) rather than held in memory whole."""
-    if upstream.content_length is not None and upstream.content_length > limit:
+    length = upstream.content_length
+    if length is not None and length > limit:
         raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
                             code="upstream_too_large")
     pieces: list[bytes] = []
