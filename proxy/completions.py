@@ -141,17 +141,15 @@ def _json_reply(body: dict[str, Any]) -> bool:
     return isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema")
 
 
-async def chat_completions(request: web.Request) -> web.StreamResponse:
-    """`POST /v1/chat/completions`, screened both ways."""
-    return await _complete(request, "chat")
-
-
 async def completions(request: web.Request) -> web.StreamResponse:
     """`POST /v1/completions` (legacy text completions), screened both ways."""
-    return await _complete(request, "text")
+    return await chat_completions(request, "text")
 
 
-async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
+async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.StreamResponse:
+    """`POST /v1/chat/completions`, screened both ways; with `kind` "text", the legacy
+    completions (`completions`). The chat route is this handler itself, without a coroutine
+    wrapped around it."""
     app = request.app
     settings, metrics = app[SETTINGS], app[METRICS]
     info = request[INFO]

@@ -306,10 +306,13 @@ def screen_completion(
             choice.pop("text", None)
             choice.pop("delta", None)
         for name in ("text",) if kind == "text" else _CHAT_FIELDS:
-            value = _text_value(holder.get(name))
-            if value is None and holder.get(name) is not None:
+            given = holder.get(name)
+            if given is None:
+                continue
+            value = _text_value(given)
+            if value is None:
                 raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
-            if not value and isinstance(holder.get(name), list):
+            if not value and isinstance(given, list):
                 holder[name] = ""  # parts with no text of their own: never passed on as sent
             if value:
                 screen = make_screen()
