@@ -76,7 +76,7 @@ def _joined(pieces: list[Piece]) -> str:
     return "".join([p.text for p in pieces]) if pieces else ""
 
 
-def _no_cut(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
+def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
     """Where a forced split must not fall: inside a value a detector finds, or inside a
     `never_say` phrase (a cut there would let each half through)."""
     # A password's value alone is not found without its `password:` label before it.
@@ -119,7 +119,7 @@ class ReplyScreen:
         # A partial, not the bound method: the segmenter holding a method of this screen
         # would make a reference cycle, left to the garbage collector, for every reply.
         self._segmenter = SentenceSegmenter(rules.language, max_chars=max_chars,
-                                            no_cut=partial(_no_cut, rules))
+                                            no_cut=partial(_unsplittable, rules))
         tags = self.context.tags() if self.context.passages else frozenset()
         self._buffer_whole = any(e.when_cited in tags for e in rules.rules.reply_exactly
                                  if e.when_cited)
@@ -147,6 +147,10 @@ class ReplyScreen:
         self._pending = False  # held text ends in an event waiting for a non-space character
         self._unreleased = 0  # characters the segmenter holds (a forced split at `_max`)
         self._max = max_chars
+
+    def _no_cut(self, text: str) -> list[tuple[int, int]]:
+        """Where a forced split must not fall (`_unsplittable` with this screen's rules)."""
+        return _unsplittable(self.rules, text)
 
     def feed(self, delta: str) -> str:
         """Take the next piece of the reply; return what is now screened and releasable."""
