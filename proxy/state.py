@@ -1,4 +1,5 @@
-"""The app's typed state (aiohttp AppKeys) and the active reply rules."""
+"""The app's typed state (aiohttp AppKeys), the active reply rules, and the request id headers
+every response carries (`stamp`, `prepare`)."""
 
 from __future__ import annotations
 
