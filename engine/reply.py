@@ -19,6 +19,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import partial
 from typing import NamedTuple
 
 from engine.actions import ActionCheck
@@ -74,6 +75,17 @@ def _joined(pieces: list[Piece]) -> str:
     return "".join([p.text for p in pieces]) if pieces else ""
 
 
+def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
+    """Where a forced split must not fall: inside a value a detector finds, or inside a
+    `never_say` phrase (a cut there would let each half through)."""
+    # A password's value alone is not found without its `password:` label before it.
+    spans = [(max(0, f.start - 48) if f.cls == "password" else f.start, f.end)
+             for f in find(text)]
+    if rules.never_say is not None:
+        spans += [m.span() for m in rules.never_say.finditer(rules.normalize(text))]
+    return spans
+
+
 class ReplyScreen:
     """Screens one reply (one choice) incrementally.
 
@@ -103,8 +115,10 @@ class ReplyScreen:
         self._product = False  # the last sentence `screen_sentence` returned is a phrasing
         self._actions = None if tools is None else ActionCheck(
             tools, self.context, now=now, counts=self.counts)
+        # A partial, not the bound method: the segmenter holding a method of this screen
+        # would make a reference cycle, left to the garbage collector, for every reply.
         self._segmenter = SentenceSegmenter(rules.language, max_chars=max_chars,
-                                            no_cut=self._no_cut)
+                                            no_cut=partial(_unsplittable, rules))
         tags = self.context.tags() if self.context.passages else frozenset()
         self._buffer_whole = any(e.when_cited in tags for e in rules.rules.reply_exactly
                                  if e.when_cited)
@@ -134,14 +148,8 @@ class ReplyScreen:
         self._max = max_chars
 
     def _no_cut(self, text: str) -> list[tuple[int, int]]:
-        """Where a forced split must not fall: inside a value a detector finds, or inside a
-        `never_say` phrase (a cut there would let each half through)."""
-        # A password's value alone is not found without its `password:` label before it.
-        spans = [(max(0, f.start - 48) if f.cls == "password" else f.start, f.end)
-                 for f in find(text)]
-        if self.rules.never_say is not None:
-            spans += [m.span() for m in self.rules.never_say.finditer(self.rules.normalize(text))]
-        return spans
+        """Where a forced split must not fall (`_unsplittable` with this screen's rules)."""
+        return _unsplittable(self.rules, text)
 
     def feed(self, delta: str) -> str:
         """Take the next piece of the reply; return what is now screened and releasable."""

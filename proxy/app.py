@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
+from time import perf_counter
 
 import aiohttp
 import orjson
@@ -23,6 +23,7 @@ from engine.rules import ReplyRules
 from proxy import routes
 from proxy.admin import check_reply_route
 from proxy.completions import chat_completions, completions
+from proxy.counts import new_counts
 from proxy.errors import NotFound, ProxyError, error_response
 from proxy.guardrails import Guardrails
 from proxy.metrics import Metrics
@@ -40,6 +41,7 @@ from proxy.state import (
     RequestIds,
     compile_all_tools,
     refusing,
+    stamp,
 )
 from proxy.upstream import timeout
 
@@ -59,14 +61,17 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
     The access log holds the request id, route, status, latency, verdict and counts: never
     any text of the request or the reply. A client gone before the end is recorded as 499;
     an unexpected exception is answered as an OpenAI-style 500 (`internal_error`) and logged.
+    A response not yet sent gets its request id headers here (`stamp`); a streamed one got
+    them from its route just before it was prepared.
     """
-    started = time.perf_counter()
-    request_id = request.headers.get("X-Request-Id") or request.app[REQUEST_IDS]()
-    if not (0 < len(request_id) <= 128 and request_id.isprintable()):
-        request_id = request.app[REQUEST_IDS]()
-    route = request.match_info.route.resource.canonical if request.match_info.route.resource \
-        else "unmatched"
-    info: dict[str, object] = {"route": route, "counts": Counter(), "verdict": None,
+    started = perf_counter()
+    app = request.app
+    request_id = request.headers.get("X-Request-Id")
+    if not request_id or len(request_id) > 128 or not request_id.isprintable():
+        request_id = app[REQUEST_IDS]()
+    resource = request.match_info.route.resource
+    route = resource.canonical if resource is not None else "unmatched"
+    info: dict[str, object] = {"route": route, "counts": new_counts(), "verdict": None,
                                "request_id": request_id}
     request[INFO] = info
     status = 500
@@ -81,25 +86,28 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
             status = CLIENT_GONE
             if info.get("outcome") != "client_gone":  # a relay counts the ones it saw
                 info["outcome"] = "client_gone"
-                request.app[METRICS].client_disconnects.inc()
+                app[METRICS].client_disconnects.inc()
             raise
         except Exception:
             log.exception("unexpected error handling %s %s", request.method, route)
             response = error_response(ProxyError("ReplyGuard failed to handle the request",
                                                  code="internal_error"))
         status = CLIENT_GONE if info.get("outcome") == "client_gone" else response.status
+        if not response.prepared:
+            stamp(response, info)
         return response
     finally:
-        metrics = request.app[METRICS]
-        elapsed = time.perf_counter() - started
+        metrics = app[METRICS]
+        elapsed = perf_counter() - started
         counts: Counter[str] = info["counts"]  # type: ignore[assignment]
-        metrics.count(counts)
+        if counts:
+            metrics.count(counts)
         if route not in _OPS_ROUTES:
-            metrics.requests_by(route, str(status)).inc()
-            metrics.request_latency_by(route).observe(elapsed)
+            metrics.requests.inc(route, status)
+            metrics.request_latency.observe(route, elapsed)
             if info["verdict"]:
-                metrics.turns_by(str(info["verdict"])).inc()
-            if request.app[SETTINGS].log.access and access_log.isEnabledFor(logging.INFO):
+                metrics.turns.inc(str(info["verdict"]))
+            if app[SETTINGS].log.access and access_log.isEnabledFor(logging.INFO):
                 access_log.info(orjson.dumps({
                     "request_id": request_id, "method": request.method, "route": route,
                     "status": status, "latency_ms": round(elapsed * 1000, 3),
@@ -108,20 +116,6 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
                     "guardrail_output": info.get("guardrail_output"),
                     "counts": dict(counts),
                 }).decode())
-
-
-async def _request_id_headers(request: web.Request, response: web.StreamResponse) -> None:
-    """Just before any response's headers go out: `X-ReplyGuard-Request-Id` (the access log's
-    id), `X-Request-Id` the upstream's own when it sent one, else ours, and
-    `X-ReplyGuard-Verdict` (forward, withhold, exact, blocked) on a screened turn."""
-    info = request.get(INFO)
-    if info is None:
-        return
-    request_id = str(info["request_id"])
-    response.headers["X-ReplyGuard-Request-Id"] = request_id
-    response.headers.setdefault("X-Request-Id", request_id)
-    if info.get("verdict"):  # forward, withhold, exact or blocked: what happened to the turn
-        response.headers["X-ReplyGuard-Verdict"] = str(info["verdict"])
 
 
 def _from_http(exc: web.HTTPException) -> ProxyError:
@@ -167,7 +161,6 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[REFUSING] = refusing(app[TOOLS])
     app[REQUEST_IDS] = RequestIds()
     app.cleanup_ctx.append(_session_ctx)
-    app.on_response_prepare.append(_request_id_headers)
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_post("/v1/completions", completions)
     app.router.add_post("/v1/embeddings", routes.embeddings)

@@ -16,18 +16,20 @@ async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
     Raises BodyTooLarge (413) past `max_bytes` bytes, BadRequest (400) for an empty body,
     invalid UTF-8 (with the byte offset), malformed JSON, or a JSON value that is not an object.
     """
-    if request.content_length is not None and request.content_length > max_bytes:
-        raise BodyTooLarge(f"request body of {request.content_length} bytes is over the limit "
+    length = request.content_length
+    if length is not None and length > max_bytes:
+        raise BodyTooLarge(f"request body of {length} bytes is over the limit "
                            f"of {max_bytes} bytes")
     try:
         raw = await request.read()  # aiohttp refuses more than client_max_size
     except web.HTTPRequestEntityTooLarge:
         raise BodyTooLarge(f"request body is over the limit of {max_bytes} bytes") from None
-    if not raw.strip():
-        raise BadRequest("request body is empty; expected a JSON object", code="invalid_json")
     try:
         body = orjson.loads(raw)  # orjson checks UTF-8 itself
     except orjson.JSONDecodeError as exc:
+        if not raw.strip():  # orjson refuses an empty body: told apart only here
+            raise BadRequest("request body is empty; expected a JSON object",
+                             code="invalid_json") from None
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as bad:

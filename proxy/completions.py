@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
-from typing import Any, cast
+from typing import Any
 
 import aiohttp
 import orjson
@@ -28,6 +28,7 @@ from engine.segment import split_sentences
 from engine.tools import CompiledTools
 from proxy import direct
 from proxy.body import read_json
+from proxy.counts import add_counts
 from proxy.errors import BadRequest, ProxyError, ScreeningFailed, UpstreamError, error_response
 from proxy.metrics import Metrics
 from proxy.output import OutputStage
@@ -65,26 +66,28 @@ OFFLOAD_BYTES = 256 * 1024
 def compiled_rules(request: web.Request) -> CompiledRules:
     """The rules for this request's language: the `X-ReplyGuard-Language` header (any case),
     else the settings' language (never guessed from the text, seed 000)."""
-    language = request.headers.get(LANGUAGE_HEADER) or request.app[SETTINGS].language
+    app = request.app
+    language = request.headers.get(LANGUAGE_HEADER) or app[SETTINGS].language
     language = _LANGUAGES_BY_LOWER.get(language.lower(), language)
     if language not in LANGUAGES:
         raise BadRequest(f"{LANGUAGE_HEADER}: unknown language {language!r} (known: "
                          f"{', '.join(LANGUAGES)})", code="invalid_language")
-    return request.app[RULES].for_language(language)
+    return app[RULES].for_language(language)
 
 
 def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools | None, bool]:
     """The declared tools (settings `tools:`) for this request's language and audience (the
     `X-ReplyGuard-Audience` header, else the settings'), None when no tool is declared; and
     whether one of them is refused (`allowed: false`)."""
-    audience = (request.headers.get(AUDIENCE_HEADER) or request.app[SETTINGS].audience).lower()
+    app = request.app
+    audience = (request.headers.get(AUDIENCE_HEADER) or app[SETTINGS].audience).lower()
     if audience not in AUDIENCES:
         raise BadRequest(f"{AUDIENCE_HEADER}: unknown audience {audience!r} (known: "
                          f"{', '.join(AUDIENCES)})", code="invalid_audience")
-    tools = request.app[TOOLS]
+    tools = app[TOOLS]
     if not tools:
         return None, False
-    return tools[language, audience], (language, audience) in request.app[REFUSING]
+    return tools[language, audience], (language, audience) in app[REFUSING]
 
 
 def _check_output_kinds(body: dict[str, Any]) -> None:
@@ -103,9 +106,10 @@ def _verdict_chat(body: dict[str, Any], rules: CompiledRules,
     if not isinstance(messages, list) or not messages:
         raise BadRequest("'messages' must be a non-empty list of messages", param="messages",
                          code="invalid_messages")
-    if not all(isinstance(m, dict) for m in messages):
-        raise BadRequest("each entry of 'messages' must be an object", param="messages",
-                         code="invalid_messages")
+    for message in messages:
+        if not isinstance(message, dict):
+            raise BadRequest("each entry of 'messages' must be an object", param="messages",
+                             code="invalid_messages")
     return screen_request(messages, rules, tools.writes if tools is not None else None)
 
 
@@ -137,17 +141,15 @@ def _json_reply(body: dict[str, Any]) -> bool:
     return isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema")
 
 
-async def chat_completions(request: web.Request) -> web.StreamResponse:
-    """`POST /v1/chat/completions`, screened both ways."""
-    return await _complete(request, "chat")
-
-
 async def completions(request: web.Request) -> web.StreamResponse:
     """`POST /v1/completions` (legacy text completions), screened both ways."""
-    return await _complete(request, "text")
+    return await chat_completions(request, "text")
 
 
-async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
+async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.StreamResponse:
+    """`POST /v1/chat/completions`, screened both ways; with `kind` "text", the legacy
+    completions (`completions`). The chat route is this handler itself, without a coroutine
+    wrapped around it."""
     app = request.app
     settings, metrics = app[SETTINGS], app[METRICS]
     info = request[INFO]
@@ -167,9 +169,10 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         raise ScreeningFailed(f"screening the request failed ({type(exc).__name__}); nothing "
                               "was sent upstream") from exc
     counts: Counter[str] = info["counts"]
-    counts.update(verdict.counts)
+    add_counts(counts, verdict.counts)
     info["verdict"] = verdict.kind
     guard = app[GUARDRAILS]
+    json_reply = kind == "chat" and _json_reply(body)
     stage = None
     if guard.output or settings.reply_temperature > 0:
         stage = OutputStage(
@@ -178,7 +181,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
             model=str(body.get("model") or ""), auth=upstream_headers(request, settings),
             rules=rules, internals=settings.replies.internals,  # type: ignore[arg-type]
             info=info, counts=counts,
-            whole=kind == "chat" and _json_reply(body))
+            whole=json_reply)
     if verdict.kind != "forward":
         assert verdict.reply is not None
         reply = verdict.reply
@@ -207,18 +210,20 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
     else:
         prompts = [m["content"] for m in verdict.messages]
         forward = {**body, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
-    screen_class = JsonReplyScreen if kind == "chat" and _json_reply(body) else ReplyScreen
-    extra: dict[str, Any] = {}
-    if tools is not None:
-        extra = {"tools": tools, "now": time.time()}
-    make_screen = partial(screen_class, rules, verdict.context if kind == "chat" else
-                          TurnContext(), settings.replies.max_sentence_chars,
-                          internals=cast(Action, settings.replies.internals), **extra)
+    screen_class = JsonReplyScreen if json_reply else ReplyScreen
+    internals: Action = settings.replies.internals  # type: ignore[assignment]
+    context = verdict.context if kind == "chat" else TurnContext()
+    if tools is None:
+        make_screen = partial(screen_class, rules, context, settings.replies.max_sentence_chars,
+                              internals=internals)
+    else:
+        make_screen = partial(screen_class, rules, context, settings.replies.max_sentence_chars,
+                              internals=internals, tools=tools, now=time.time())
     calls = CallFilter(tools) if tools is not None and refusing else None
-    own = time.perf_counter() - started - waited
     url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"
     session = app[SESSION]
     upstream_started = time.perf_counter()
+    own = upstream_started - started - waited
     try:
         upstream_cm = session.post(url, data=orjson.dumps(forward), allow_redirects=False,
                                    headers=upstream_headers(request, settings))
@@ -227,8 +232,7 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
         metrics.upstream_errors.labels("connect").inc()
         raise fault(exc, settings.upstream.base_url) from None
     try:
-        metrics.upstream_latency_by(info["route"]).observe(
-            time.perf_counter() - upstream_started)
+        metrics.upstream_latency.observe(info["route"], time.perf_counter() - upstream_started)
         headers = returned_headers(upstream)
         if upstream.status >= 400:
             metrics.upstream_errors.labels(f"http_{upstream.status // 100}xx").inc()
@@ -248,12 +252,12 @@ async def _complete(request: web.Request, kind: Kind) -> web.StreamResponse:
                                        settings.limits.max_response_bytes, stage)
             finally:
                 metrics.active_streams.dec()
-                counts.update(screen.counts())
+                add_counts(counts, screen.counts())
                 info["outcome"] = stats.outcome
-                metrics.added_latency_by(info["route"]).observe(own + stats.own_s)
+                metrics.added_latency.observe(info["route"], own + stats.own_s)
                 if stats.first_text_at is not None:
-                    metrics.first_token_by(info["route"]).observe(
-                        stats.first_text_at - started)
+                    metrics.first_token.observe(info["route"],
+                                                stats.first_text_at - started)
                 if stats.outcome == "screening_failed":
                     metrics.screening_errors.labels("reply").inc()
                 elif stats.outcome.startswith("upstream"):
@@ -308,13 +312,15 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
                  limit: int) -> dict[str, Any]:
     """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
     refused (502) rather than held in memory whole."""
-    if upstream.content_length is not None and upstream.content_length > limit:
+    length = upstream.content_length
+    if length is not None and length > limit:
         raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
                             code="upstream_too_large")
     pieces: list[bytes] = []
     size = 0
+    content = upstream.content
     try:
-        async for piece in upstream.content.iter_chunked(1 << 16):
+        while piece := await content.readany():  # b"" at the end
             size += len(piece)
             if size > limit:
                 raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
@@ -335,14 +341,14 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
         raise UpstreamError("the upstream answered without any choices", code="upstream_protocol")
     try:
         if len(raw) > OFFLOAD_BYTES:  # a long reply: screened off the event loop
-            counts.update(await asyncio.to_thread(screen, parsed))
+            add_counts(counts, await asyncio.to_thread(screen, parsed))
         else:
-            counts.update(screen(parsed))
+            add_counts(counts, screen(parsed))
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc
     except ScreeningError as exc:
         metrics.screening_errors.labels("reply").inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    metrics.added_latency_by(route).observe(own + time.perf_counter() - started)
+    metrics.added_latency.observe(route, own + time.perf_counter() - started)
     return parsed

@@ -15,6 +15,7 @@ import orjson
 from aiohttp import web
 
 from proxy.sse import DONE, encode_event
+from proxy.state import prepare
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no",
                "Content-Type": "text/event-stream; charset=utf-8"}
@@ -119,7 +120,7 @@ async def stream_completion(request: web.Request, body: dict[str, Any], whole: d
     if not (isinstance(options, dict) and options.get("include_usage")):
         chunks = [c for c in chunks if c["choices"]]
     response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **(headers or {})})
-    await response.prepare(request)
+    await prepare(request, response)
     await response.write(b"".join(encode_event(orjson.dumps(c)) for c in chunks) + DONE)
     await response.write_eof()
     return response
@@ -130,7 +131,7 @@ async def answer(request: web.Request, body: dict[str, Any], text: str, kind: st
     """Answer `request` with `text` as the whole reply, streamed if the client asked."""
     if body.get("stream") is True:
         response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **(headers or {})})
-        await response.prepare(request)
+        await prepare(request, response)
         payload = b"".join(encode_event(orjson.dumps(c)) for c in stream_chunks(body, text, kind))
         await response.write(payload + DONE)
         await response.write_eof()

@@ -22,6 +22,7 @@ from engine.reply import ScreeningError
 from proxy.direct import SSE_HEADERS
 from proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
 from proxy.sse import DONE, SSEDecodeError, SSEDecoder
+from proxy.state import prepare
 from proxy.stream import TEXT_FIELDS, ChunkShapeError, StreamScreen
 
 log = logging.getLogger("replyguard.relay")
@@ -66,7 +67,7 @@ async def relay(
     depend on how the network cut the stream. Never swallows CancelledError.
     """
     response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **headers})
-    await response.prepare(request)
+    await prepare(request, response)
     decoder = SSEDecoder(max_event_chars=max_event_chars)
     out = _Out(response, screen, stats) if stage is None else \
         _Pipelined(response, screen, stats, stage)

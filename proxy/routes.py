@@ -10,8 +10,9 @@ from aiohttp import web
 from engine.screen import screen_text
 from proxy.body import read_json
 from proxy.completions import compiled_rules
+from proxy.counts import add_counts
 from proxy.errors import BadRequest, ProxyError, ScreeningFailed, error_response
-from proxy.state import INFO, METRICS, SESSION, SETTINGS
+from proxy.state import INFO, METRICS, SESSION, SETTINGS, prepare
 from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -47,7 +48,7 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
         raise ScreeningFailed(f"screening the input failed ({type(exc).__name__}); nothing "
                               "was sent upstream") from exc
     for result in results:
-        info["counts"].update(result.counts)
+        add_counts(info["counts"], result.counts)
         withheld.update(result.withheld)
         screened.append(result.text)
     if withheld:
@@ -96,7 +97,7 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
                 return error_response(error)
             response = web.StreamResponse(status=upstream.status, headers={
                 k: v for k, v in upstream.headers.items() if k.lower() not in _HOP_BY_HOP})
-            await response.prepare(request)
+            await prepare(request, response)
             async for chunk in upstream.content.iter_any():
                 await response.write(chunk)
             await response.write_eof()

@@ -1,8 +1,10 @@
-"""The app's typed state (aiohttp AppKeys) and the active reply rules."""
+"""The app's typed state (aiohttp AppKeys), the active reply rules, and the request id headers
+every response carries (`stamp`, `prepare`)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,3 +95,26 @@ def refusing(tools: dict[tuple[str, str], CompiledTools]) -> frozenset[tuple[str
 #: Per-request screening info (route, counts, verdict, outcome) the middleware reads back.
 #: A typed RequestKey where aiohttp has them (3.13+): a str key warns there.
 INFO: Any = web.RequestKey("replyguard", dict) if hasattr(web, "RequestKey") else "replyguard"
+
+
+def stamp(response: web.StreamResponse, info: Mapping[str, object]) -> None:
+    """The request id headers, set just before `response`'s headers go out (by the middleware
+    for a whole response; by the route, before `prepare`, for a streamed one):
+    `X-ReplyGuard-Request-Id` (the access log's id), `X-Request-Id` the upstream's own when it
+    sent one, else ours, and `X-ReplyGuard-Verdict` (forward, withhold, exact, blocked) on a
+    screened turn."""
+    request_id = str(info["request_id"])
+    headers = response.headers
+    headers["X-ReplyGuard-Request-Id"] = request_id
+    headers.setdefault("X-Request-Id", request_id)
+    verdict = info.get("verdict")
+    if verdict:  # forward, withhold, exact or blocked: what happened to the turn
+        headers["X-ReplyGuard-Verdict"] = str(verdict)
+
+
+async def prepare(request: web.Request, response: web.StreamResponse) -> None:
+    """Send a streamed `response`'s headers, the request id headers among them (`stamp`)."""
+    info = request.get(INFO)
+    if info is not None:
+        stamp(response, info)
+    await response.prepare(request)

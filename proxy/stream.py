@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from engine.json_reply import JsonReplyScreen
 from engine.reply import Piece, ReplyScreen
+from proxy.counts import add_counts, new_counts
 from proxy.permissions import CallFilter, StreamCalls
 
 Screen = ReplyScreen | JsonReplyScreen
@@ -63,8 +64,9 @@ def pieces_of(text: str) -> tuple[Piece, ...]:
 
 def _joined(*texts: str) -> str:
     """Released texts one after another, keeping their pieces when they have any."""
-    if any(isinstance(t, Released) for t in texts):
-        return Released([p for t in texts for p in pieces_of(t)])
+    for text in texts:
+        if isinstance(text, Released):
+            return Released([p for t in texts for p in pieces_of(t)])
     return "".join(texts)
 
 
@@ -264,12 +266,12 @@ class StreamScreen:
 
     def counts(self) -> Counter[str]:
         """The seed 000 counts of every choice's screens so far."""
-        total: Counter[str] = Counter()
+        total = new_counts()
         for state in self._choices.values():
             for screen in state.screens.values():
-                total.update(screen.counts)
+                add_counts(total, screen.counts)
         if self._calls is not None:
-            total.update(self._calls.counts)
+            add_counts(total, self._calls.counts)
         return total
 
 
@@ -282,7 +284,7 @@ def screen_completion(
     Chat: each choice's `message.content` and `message.refusal`; legacy: each `text`. With
     `calls`, refused tool calls are removed and the content says it cannot do them.
     """
-    total: Counter[str] = Counter()
+    total = new_counts()
     choices = body.get("choices")
     if choices is None:
         return total
@@ -304,15 +306,18 @@ def screen_completion(
             choice.pop("text", None)
             choice.pop("delta", None)
         for name in ("text",) if kind == "text" else _CHAT_FIELDS:
-            value = _text_value(holder.get(name))
-            if value is None and holder.get(name) is not None:
+            given = holder.get(name)
+            if given is None:
+                continue
+            value = _text_value(given)
+            if value is None:
                 raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
-            if not value and isinstance(holder.get(name), list):
+            if not value and isinstance(given, list):
                 holder[name] = ""  # parts with no text of their own: never passed on as sent
             if value:
                 screen = make_screen()
                 holder[name] = _joined(_feed(screen, value, pieces), _finish(screen, pieces))
-                total.update(screen.counts)
+                add_counts(total, screen.counts)
         if calls is not None and kind == "chat" and isinstance(holder.get("function_call"), dict):
             _, refused = calls.message([{"function": holder["function_call"]}])
             if refused:
@@ -331,7 +336,7 @@ def screen_completion(
                     if choice.get("finish_reason") == "tool_calls":
                         choice["finish_reason"] = "stop"
     if calls is not None:
-        total.update(calls.counts)
+        add_counts(total, calls.counts)
     return total
 
 

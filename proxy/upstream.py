@@ -26,19 +26,21 @@ def upstream_headers(request: web.Request, settings: Settings) -> dict[str, str]
     """Headers for the upstream call: the settings' API key as a bearer token when set, else
     the client's own Authorization, unchanged."""
     headers = {"Content-Type": "application/json"}
+    given = request.headers.get
     if settings.upstream.api_key:
         headers["Authorization"] = f"Bearer {settings.upstream.api_key}"
-    elif "Authorization" in request.headers:
-        headers["Authorization"] = request.headers["Authorization"]
+    elif (auth := given("Authorization")) is not None:
+        headers["Authorization"] = auth
     for name in FORWARDED:
-        if name in request.headers:
-            headers[name] = request.headers[name]
+        if (value := given(name)) is not None:
+            headers[name] = value
     return headers
 
 
 def returned_headers(response: aiohttp.ClientResponse) -> dict[str, str]:
     """The upstream response headers a client may need (rate limits, request id)."""
-    return {name: response.headers[name] for name in RETURNED if name in response.headers}
+    given = response.headers.get
+    return {name: value for name in RETURNED if (value := given(name)) is not None}
 
 
 def timeout(settings: Settings) -> aiohttp.ClientTimeout:

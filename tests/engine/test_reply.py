@@ -5,7 +5,9 @@ The first tests reproduce seed 000's shop example exactly, at the engine level.
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 from pathlib import Path
 
 import pytest
@@ -441,3 +443,18 @@ def test_a_delta_that_is_not_text_fails_closed(delta: object) -> None:
         screen.feed(delta)  # type: ignore[arg-type]
     with pytest.raises(ScreeningError, match="closed"):
         screen.feed("1111 1111 is on file. ")
+
+
+def test_a_reply_screen_leaves_no_reference_cycle() -> None:
+    """A screen is freed when the reply is done, not left to the garbage collector (one
+    cycle per reply adds up on a busy proxy)."""
+    screen = ReplyScreen(SHOP)
+    screen.feed(f"Your card {CARD} was charged. ")
+    screen.finish()
+    alive = weakref.ref(screen)
+    gc.disable()
+    try:
+        del screen
+        assert alive() is None
+    finally:
+        gc.enable()

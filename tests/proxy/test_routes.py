@@ -187,3 +187,24 @@ async def test_request_id_echoed_or_made(stack, given: str, kept: bool) -> None:
         assert rid == given
     else:
         assert len(rid) == 16 and int(rid, 16) >= 0
+
+
+@pytest.mark.parametrize(("body", "verdict"), [
+    ({"model": "m", "messages": [{"role": "user", "content": "hi"}]}, "forward"),
+    ({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}, "forward"),
+    ({"model": "m", "messages": [{"role": "user", "content": "ssn 123-45-6789"}]}, "withhold"),
+    ({"model": "m", "messages": [{"role": "user", "content": "ssn 123-45-6789"}],
+      "stream": True}, "withhold"),
+    ({"model": "m", "messages": []}, None),
+])
+async def test_request_id_headers_on_whole_and_streamed_replies(stack, body: dict[str, Any],
+                                                                verdict: str | None) -> None:
+    """Whole, streamed (relayed from the upstream, or answered directly) and error replies all
+    carry the request id headers, and the verdict once the turn was screened."""
+    s = await stack(fixed("Ok."))
+    async with s.client.post("/v1/chat/completions", json=body,
+                             headers={"X-Request-Id": "req-7"}) as resp:
+        await resp.read()
+    assert resp.headers["X-ReplyGuard-Request-Id"] == "req-7"
+    assert resp.headers["X-Request-Id"] == "req-7"
+    assert resp.headers.get("X-ReplyGuard-Verdict") == verdict
