@@ -103,10 +103,10 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
         if counts:
             metrics.count(counts)
         if route not in _OPS_ROUTES:
-            metrics.requests.inc(route, status)
-            metrics.request_latency.observe(route, elapsed)
+            metrics.requests_by(route, status).inc()
+            metrics.request_latency_by(route).observe(elapsed)
             if info["verdict"]:
-                metrics.turns.inc(str(info["verdict"]))
+                metrics.turns_by(str(info["verdict"])).inc()
             if app[SETTINGS].log.access and access_log.isEnabledFor(logging.INFO):
                 access_log.info(orjson.dumps({
                     "request_id": request_id, "method": request.method, "route": route,

@@ -232,7 +232,8 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
         metrics.upstream_errors.labels("connect").inc()
         raise fault(exc, settings.upstream.base_url) from None
     try:
-        metrics.upstream_latency.observe(info["route"], time.perf_counter() - upstream_started)
+        metrics.upstream_latency_by(info["route"]).observe(
+            time.perf_counter() - upstream_started)
         headers = returned_headers(upstream)
         if upstream.status >= 400:
             metrics.upstream_errors.labels(f"http_{upstream.status // 100}xx").inc()
@@ -254,10 +255,10 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
                 metrics.active_streams.dec()
                 add_counts(counts, screen.counts())
                 info["outcome"] = stats.outcome
-                metrics.added_latency.observe(info["route"], own + stats.own_s)
+                metrics.added_latency_by(info["route"]).observe(own + stats.own_s)
                 if stats.first_text_at is not None:
-                    metrics.first_token.observe(info["route"],
-                                                stats.first_text_at - started)
+                    metrics.first_token_by(info["route"]).observe(
+                        stats.first_text_at - started)
                 if stats.outcome == "screening_failed":
                     metrics.screening_errors.labels("reply").inc()
                 elif stats.outcome.startswith("upstream"):
@@ -350,5 +351,5 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
     except ScreeningError as exc:
         metrics.screening_errors.labels("reply").inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    metrics.added_latency.observe(route, own + time.perf_counter() - started)
+    metrics.added_latency_by(route).observe(own + time.perf_counter() - started)
     return parsed

@@ -7,6 +7,7 @@ text and no value: labels are routes, statuses, check names and class names only
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -18,7 +19,6 @@ from prometheus_client import (
 )
 
 from engine.rules import CLASSES
-from proxy.series import LabelledCounter, RouteHistogram
 
 #: Every count of seed 000's table ("The counts"), exactly as named there.
 SEED_COUNTS: tuple[str, ...] = (
@@ -50,14 +50,32 @@ _ADDED_BUCKETS = (0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 
                   0.1, 0.25, 1.0)
 
 
+class Children:
+    """A labelled metric's children, each looked up once: `children(*values)` is
+    `metric.labels(*values)` (values are strings, or numbers such as a status, which
+    prometheus_client turns into strings), without prometheus_client's validation
+    and lock on every request. A child is still created on first use, so a series appears
+    in the exposition exactly when it did before."""
+
+    __slots__ = ("_metric", "_children")
+
+    def __init__(self, metric: Any) -> None:
+        self._metric = metric
+        self._children: dict[tuple[str | int, ...], Any] = {}
+
+    def __call__(self, *values: str | int) -> Any:
+        child = self._children.get(values)
+        if child is None:
+            child = self._children[values] = self._metric.labels(*values)
+        return child
+
+
 class Metrics:
     """The app's metrics, in their own registry.
 
     `count(counts)` adds seed 000 counts (name -> increment; an unknown name is counted in
     `replyguard_unknown_counts`, never created as a series). Latencies are in seconds.
-    The per-request metrics (`requests`, `turns`, the `*_latency` and `first_token`
-    histograms by route) are `proxy.series` collectors: `requests.inc(route, status)`,
-    `request_latency.observe(route, seconds)`.
+    The `*_by` attributes are the per-request metrics' children, cached (`Children`).
     """
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
@@ -66,21 +84,20 @@ class Metrics:
         self.seed = {
             name: Counter(name, f"seed 000 count {name}", registry=r) for name in SEED_COUNTS
         }
-        self.requests = LabelledCounter("replyguard_requests",
-                                        "HTTP requests by route and status", ("route", "status"),
-                                        r)
-        self.request_latency = RouteHistogram(
+        self.requests = Counter("replyguard_requests", "HTTP requests by route and status",
+                                ("route", "status"), registry=r)
+        self.request_latency = Histogram(
             "replyguard_request_seconds", "time from request to the end of the response",
-            _LATENCY_BUCKETS, r)
-        self.upstream_latency = RouteHistogram(
+            ("route",), buckets=_LATENCY_BUCKETS, registry=r)
+        self.upstream_latency = Histogram(
             "replyguard_upstream_seconds", "time from the upstream call to its response headers",
-            _LATENCY_BUCKETS, r)
-        self.added_latency = RouteHistogram(
+            ("route",), buckets=_LATENCY_BUCKETS, registry=r)
+        self.added_latency = Histogram(
             "replyguard_added_seconds", "time spent in the proxy itself (screening, parsing)",
-            _ADDED_BUCKETS, r)
-        self.first_token = RouteHistogram(
+            ("route",), buckets=_ADDED_BUCKETS, registry=r)
+        self.first_token = Histogram(
             "replyguard_first_token_seconds", "time from request to the first released text",
-            _LATENCY_BUCKETS, r)
+            ("route",), buckets=_LATENCY_BUCKETS, registry=r)
         self.active_streams = Gauge("replyguard_active_streams", "streams being relayed now",
                                     registry=r)
         self.screening_errors = Counter(
@@ -124,8 +141,14 @@ class Metrics:
         self.unknown_counts = Counter(
             "replyguard_unknown_counts", "engine counts with no seed 000 name (a bug)",
             registry=r)
-        self.turns = LabelledCounter("replyguard_turns", "request turns by verdict",
-                                     ("verdict",), r)
+        self.turns = Counter("replyguard_turns", "request turns by verdict", ("verdict",),
+                             registry=r)
+        self.requests_by = Children(self.requests)
+        self.request_latency_by = Children(self.request_latency)
+        self.upstream_latency_by = Children(self.upstream_latency)
+        self.added_latency_by = Children(self.added_latency)
+        self.first_token_by = Children(self.first_token)
+        self.turns_by = Children(self.turns)
 
     def count(self, counts: Mapping[str, int]) -> None:
         """Add seed 000 counts (name -> increment). A name that is not a seed count is not
