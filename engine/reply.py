@@ -283,9 +283,13 @@ class ReplyScreen:
         words = folded if known is piece else self.rules.words(piece)
         window = self._window + _one_space(words)
         for key in self._add_keys:
-            if key not in self._said_adds and key in window:
+            if key not in self._said_adds and _says(window, key):
                 self._said_adds.add(key)
-        self._window = window[-self._window_max:]
+        window = window[-self._window_max:]
+        # Start the kept window at a word start (there is 64 characters' slack for it), so that
+        # a word cut by the window never reads as a whole word.
+        space = window.find(" ", 0, 64)
+        self._window = window[space:] if space > 0 else window
 
     def screen_sentence(self, sentence: str) -> str:
         """One whole sentence through the per-sentence checks; "" when it is removed.
@@ -419,7 +423,7 @@ class ReplyScreen:
             if not due or entry.add in accompany:
                 continue
             key = _said(self.rules.words(entry.add))
-            if (key in said) if said is not None else (key in self._said_adds):
+            if _says(said, key) if said is not None else (key in self._said_adds):
                 continue
             accompany.append(entry.add)
             self.counts[WORDING_ADDED] += 1
@@ -434,6 +438,21 @@ class ReplyScreen:
 def _said(text: str) -> str:
     """Text as "already said" compares it: whitespace runs as one space, no end punctuation."""
     return " ".join(text.split()).rstrip(".!?…")
+
+
+def _says(text: str, key: str) -> bool:
+    """Does `key` occur in `text` as whole words (no word character right before or after it)?
+    "Coffees apply" does not say "fees apply"."""
+    start = text.find(key)
+    while start >= 0:
+        end = start + len(key)
+        if (start == 0 or _WORD_AT(text, start - 1) is None) and _WORD_AT(text, end) is None:
+            return True
+        start = text.find(key, start + 1)
+    return False
+
+
+_WORD_AT = re.compile(r"\w").match
 
 
 def _one_space(text: str) -> str:

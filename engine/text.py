@@ -73,7 +73,7 @@ class PhrasePattern:
 
     `search(text, pos=0)` returns the first match or None; `finditer(text)` yields the
     matches left to right, not overlapping, as `re.Pattern` would. `pattern` is the
-    equivalent single pattern's source.
+    equivalent single pattern's source; two PhrasePatterns with the same source are equal.
     """
 
     __slots__ = ("_search", "pattern")
@@ -81,6 +81,12 @@ class PhrasePattern:
     def __init__(self, alternation: str) -> None:
         self._search = re.compile(f"(?:{alternation})(?!\\w)").search
         self.pattern = f"(?<!\\w)(?:{alternation})(?!\\w)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PhrasePattern) and other.pattern == self.pattern
+
+    def __hash__(self) -> int:
+        return hash(self.pattern)
 
     def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
         """The first whole-word match at or after `pos`, or None."""

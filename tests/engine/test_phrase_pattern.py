@@ -36,3 +36,18 @@ def test_examples() -> None:
     assert [m.group() for m in PATTERN.finditer("fee; no fee; nofee; fee")] == ["fee", "no fee",
                                                                                  "fee"]
     assert PATTERN.search("get $5 off") is not None and PATTERN.search("get a$5 off") is None
+
+
+def test_compiled_rules_and_tools_compare_equal() -> None:
+    """Two compilations of the same rules (or tools) are equal, as with `re.Pattern` fields
+    (found by the breaker session)."""
+    from engine.rules import ReplyRules, compile_rules
+    from engine.tools import ToolRules, ToolSpec, compile_tools
+
+    rules = ReplyRules(never_say=("guaranteed refund",), offers_markers=("discount",))
+    assert compile_rules(rules, "en") == compile_rules(rules, "en")
+    assert compile_rules(rules, "en") != compile_rules(ReplyRules(never_say=("refund",)), "en")
+    tools = ToolRules(tools={"refund_card": ToolSpec("refund_card", writes=True,
+                                                     claims={"*": ("refunded",)})})
+    assert compile_tools(tools, "en") == compile_tools(tools, "en")
+    assert hash(PATTERN) == hash(phrase_pattern(PHRASES, strip_accents=True))

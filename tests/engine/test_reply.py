@@ -333,6 +333,36 @@ def test_a_removed_sentence_does_not_count_as_said() -> None:
         "Bye. " + REFUND_NOTE, {"reply_wording_removed": 1, "reply_wording_added": 1})
 
 
+FEES = compile_rules(ReplyRules(must_accompany=(
+    MustAccompany(add="Fees apply.", when_done="refund_card"),)))
+
+
+@pytest.mark.parametrize(("reply", "said"), [
+    ("Done. Coffees apply to everyone.", False),  # inside a word: not said
+    ("Done. The fees applying now.", False),
+    ("Done. No fees apply.", True),
+    ("Done. Fees apply!", True),
+    ("Done. **Fees** apply to you.", True),
+    ("Fees apply.", True),
+])
+@pytest.mark.parametrize("chunks", [0, 3, 40])
+def test_already_said_means_in_whole_words(reply: str, said: bool, chunks: int) -> None:
+    """The "already said" check reads whole words: "Coffees apply" does not say "Fees apply"
+    (found by the breaker session; it was a substring test)."""
+    text, counts = screen_reply(reply, FEES, _turn({"ok": True}), chunks=chunks, seed=1)
+    assert (text, counts) == ((reply, {}) if said else
+                              (reply + " Fees apply.", {"reply_wording_added": 1}))
+
+
+def test_a_word_the_said_window_cuts_is_not_read_as_whole() -> None:
+    """The window the check keeps of a long reply starts at a word start: "...coffees" cut to
+    "fees" by the window is not "fees"."""
+    filler = "Done and dusted with everything we talked about earlier today. " * 3
+    reply = filler + "Coffees apply to the whole team every morning."
+    text, counts = screen_reply(reply, FEES, _turn({"ok": True}), chunks=60, seed=2)
+    assert (text, counts) == (reply + " Fees apply.", {"reply_wording_added": 1})
+
+
 # -- reply_exactly.when_cited -------------------------------------------------------------------
 
 SAY = "Please talk to a pharmacist about this."
