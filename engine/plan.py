@@ -34,7 +34,7 @@ class Plan:
     gated: tuple[tuple[re.Pattern[str], int], ...]
     always: tuple[int, ...]
     scan: KeyScan | None  # the text and lower-case keywords in one pass, for long texts
-    lower_words: tuple[str, ...]  # `lower_keys` as text (the lower case of an ASCII text)
+    lower_words: tuple[tuple[str, tuple[int, ...]], ...]  # `lower_keys` as text (for ASCII)
     shape_text: re.Pattern[str] | None  # `shape_keys` as read in an ASCII text
 
     @classmethod
@@ -58,35 +58,42 @@ class Plan:
                    tuple((k.encode(), tuple(v)) for k, v in keys["lower"].items()),
                    tuple(gated), tuple(always),
                    KeyScan.of(list(keys["text"].items()), list(keys["lower"].items())),
-                   tuple(keys["lower"]), _shape_pattern(keys["shape"]))
+                   tuple((k, tuple(v)) for k, v in keys["lower"].items()),
+                   _shape_pattern(keys["shape"]))
 
     def active(self, views: Views) -> list[Detector]:
         """The detectors that may match somewhere in the text, in the set's order.
 
         One `in` test a keyword, made here directly (not through `Views.has`): on a sentence
         the per-call overhead would be most of the cost."""
-        on: set[int] = set(self.always)
-        if (self.numeric or self.shape_keys) and _ASCII_DIGIT(views.text) is not None:
+        text = views.text
+        on: list[int] = list(self.always)
+        if (self.numeric or self.shape_keys) and _ASCII_DIGIT(text) is not None:
             runs = views.runs() if self.numeric else ()
             if runs:
-                most = max(digits for _, _, digits in runs)
-                on.update(i for least, i in self.numeric if most >= least)
-            shape = views.shape()
-            for key, group in self.shape_keys:
-                if shape.find(key) != -1:  # (`in` on bytes costs ~4x `find`)
-                    on.update(group)
-        text = views.text
+                most = 0
+                for run in runs:
+                    if run[2] > most:
+                        most = run[2]
+                for least, i in self.numeric:
+                    if most >= least:
+                        on.append(i)
+            if self.shape_keys:
+                shape = views.shape()
+                for key, group in self.shape_keys:
+                    if shape.find(key) != -1:  # (`in` on bytes costs ~4x `find`)
+                        on.extend(group)
         if self.scan is not None and len(text) >= KEYSCAN_MIN:
-            on.update(self.scan.groups(views))
+            on.extend(self.scan.groups(views))
         else:
             self._keywords(views, on)
         for gate, i in self.gated:
             if gate.search(text) is not None:
-                on.add(i)
+                on.append(i)
         if not on:
             return []
         detectors = self.detectors
-        return [detectors[i] for i in sorted(on)]
+        return [detectors[i] for i in sorted(set(on))]
 
     def clean(self, text: str) -> bool:
         """True when no detector of the plan can be active in the ASCII `text` of a sentence
@@ -107,7 +114,7 @@ class Plan:
                 return False
         if self.lower_words:
             lower = text.lower()  # (ASCII: the lower-case view, as text)
-            for word in self.lower_words:
+            for word, _ in self.lower_words:
                 if word in lower:
                     return False
         for gate, _ in self.gated:
@@ -115,16 +122,23 @@ class Plan:
                 return False
         return True
 
-    def _keywords(self, views: Views, on: set[int]) -> None:
+    def _keywords(self, views: Views, on: list[int]) -> None:
         text = views.text
         for word, group in self.text_keys:
             if word in text:
-                on.update(group)
-        if self.lower_keys:
-            lower = views.lower()
-            for key, group in self.lower_keys:
-                if lower.find(key) != -1:
-                    on.update(group)
+                on.extend(group)
+        if not self.lower_keys:
+            return
+        if text.isascii():  # the lower-case view is the text's lower case: `in` on text
+            lower_text = text.lower()
+            for word, group in self.lower_words:
+                if word in lower_text:
+                    on.extend(group)
+            return
+        lower = views.lower()
+        for key, group in self.lower_keys:
+            if lower.find(key) != -1:
+                on.extend(group)
 
 
 #: From this length on, a text's keywords are looked for in one Vectorscan pass (below it, the
