@@ -57,6 +57,7 @@ from engine.rules import (
     compile_rules,
 )
 from engine.screen import Screened, detected, screen_text
+from engine.screen_cache import ScreenCache
 from engine.segment import SentenceSegmenter, split_sentences
 from engine.tools import (
     BUILT_IN,
@@ -103,6 +104,7 @@ __all__ = [
     "ReplyRules",
     "ReplyScreen",
     "RequestVerdict",
+    "ScreenCache",
     "Screened",
     "ScreeningError",
     "SentenceSegmenter",

@@ -39,10 +39,11 @@ class Detector:
     searched from `before` characters back, reaches the end of a keyword occurrence; with
     `min_digits`, only around runs of digits and separators (` .()/+-`) holding at least
     that many digits and passing `run_filter` (from the run's start less `before` to its
-    end plus `after`); without `reach`, over the whole text when a keyword occurs (or
-    always, with no keywords). `priority` orders overlapping findings: the lower number
-    keeps the text (card > iban > national_id > ip_address > phone, DESIGN section 3).
-    `examples` must each be found whole;
+    end plus `after`; every match must be a stretch of those characters starting with one
+    that is no space, so that it lies inside one run); without `reach`, over the whole
+    text when a keyword occurs (or always, with no keywords). `priority` orders
+    overlapping findings: the lower number keeps the text (card > iban > national_id >
+    ip_address > phone, DESIGN section 3). `examples` must each be found whole;
     `counterexamples` must give no finding of this detector.
     """
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from engine.detectors import DETECTORS, Detector
 from engine.plan import Plan
@@ -43,6 +44,8 @@ class Finding:
 
 
 Spans = list[tuple[int, int]]
+#: A match before validation: `(detector.priority, start of its value, detector, match)`.
+Candidate = tuple[int, int, Detector, "re.Match[str]"]
 
 
 def _merge(spans: Spans, length: int) -> Spans:
@@ -130,35 +133,64 @@ def _windows(views: Views, detector: Detector) -> Spans | None:
     return _merge(_keyword_windows(views.hay(where), present, before, after), len(text))
 
 
-def _near_runs(
-    views: Views, detectors: list[Detector]
-) -> Iterator[tuple[Detector, re.Match[str]]]:
-    """Matches of the digit-run detectors, each run only around runs it may match in.
+def _near_runs(views: Views, detectors: list[Detector], pending: list[Candidate],
+               claimed: bytearray, kept: list[tuple[int, int, Detector]]) -> list[Candidate]:
+    """Add the candidates of the digit-run `detectors` (in order of priority) to `pending`,
+    each regex run only around the runs it may match in, and settle into `kept` every
+    pending candidate of a lower priority number before a detector runs; returns what is
+    left pending.
 
     A detector's windows may overlap; its search restarts at the end of its last match, so
     no match is yielded twice and none overlaps an earlier one, as with one `finditer` (no
     detector matches the empty string, so `search` from a match's end is `finditer`'s next).
+    A run whose characters but trailing spaces findings of a lower priority number already
+    hold (`claimed`) is not searched: a digit-run detector's match is a stretch of run
+    characters starting with one that is no space (`Detector.min_digits`), so it lies inside
+    one run and would start on held text, never to be kept. Skipping it only leaves `last`
+    short, so the next run's search may start inside this run: whatever it finds there is
+    such a match, dropped, and the first match from the next run's start is the same.
     """
     runs = views.runs()
-    if not runs:
-        return
     text = views.text
     length = len(text)
+    lowest = min(c[0] for c in pending) if pending else _NO_PRIORITY
     for detector in detectors:
+        priority = detector.priority
+        if lowest < priority:  # settle what ranks before this detector
+            below = [c for c in pending if c[0] < priority]
+            pending = [c for c in pending if c[0] >= priority]
+            _confirm_and_settle(text, below, claimed, kept)
+            lowest = min(c[0] for c in pending) if pending else _NO_PRIORITY
         search = detector.regex.search
         least, accept = detector.min_digits, detector.run_filter
         before, after = detector.reach or (0, 0)
+        group = detector.group
         last = 0
         for start, end, digits in runs:
             if digits < least or (accept is not None and not accept(text[start:end])):
+                continue
+            if claimed[start] and _held(claimed, text, start, end):
                 continue
             lo = start - before if start - before > last else last
             hi = end + after if end + after < length else length
             match = search(text, lo, hi)
             while match is not None:
                 last = match.end()
-                yield detector, match
+                pending.append((priority, match.start(group), detector, match))
+                if priority < lowest:
+                    lowest = priority
                 match = search(text, last, hi)
+    return pending
+
+
+_NO_PRIORITY = 1 << 30
+
+
+def _held(claimed: bytearray, text: str, start: int, end: int) -> bool:
+    """Whether `claimed` holds every character of the run `text[start:end]` but its
+    trailing spaces (a run may end in spaces; no match starts on one)."""
+    free = claimed.find(0, start, end)
+    return free == -1 or text.count(" ", free, end) == end - free
 
 
 def _last_separator(text: str, start: int, end: int) -> int:
@@ -181,27 +213,17 @@ def _confirmed(text: str, detector: Detector, match: re.Match[str]) -> tuple[int
     return None
 
 
-def _matches(views: Views, detectors: Sequence[Detector]
-             ) -> Iterator[tuple[Detector, re.Match[str]]]:
-    text = views.text
-    numeric = []
-    for detector in detectors:
-        if detector.min_digits:
-            numeric.append(detector)
-            continue
-        if detector.reach is not None and (detector.reach[0] == 0 or detector.start):
-            yield from ((detector, m) for m in _anchored(views, detector))
-            continue
-        windows = _windows(views, detector)
-        if windows is None:
-            for match in detector.regex.finditer(text):
-                yield detector, match
-        else:
-            for lo, hi in windows:
-                for match in detector.regex.finditer(text, lo, hi):
-                    yield detector, match
-    if numeric:
-        yield from _near_runs(views, numeric)
+def _matches(views: Views, detector: Detector) -> Iterator[re.Match[str]]:
+    """The matches of a detector that reads keywords or a gate (not digit runs)."""
+    if detector.reach is not None and (detector.reach[0] == 0 or detector.start):
+        yield from _anchored(views, detector)
+        return
+    windows = _windows(views, detector)
+    if windows is None:
+        yield from detector.regex.finditer(views.text)
+    else:
+        for lo, hi in windows:
+            yield from detector.regex.finditer(views.text, lo, hi)
 
 
 _PLANS = {id(DETECTORS): Plan.of(DETECTORS)}
@@ -233,29 +255,61 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     active = plan.active(views)
     if not active:
         return []
-    candidates = [(d.priority, m.start(d.group), d, m) for d, m in _matches(views, active)]
-    return [Finding(d.category, start, end, d.id)
-            for start, end, d in _confirm_and_settle(text, candidates)]
+    return [Finding(d.category, start, end, d.id) for start, end, d in _found(views, active)]
 
 
-def _by_rank(candidate: tuple[int, int, Detector, re.Match[str]]) -> tuple[int, int]:
+def _found(views: Views, detectors: Sequence[Detector]) -> list[tuple[int, int, Detector]]:
+    """The confirmed values `_settle` keeps among the matches of `detectors`, as
+    `(start, end, detector)` in order of position.
+
+    The keyword and gate detectors' candidates are taken first; then the digit-run
+    detectors', lowest priority number first, each after every candidate of a lower number
+    has been settled, so that runs already held whole are not searched (`_near_runs`).
+    Settling in these batches is settling in one pass: each batch holds exactly the
+    candidates of its priorities, in `_settle`'s order."""
+    text = views.text
+    pending: list[Candidate] = []
+    numeric: list[Detector] = []
+    for detector in detectors:
+        if detector.min_digits:
+            numeric.append(detector)
+            continue
+        priority, group = detector.priority, detector.group
+        pending.extend((priority, m.start(group), detector, m)
+                       for m in _matches(views, detector))
+    claimed = bytearray(len(text))
+    kept: list[tuple[int, int, Detector]] = []
+    if numeric and views.runs():
+        if len(numeric) > 1:
+            numeric.sort(key=_PRIORITY)  # (stable: the set's order within a priority)
+        pending = _near_runs(views, numeric, pending, claimed, kept)
+    if pending:
+        _confirm_and_settle(text, pending, claimed, kept)
+    if len(kept) > 1:
+        kept.sort(key=_by_start)
+    return kept
+
+
+_PRIORITY = attrgetter("priority")
+
+
+def _by_rank(candidate: Candidate) -> tuple[int, int]:
     return candidate[0], candidate[1]
 
 
-def _confirm_and_settle(
-    text: str, candidates: list[tuple[int, int, Detector, re.Match[str]]]
-) -> list[tuple[int, int, Detector]]:
-    """The confirmed values among `candidates` (`(priority, start, detector, match)`) that
-    `_settle` keeps, as `(start, end, detector)` in order of position.
+def _confirm_and_settle(text: str, candidates: list[Candidate], claimed: bytearray,
+                        kept: list[tuple[int, int, Detector]]) -> None:
+    """Add to `kept` (`(start, end, detector)`) the confirmed values among `candidates`
+    (`(priority, start, detector, match)`) that `_settle` keeps, marking their text in
+    `claimed` (what earlier kept findings hold).
 
     Candidates are taken in `_settle`'s order (priority, then position), so a candidate
     whose first character a kept finding already holds would be dropped whatever its
     validator says: it is skipped without validating (a confirmed span starts where the
     match's group does and is never empty).
     """
-    candidates.sort(key=_by_rank)
-    claimed = bytearray(len(text))
-    kept: list[tuple[int, int, Detector]] = []
+    if len(candidates) > 1:
+        candidates.sort(key=_by_rank)
     for _, first, detector, match in candidates:
         if claimed[first]:
             continue
@@ -266,8 +320,6 @@ def _confirm_and_settle(
         if claimed.find(1, start, end) == -1:
             claimed[start:end] = b"\x01" * (end - start)
             kept.append((start, end, detector))
-    kept.sort(key=_by_start)
-    return kept
 
 
 def _by_start(item: tuple[int, int, Detector]) -> int:

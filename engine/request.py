@@ -17,7 +17,8 @@ from typing import Any, Literal
 from engine.context import TurnContext, content_text, read_context
 from engine.reply import EXACT_REPLY
 from engine.rules import CompiledRules
-from engine.screen import Side, screen_text
+from engine.screen import Screened, Side, screen_text
+from engine.screen_cache import ScreenCache
 
 Verdict = Literal["forward", "withhold", "exact"]
 
@@ -48,23 +49,31 @@ class RequestVerdict:
     context: TurnContext = field(default_factory=TurnContext)
 
 
-def _screen_content(content: object, rules: CompiledRules, side: Side
-                    ) -> tuple[object, Counter[str], tuple[str, ...]]:
+def _screen(text: str, rules: CompiledRules, side: Side, cache: ScreenCache | None,
+            look: bool) -> Screened:
+    """`screen_text`, through `cache` when there is one (looked in only when `look`)."""
+    if cache is None:
+        return screen_text(text, rules, side)
+    return cache.screen(text, rules, side, look=look)
+
+
+def _screen_content(content: object, rules: CompiledRules, side: Side,
+                    cache: ScreenCache | None = None, look: bool = False
+                    ) -> tuple[object, Mapping[str, int], tuple[str, ...]]:
     """Screen a message content (string or parts); returns (content, counts, withheld).
 
     Every part with a string `text` is screened, whatever its `type` (`text`, `input_text`,
     ...); other parts (images, audio) pass as they are."""
+    if isinstance(content, str):
+        screened = _screen(content, rules, side, cache, look)
+        return screened.text, screened.counts, screened.withheld
     counts: Counter[str] = Counter()
     withheld: set[str] = set()
-    if isinstance(content, str):
-        screened = screen_text(content, rules, side)
-        counts.update(screened.counts)
-        return screened.text, counts, screened.withheld
     if isinstance(content, list):
         parts = []
         for part in content:
             if isinstance(part, dict) and isinstance(part.get("text"), str):
-                screened = screen_text(part["text"], rules, side)
+                screened = _screen(part["text"], rules, side, cache, look)
                 counts.update(screened.counts)
                 withheld.update(screened.withheld)
                 parts.append({**part, "text": screened.text})
@@ -77,23 +86,24 @@ def _screen_content(content: object, rules: CompiledRules, side: Side
     return content, counts, ()
 
 
-def _screen_other(message: Mapping[str, Any], rules: CompiledRules) -> dict[str, Any]:
+def _screen_other(message: Mapping[str, Any], rules: CompiledRules,
+                  cache: ScreenCache | None = None, look: bool = False) -> dict[str, Any]:
     """A system, developer or assistant message, screened like a tool result (masked, never
     dropped, not counted): its content, an assistant's refusal, and the arguments of the tool
     calls a client sends back. An operator's prompt with a card number in it does not reach
     the model either."""
     out = dict(message)
     if "content" in out:
-        out["content"] = _screen_content(out["content"], rules, "tool")[0]
+        out["content"] = _screen_content(out["content"], rules, "tool", cache, look)[0]
     if isinstance(out.get("refusal"), str):
-        out["refusal"] = screen_text(out["refusal"], rules, "tool").text
+        out["refusal"] = _screen(out["refusal"], rules, "tool", cache, look).text
     calls = out.get("tool_calls")
     if isinstance(calls, list):
         screened_calls = []
         for call in calls:
             function = call.get("function") if isinstance(call, dict) else None
             if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-                arguments = screen_text(function["arguments"], rules, "tool").text
+                arguments = _screen(function["arguments"], rules, "tool", cache, look).text
                 call = {**call, "function": {**function, "arguments": arguments}}
             screened_calls.append(call)
         out["tool_calls"] = screened_calls
@@ -113,6 +123,7 @@ def screen_request(
     messages: Sequence[Mapping[str, Any]],
     rules: CompiledRules,
     writes: Collection[str] | None = None,
+    cache: ScreenCache | None = None,
 ) -> RequestVerdict:
     """Screen an OpenAI chat `messages` list (each a dict with `role` and `content`).
 
@@ -122,6 +133,11 @@ def screen_request(
     Counted: only what this request adds to the conversation, since clients resend it whole:
     the last user turn unless an assistant message follows it (then the turn was counted by
     the request that first carried it), and the tool results after the last assistant message.
+
+    `cache` (one per server, engine.screen_cache): every text screened is stored in it, and
+    the messages before what this request adds (the history and system prompt a client
+    resends) are looked up in it first, so a conversation's earlier turns are screened once.
+    The verdict and counts are the same with or without it.
     """
     last_user = _last(messages, "user")
     new_from = max(last_user, _last(messages, "assistant"))  # what this request adds
@@ -135,13 +151,14 @@ def screen_request(
             continue
         role = message.get("role")
         if role not in ("user", "tool", "function"):
-            forwarded.append(_screen_other(message, rules))
+            forwarded.append(_screen_other(message, rules, cache, i < new_from))
             continue
         side: Side = "turn" if role == "user" else "tool"
-        content, message_counts, withheld = _screen_content(message.get("content"), rules, side)
+        content, message_counts, withheld = _screen_content(
+            message.get("content"), rules, side, cache, i < new_from)
         if i == last_user:
             turn_withheld = withheld
-        if i >= new_from and (i == last_user or role == "tool"):
+        if message_counts and i >= new_from and (i == last_user or role == "tool"):
             counts.update(message_counts)
         if withheld and role == "user":
             continue  # an earlier withheld turn is dropped; the last one withholds the request

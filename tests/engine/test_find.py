@@ -199,3 +199,36 @@ def test_finding_is_class_and_span() -> None:
 
 def test_empty_text_has_no_finding() -> None:
     assert find("") == []
+
+
+#: Runs a lower-priority detector skips because findings already hold them (engine.find's
+#: `_near_runs`), and runs it must not skip (a character left unheld).
+HELD_RUNS = [
+    "The card ending 4111 1111 1111 1111 was charged 12.50 pounds. ",
+    "4111 1111 1111 1111 5500 0055 5555 5559 and 123-45-6789",
+    "4111 1111 1111 1111 +44 20 7946 0123",
+    "(555) 4111 1111 1111 1111 123-45-6789 then 4111 1111 1111 1112",
+    "GB82 WEST 1234 5698 7654 32 (020) 7946 0123",
+    "4111-1111-1111-1111-555-123-4567",
+    "4111 1111 1111 1111 12/26 cvc 123",
+    "card 4111 1111 1111 1111   \n+1 202 555 0143",
+]
+
+
+@pytest.mark.parametrize("text", HELD_RUNS)
+def test_held_runs_give_a_whole_text_scan(text: str) -> None:
+    assert find(text) == _whole_text_scan(text)
+
+
+_RUN_CHARACTERS = set("0123456789.()/+- ")
+
+
+def test_digit_run_matches_lie_inside_one_run(corpus_lines: list[str]) -> None:
+    """What `_near_runs` relies on to skip a held run: a digit-run detector's match is a
+    stretch of run characters that does not start with a space."""
+    texts = [*corpus_lines, *SAMPLES, *HELD_RUNS,
+             *(e for d in DETECTORS for e in (*d.examples, *d.counterexamples))]
+    outside = [(d.id, text) for d in DETECTORS if d.min_digits for text in texts
+               for m in d.regex.finditer(text)
+               if m.group()[0] == " " or not set(m.group()) <= _RUN_CHARACTERS]
+    assert outside == []
