@@ -20,6 +20,7 @@ from aiohttp import web
 
 from config.settings import Settings
 from engine.rules import ReplyRules
+from engine.screen_cache import ScreenCache
 from proxy import routes
 from proxy.admin import check_reply_route
 from proxy.completions import chat_completions, completions
@@ -34,6 +35,7 @@ from proxy.state import (
     REFUSING,
     REQUEST_IDS,
     RULES,
+    SCREEN_CACHE,
     SESSION,
     SETTINGS,
     TOOLS,
@@ -160,6 +162,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[TOOLS] = compile_all_tools(settings)
     app[REFUSING] = refusing(app[TOOLS])
     app[REQUEST_IDS] = RequestIds()
+    app[SCREEN_CACHE] = ScreenCache()
     app.cleanup_ctx.append(_session_ctx)
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_post("/v1/completions", completions)

@@ -24,6 +24,7 @@ from engine.reply import Piece, ReplyScreen, ScreeningError
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
 from engine.rules import LANGUAGES, Action, CompiledRules
 from engine.screen import screen_text
+from engine.screen_cache import ScreenCache
 from engine.segment import split_sentences
 from engine.tools import CompiledTools
 from proxy import direct
@@ -41,6 +42,7 @@ from proxy.state import (
     METRICS,
     REFUSING,
     RULES,
+    SCREEN_CACHE,
     SESSION,
     SETTINGS,
     TOOLS,
@@ -101,7 +103,8 @@ def _check_output_kinds(body: dict[str, Any]) -> None:
 
 
 def _verdict_chat(body: dict[str, Any], rules: CompiledRules,
-                  tools: CompiledTools | None = None) -> RequestVerdict:
+                  tools: CompiledTools | None = None,
+                  cache: ScreenCache | None = None) -> RequestVerdict:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise BadRequest("'messages' must be a non-empty list of messages", param="messages",
@@ -110,7 +113,7 @@ def _verdict_chat(body: dict[str, Any], rules: CompiledRules,
         if not isinstance(message, dict):
             raise BadRequest("each entry of 'messages' must be an object", param="messages",
                              code="invalid_messages")
-    return screen_request(messages, rules, tools.writes if tools is not None else None)
+    return screen_request(messages, rules, tools.writes if tools is not None else None, cache)
 
 
 def _verdict_text(body: dict[str, Any], rules: CompiledRules) -> RequestVerdict:
@@ -160,7 +163,7 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
     tools, refusing = compiled_tools(request, rules.language)
     tools = tools if kind == "chat" else None
     try:
-        verdict = _verdict_chat(body, rules, tools) if kind == "chat" else \
+        verdict = _verdict_chat(body, rules, tools, app[SCREEN_CACHE]) if kind == "chat" else \
             _verdict_text(body, rules)
     except ProxyError:
         raise

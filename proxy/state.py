@@ -13,6 +13,7 @@ from aiohttp import web
 
 from config.settings import Settings
 from engine.rules import LANGUAGES, CompiledRules, ReplyRules, compile_rules
+from engine.screen_cache import ScreenCache
 from engine.tools import CompiledTools, compile_tools
 from proxy.guardrails import Guardrails
 from proxy.metrics import Metrics
@@ -70,6 +71,9 @@ METRICS = web.AppKey("metrics", Metrics)
 SESSION = web.AppKey("session", aiohttp.ClientSession)
 GUARDRAILS = web.AppKey("guardrails", Guardrails)
 REQUEST_IDS = web.AppKey("request_ids", RequestIds)
+#: Screened texts of the history and system prompt clients resend with every request
+#: (`engine.ScreenCache`: digests and screened results only), one per server.
+SCREEN_CACHE = web.AppKey("screen_cache", ScreenCache)
 #: The declared tools compiled once per (language, audience); empty when none is declared.
 TOOLS = web.AppKey("tools", dict)
 AUDIENCES = ("customer", "staff")

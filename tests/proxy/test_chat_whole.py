@@ -15,6 +15,7 @@ from conftest import DONE, RawUpstream, events, streamed_text, user
 from engine.request import WITHHELD_REPLY
 from engine.rules import ReplyExactly, ReplyRules
 from proxy.fake_upstream import Reply, ScriptedUpstream
+from proxy.state import SCREEN_CACHE
 
 CARD_TURN = "my card is 4111 1111 1111 1111, is it on file?"
 SSN_TURN = "my social security number is 123-45-6789"
@@ -259,3 +260,25 @@ async def test_a_cookie_the_upstream_sets_is_not_sent_on_later_requests(stack) -
     finally:
         await server.close()
     assert upstream.cookies == [None, None]
+
+
+async def test_resent_history_is_screened_from_the_cache_with_the_same_result(stack) -> None:
+    """A client resends the whole conversation: the history is looked up in the server's
+    screen cache (engine.ScreenCache), and what reaches the upstream and the counts are what
+    screening it again gives."""
+    s = await stack(Reply(content="Noted."))
+    first = [{"role": "system", "content": "You are the shop's assistant."},
+             {"role": "user", "content": CARD_TURN}]
+    second = first + [{"role": "assistant", "content": "Noted."},
+                      {"role": "user", "content": "and my mail is ana@example.com"}]
+    for messages in (first, second):
+        status, _ = await post(s, {"model": "gpt-4o-mini", "messages": messages})
+        assert status == 200
+    masked = "my card is **** 1111, is it on file?"
+    assert [m["content"] for m in s.upstream.seen[1]["messages"]] == [
+        "You are the shop's assistant.", masked, "Noted.", "and my mail is ana@example.com"]
+    cache = s.app[SCREEN_CACHE]
+    assert cache.hits == 2  # the system prompt and the card turn, the second time
+    metrics = await s.metrics_text()
+    assert "reply_pd_detected_card_total 1.0" in metrics  # the card turn counted once
+    assert "reply_pd_detected_email_total 1.0" in metrics
