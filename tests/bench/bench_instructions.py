@@ -137,9 +137,9 @@ def _stub_screens() -> None:
     real = completions.screen_request
     verdicts: dict[int, object] = {}
 
-    def once(messages, rules, writes=None):  # type: ignore[no-untyped-def]
+    def once(*args, **kwargs):  # type: ignore[no-untyped-def]
         if 0 not in verdicts:
-            verdicts[0] = real(messages, rules, writes)
+            verdicts[0] = real(*args, **kwargs)
         return verdicts[0]
 
     completions.ReplyScreen = PassThrough  # type: ignore[misc,assignment]
