@@ -55,35 +55,23 @@ class ScreenCache:
                          person=side.encode(), salt=known[1])
         return digest.digest()
 
-    def get(self, text: str, rules: CompiledRules, side: Side) -> Screened | None:
-        """The cached result of `screen_text(text, rules, side)`, or None."""
+    def screen(self, text: str, rules: CompiledRules, side: Side, *, look: bool = True
+               ) -> Screened:
+        """`screen_text(text, rules, side)`, from the cache when `look` and it is there;
+        the result is stored either way (the digest is made once for both)."""
         with self._lock:
             key = self._key(text, rules, side)
-            screened = self._entries.get(key)
-            if screened is None:
+            if look:
+                screened = self._entries.get(key)
+                if screened is not None:
+                    self._entries.move_to_end(key)
+                    self.hits += 1
+                    return screened
                 self.misses += 1
-                return None
-            self._entries.move_to_end(key)
-            self.hits += 1
-            return screened
-
-    def put(self, text: str, rules: CompiledRules, side: Side, screened: Screened) -> None:
-        """Remember `screened` as the result of `screen_text(text, rules, side)`."""
+        screened = screen_text(text, rules, side)
         with self._lock:
-            key = self._key(text, rules, side)
             self._entries[key] = screened
             self._entries.move_to_end(key)
             if len(self._entries) > self.size:
                 self._entries.popitem(last=False)
-
-    def screen(self, text: str, rules: CompiledRules, side: Side, *, look: bool = True
-               ) -> Screened:
-        """`screen_text(text, rules, side)`, from the cache when `look` and it is there;
-        the result is stored either way."""
-        if look:
-            screened = self.get(text, rules, side)
-            if screened is not None:
-                return screened
-        screened = screen_text(text, rules, side)
-        self.put(text, rules, side, screened)
         return screened
