@@ -197,6 +197,15 @@ class SentenceSegmenter:
         line = self._classify(m, final)
         if line is None or self._kind == _FENCE:
             return None if line is None else (False, line)
+        if (self._kind == _LIST and newlines == 1 and line[0] == _PROSE
+                and _indented(self._buf, k, m)):
+            # The list item goes on (CommonMark 5.2): a line of prose indented under it is no
+            # boundary by itself, and a line break after it still ends the item.
+            line = (_LIST, m, None)
+            if punct < 0:
+                return False, line
+            end = self._sentence_end(punct, m, final)
+            return None if end is None else (end, line)
         if self._kind in _SPLIT_AFTER or newlines >= 2 or line[0] in _SPLIT_BEFORE:
             return True, line
         if punct < 0:
@@ -286,6 +295,14 @@ class SentenceSegmenter:
             if not blocked[cut]:
                 return cut
         return limit
+
+
+def _indented(buf: str, k: int, m: int) -> bool:
+    """Is the line starting at `m` (whitespace `[k, m)` before it, a newline in it) indented by
+    two columns or more, as the text of a list item's continuation line is (`- ` is the
+    shortest list marker)?"""
+    indent = buf[buf.rfind("\n", k, m) + 1 : m]
+    return len(indent) >= 2 or indent == "\t"
 
 
 def _safe(buf: str) -> int:

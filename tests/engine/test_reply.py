@@ -200,6 +200,13 @@ def test_never_say(sentence: str, removed: bool) -> None:
     assert screen_reply(reply, WORDING) == expected
 
 
+def test_never_say_in_a_list_item_continued_on_the_next_line() -> None:
+    # The item's indented second line is the same item (CommonMark 5.2), so the phrase is read
+    # whole and the item is removed; the next item is kept.
+    reply = "- It is a guaranteed\n  refund for you.\n- Thanks."
+    assert screen_reply(reply, WORDING) == ("- Thanks.", {"reply_wording_removed": 1})
+
+
 @pytest.mark.parametrize(
     ("sentence", "removed"),
     [

@@ -181,6 +181,18 @@ ENGLISH = [
     ),
     pytest.param("- a\n  - b\n- c", ["- a\n  ", "- b\n", "- c"], id="list_nested"),
     pytest.param(
+        "- This is a long\n  item. Next one.\n- Two",
+        ["- This is a long\n  item. ", "Next one.\n", "- Two"],
+        id="list_item_continued",
+    ),
+    pytest.param(
+        "1. First item\n   goes on\nDone.", ["1. First item\n   goes on\n", "Done."],
+        id="list_item_continued_then_prose",
+    ),
+    pytest.param("- one\n\tmore\n- two", ["- one\n\tmore\n", "- two"], id="list_item_tab"),
+    pytest.param("- one.\n  Two\n", ["- one.\n  ", "Two\n"], id="list_item_continued_sentence"),
+    pytest.param("- one\n two", ["- one\n ", "two"], id="list_item_one_space_is_not_continued"),
+    pytest.param(
         "- Do this. Then that.\n- Next",
         ["- Do this. ", "Then that.\n", "- Next"],
         id="list_sentences",
