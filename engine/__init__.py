@@ -39,6 +39,7 @@ from engine.internals import REPLY_RULES, ReplyRule
 from engine.json_reply import JsonReplyScreen
 from engine.reply import Piece, ReplyScreen, ScreeningError, screen_reply
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
+from engine.request_fields import screen_fields
 from engine.rewording import (
     TEMPERATURE_KEPT,
     TEMPERATURE_VARIED,
@@ -130,6 +131,7 @@ __all__ = [
     "normalize_injection_text",
     "read_context",
     "rewording_kept",
+    "screen_fields",
     "screen_reply",
     "screen_request",
     "screen_text",

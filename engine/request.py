@@ -3,8 +3,10 @@
 DESIGN section 3 "Request side": the last user message is the turn. Earlier user messages are
 screened again but not counted again, and one holding a withheld value is dropped from what is
 forwarded. Tool results are screened with withhold acting as redact (a tool message cannot be
-dropped). Content may be a string or a list of parts. A turn holding a withheld class reaches
-no model: the client gets seed 000's fixed reply. `reply_exactly.when_asked` answers with `say`.
+dropped). Content may be a string or a list of parts. A message's `name` is screened too,
+withhold acting as redact (a name is the application's label, not what the person typed).
+A turn holding a withheld class reaches no model: the client gets seed 000's fixed reply.
+`reply_exactly.when_asked` answers with `say`.
 """
 
 from __future__ import annotations
@@ -86,17 +88,47 @@ def _screen_content(content: object, rules: CompiledRules, side: Side,
     return content, counts, ()
 
 
+#: String fields of an assistant message a client sends back, besides its content: its
+#: refusal and the reasoning some servers take back (`reasoning_content`, `reasoning`).
+_OTHER_TEXTS = ("refusal", "reasoning_content", "reasoning")
+#: The text keys of `reasoning_details` entries (OpenRouter: `reasoning.text`, `.summary`).
+_DETAIL_TEXTS = ("text", "summary")
+
+
+def _screen_name(name: str, rules: CompiledRules, cache: ScreenCache | None,
+                 look: bool) -> Screened:
+    """A message's `name`, screened with withhold acting as redact: the name is the
+    application's label for a participant (often an email address), not the turn the person
+    typed, so asking them to send it again without it could not help."""
+    return _screen(name, rules, "tool", cache, look)
+
+
 def _screen_other(message: Mapping[str, Any], rules: CompiledRules,
                   cache: ScreenCache | None = None, look: bool = False) -> dict[str, Any]:
     """A system, developer or assistant message, screened like a tool result (masked, never
-    dropped, not counted): its content, an assistant's refusal, and the arguments of the tool
-    calls a client sends back. An operator's prompt with a card number in it does not reach
-    the model either."""
+    dropped, not counted): its content and `name`, an assistant's refusal and reasoning
+    (`reasoning_content`, `reasoning`, the text of `reasoning_details`), and the arguments of
+    the tool calls a client sends back. An operator's prompt with a card number in it does
+    not reach the model either."""
     out = dict(message)
     if "content" in out:
         out["content"] = _screen_content(out["content"], rules, "tool", cache, look)[0]
-    if isinstance(out.get("refusal"), str):
-        out["refusal"] = _screen(out["refusal"], rules, "tool", cache, look).text
+    if isinstance(out.get("name"), str):
+        out["name"] = _screen_name(out["name"], rules, cache, look).text
+    for key in _OTHER_TEXTS:
+        if isinstance(out.get(key), str):
+            out[key] = _screen(out[key], rules, "tool", cache, look).text
+    details = out.get("reasoning_details")
+    if isinstance(details, list):
+        screened_details = []
+        for item in details:
+            if isinstance(item, dict):
+                item = {**item}
+                for key in _DETAIL_TEXTS:
+                    if isinstance(item.get(key), str):
+                        item[key] = _screen(item[key], rules, "tool", cache, look).text
+            screened_details.append(item)
+        out["reasoning_details"] = screened_details
     calls = out.get("tool_calls")
     if isinstance(calls, list):
         screened_calls = []
@@ -158,11 +190,19 @@ def screen_request(
             message.get("content"), rules, side, cache, i < new_from)
         if i == last_user:
             turn_withheld = withheld
-        if message_counts and i >= new_from and (i == last_user or role == "tool"):
+        counted = i >= new_from and (i == last_user or role == "tool")
+        if message_counts and counted:
             counts.update(message_counts)
         if withheld and role == "user":
             continue  # an earlier withheld turn is dropped; the last one withholds the request
-        forwarded.append({**message, "content": content})
+        out = {**message, "content": content}
+        name = message.get("name")
+        if isinstance(name, str):
+            screened = _screen_name(name, rules, cache, i < new_from)
+            out["name"] = screened.text
+            if screened.counts and counted:  # a name is counted with its message
+                counts.update(screened.counts)
+        forwarded.append(out)
     if turn_withheld:
         return RequestVerdict("withhold", [], WITHHELD_REPLY[rules.language], dict(counts),
                               turn_withheld, context)

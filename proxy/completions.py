@@ -1,7 +1,7 @@
 """The screened routes: `/v1/chat/completions` and the legacy `/v1/completions`.
 
-Request: read and check the body, screen the turn (`engine.screen_request`, or the prompt as
-a turn for legacy completions); a withheld turn or an exact reply is answered directly. Reply:
+Request: read and check the body, screen the turn and every other text the model is sent
+(proxy.request_side); a withheld turn or an exact reply is answered directly. Reply:
 a whole completion is screened whole; a stream is relayed through one ReplyScreen per choice.
 """
 
@@ -21,10 +21,9 @@ from aiohttp import web
 from engine.context import TurnContext, content_text
 from engine.json_reply import JsonReplyScreen
 from engine.reply import Piece, ReplyScreen, ScreeningError
-from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
+from engine.request import RequestVerdict
 from engine.rules import LANGUAGES, Action, CompiledRules
 from engine.screen import screen_text
-from engine.screen_cache import ScreenCache
 from engine.segment import split_sentences
 from engine.tools import CompiledTools
 from proxy import direct
@@ -35,6 +34,7 @@ from proxy.metrics import Metrics
 from proxy.output import OutputStage
 from proxy.permissions import CallFilter, offered_tools
 from proxy.relay import StreamStats, relay
+from proxy.request_side import check_output_kinds, verdict_chat, verdict_text
 from proxy.state import (
     AUDIENCES,
     GUARDRAILS,
@@ -92,51 +92,6 @@ def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools |
     return tools[language, audience], (language, audience) in app[REFUSING]
 
 
-def _check_output_kinds(body: dict[str, Any]) -> None:
-    """Refuse a request for spoken output: audio cannot be screened, and a transcript
-    screened alone would not change what is said (fail closed)."""
-    modalities = body.get("modalities")
-    if body.get("audio") is not None or (
-            isinstance(modalities, list) and "audio" in modalities):
-        raise BadRequest("audio output cannot be screened by ReplyGuard; ask for text only",
-                         param="modalities", code="unscreenable_output")
-
-
-def _verdict_chat(body: dict[str, Any], rules: CompiledRules,
-                  tools: CompiledTools | None = None,
-                  cache: ScreenCache | None = None) -> RequestVerdict:
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise BadRequest("'messages' must be a non-empty list of messages", param="messages",
-                         code="invalid_messages")
-    for message in messages:
-        if not isinstance(message, dict):
-            raise BadRequest("each entry of 'messages' must be an object", param="messages",
-                             code="invalid_messages")
-    return screen_request(messages, rules, tools.writes if tools is not None else None, cache)
-
-
-def _verdict_text(body: dict[str, Any], rules: CompiledRules) -> RequestVerdict:
-    prompt = body.get("prompt")
-    prompts = [prompt] if isinstance(prompt, str) else prompt
-    if not isinstance(prompts, list) or not all(isinstance(p, str) for p in prompts):
-        raise BadRequest("'prompt' must be a string or a list of strings (token prompts cannot "
-                         "be screened)", param="prompt", code="invalid_prompt")
-    counts: Counter[str] = Counter()
-    screened = []
-    withheld: set[str] = set()
-    for text in prompts:
-        result = screen_text(text, rules, "turn")
-        counts.update(result.counts)
-        withheld.update(result.withheld)
-        screened.append(result.text)
-    if withheld:
-        return RequestVerdict("withhold", [], WITHHELD_REPLY[rules.language], dict(counts),
-                              tuple(sorted(withheld)))
-    messages = [{"role": "user", "content": p} for p in screened]
-    return RequestVerdict("forward", messages, None, dict(counts))
-
-
 def _json_reply(body: dict[str, Any]) -> bool:
     """Did the client ask for a JSON document (`response_format` `json_object` or
     `json_schema`)? Its string values are then screened and the document kept valid."""
@@ -159,12 +114,12 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
     started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
-    _check_output_kinds(body)
+    check_output_kinds(body)
     tools, refusing = compiled_tools(request, rules.language)
     tools = tools if kind == "chat" else None
     try:
-        verdict = _verdict_chat(body, rules, tools, app[SCREEN_CACHE]) if kind == "chat" else \
-            _verdict_text(body, rules)
+        verdict, fields = verdict_chat(body, rules, tools, app[SCREEN_CACHE]) \
+            if kind == "chat" else verdict_text(body, rules, app[SCREEN_CACHE])
     except ProxyError:
         raise
     except Exception as exc:
@@ -207,12 +162,13 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
                 reply = await _product_reply(stage, reply, rules.language)
             return await direct.answer(request, body, reply, kind)
     if kind == "chat":
-        forward = {**body, "messages": verdict.messages}
+        forward = {**body, **fields, "messages": verdict.messages}
         if tools is not None:
             forward = offered_tools(tools, forward)
     else:
         prompts = [m["content"] for m in verdict.messages]
-        forward = {**body, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
+        forward = {**body, **fields,
+                   "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
     screen_class = JsonReplyScreen if json_reply else ReplyScreen
     internals: Action = settings.replies.internals  # type: ignore[assignment]
     context = verdict.context if kind == "chat" else TurnContext()

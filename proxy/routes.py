@@ -12,7 +12,8 @@ from proxy.body import read_json
 from proxy.completions import compiled_rules
 from proxy.counts import add_counts
 from proxy.errors import BadRequest, ProxyError, ScreeningFailed, error_response
-from proxy.state import INFO, METRICS, SESSION, SETTINGS, prepare
+from proxy.request_side import other_fields
+from proxy.state import INFO, METRICS, SCREEN_CACHE, SESSION, SETTINGS, prepare
 from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -28,8 +29,9 @@ def upstream_url(request: web.Request, path: str) -> str:
 
 
 async def embeddings(request: web.Request) -> web.StreamResponse:
-    """`POST /v1/embeddings`: each input string screened as a turn before forwarding. A
-    withheld value refuses the request (400, code `withheld`): there is no reply to give."""
+    """`POST /v1/embeddings`: each input string screened as a turn before forwarding, and
+    the `user` id as in a chat request. A withheld value in an input refuses the request
+    (400, code `withheld`): there is no reply to give."""
     settings = request.app[SETTINGS]
     info = request[INFO]
     body = await read_json(request, settings.limits.max_body_bytes)
@@ -43,6 +45,9 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
     withheld: set[str] = set()
     try:
         results = [screen_text(text, rules, "turn") for text in inputs]
+        fields = other_fields(body, rules, request.app[SCREEN_CACHE])
+    except ProxyError:
+        raise
     except Exception as exc:
         request.app[METRICS].screening_errors.labels("request").inc()
         raise ScreeningFailed(f"screening the input failed ({type(exc).__name__}); nothing "
@@ -57,7 +62,7 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
         raise BadRequest(f"the input holds details that are not sent on ({classes})",
                          param="input", code="withheld")
     info["verdict"] = "forward"
-    forward = {**body, "input": screened[0] if isinstance(given, str) else screened}
+    forward = {**body, **fields, "input": screened[0] if isinstance(given, str) else screened}
     return await _forward(request, "POST", "/v1/embeddings", orjson.dumps(forward))
 
 

@@ -3,11 +3,12 @@
 Pure (no I/O): `StreamScreen.feed(chunk) -> list[chunk]` takes one parsed upstream
 `chat.completion.chunk` (or legacy `text_completion` chunk) and returns the chunks to send on,
 keeping the upstream envelope (`id`, `created`, `model`, `system_fingerprint`, choice `index`).
-One `ReplyScreen` per choice and text field (`content`, `refusal`; `text` for legacy
-completions) holds text back until whole sentences are screened. Role chunks, `tool_calls`
-deltas and the usage chunk pass through; a choice's held text and added sentences are sent in
-a chunk of their own just before that choice's `finish_reason` chunk (DESIGN section 2).
-`logprobs` are dropped wherever text is screened: they carry the raw tokens.
+One `ReplyScreen` per choice and text field (`content`, `refusal`, `reasoning_content`,
+`reasoning`; `text` for legacy completions) holds text back until whole sentences are
+screened. Role chunks, `tool_calls` deltas and the usage chunk pass through; any other key of
+a chat delta or message is dropped (`_PASSED`). A choice's held text and added sentences are
+sent in a chunk of their own just before that choice's `finish_reason` chunk (DESIGN section
+2). `logprobs` are dropped wherever text is screened: they carry the raw tokens.
 """
 
 from __future__ import annotations
@@ -30,11 +31,14 @@ Kind = Literal["chat", "text"]
 _CHAT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
 #: Every field of a screened chunk's choice (or its delta) that carries released text.
 TEXT_FIELDS = (*_CHAT_FIELDS, "text")
-#: Keys never passed on inside a chat choice or its delta/message: token logprobs carry the
-#: raw text; `audio` (its `transcript`, and the spoken words in `data`) and `reasoning_details`
-#: carry text that cannot be screened sentence by sentence (fail closed); a completion-style
-#: `text` or a `message` inside a stream is not a chat shape.
-_DROPPED = ("logprobs", "audio", "reasoning_details")
+#: The only keys of a chat delta or message passed on: the role, the text fields (screened)
+#: and the tool calls (for the client's code). Every other key is dropped (fail closed):
+#: `audio` (its `transcript`, and the spoken words in `data`) cannot be screened;
+#: `reasoning_details`, `thinking_blocks` and other vendors' fields carry text no screen
+#: read; `annotations` point by offset into the text as the model wrote it; token logprobs
+#: carry the raw text. A completion-style `text` or a `message` inside a stream is not a
+#: chat shape either.
+_PASSED = frozenset({"role", *_CHAT_FIELDS, "tool_calls", "function_call"})
 _ODD_CHAT_KEYS = ("text", "message")
 
 
@@ -142,24 +146,25 @@ class StreamScreen:
             state = self._choices[index] = _Choice(self._calls)
         new = dict(choice)
         fields: tuple[str, ...]
+        held = False
         if self._kind == "chat":
             delta = choice.get("delta")
             source = delta if isinstance(delta, dict) else {}
-            target = dict(source)
+            if source.keys() <= _PASSED:
+                target = dict(source)
+            else:  # a chunk left with nothing once they are dropped is not sent
+                target = {key: value for key, value in source.items() if key in _PASSED}
+                held = True
             new["delta"] = target
             for key in _ODD_CHAT_KEYS:
                 if key in new:
                     del new[key]
-            for key in _DROPPED:
-                if key in target:
-                    del target[key]
             fields = _CHAT_FIELDS
         else:
             source, target = choice, new
             fields = ("text",)
         if "logprobs" in new:
             new["logprobs"] = None
-        held = False
         calls = state.calls
         if calls is not None and isinstance(target.get("tool_calls"), list):
             target["tool_calls"] = calls.delta(target["tool_calls"])
@@ -301,8 +306,8 @@ def screen_completion(
         if "logprobs" in choice:
             choice["logprobs"] = None
         if kind == "chat":
-            for key in _DROPPED:
-                holder.pop(key, None)
+            for key in [key for key in holder if key not in _PASSED]:
+                del holder[key]
             choice.pop("text", None)
             choice.pop("delta", None)
         for name in ("text",) if kind == "text" else _CHAT_FIELDS:

@@ -123,6 +123,7 @@ def _stub_screens() -> None:
     from collections import Counter
 
     import proxy.completions as completions
+    import proxy.request_side as request_side
 
     class PassThrough:
         def __init__(self, *args: object, **kwargs: object) -> None:
@@ -134,7 +135,7 @@ def _stub_screens() -> None:
         def finish(self) -> str:
             return ""
 
-    real = completions.screen_request
+    real = request_side.screen_request
     verdicts: dict[int, object] = {}
 
     def once(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -143,7 +144,7 @@ def _stub_screens() -> None:
         return verdicts[0]
 
     completions.ReplyScreen = PassThrough  # type: ignore[misc,assignment]
-    completions.screen_request = once
+    request_side.screen_request = once
 
 
 def _requests(port: int, n: int) -> None:

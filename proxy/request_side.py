@@ -1,0 +1,118 @@
+"""The request side of the completion routes: the body's shape checked, and every text the
+model would be sent screened (the messages or prompts, a legacy `suffix`, the end-user ids
+and `prediction`) before anything is forwarded. A shape that cannot be screened is a 400.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
+from engine.request_fields import ID_FIELDS, screen_fields
+from engine.rules import CompiledRules
+from engine.screen import WITHHELD, screen_text
+from engine.screen_cache import ScreenCache
+from engine.tools import CompiledTools
+from proxy.errors import BadRequest
+
+#: The fields screened beside the messages or prompt, and what is said of one of a shape
+#: that cannot be screened.
+_ID_SHAPE = "must be a string"
+_PREDICTION_SHAPE = ("'prediction' must be an object whose 'content' is a string or a list of "
+                     "text parts (other content cannot be screened)")
+
+
+def check_output_kinds(body: dict[str, Any]) -> None:
+    """Refuse a request for spoken output (`modalities` with "audio", or an `audio` object):
+    the audio cannot be screened, and a transcript screened alone would not change what is
+    said to the listener (fail closed)."""
+    modalities = body.get("modalities")
+    asks = isinstance(modalities, list | str) and "audio" in modalities
+    if asks or body.get("audio") is not None:
+        raise BadRequest("audio output cannot be screened by ReplyGuard: the spoken words would "
+                         "reach the listener unscreened; ask for text only (modalities: "
+                         "[\"text\"], no 'audio')", param="modalities" if asks else "audio",
+                         code="unscreenable_output")
+
+
+def other_fields(body: dict[str, Any], rules: CompiledRules,
+                 cache: ScreenCache | None = None) -> dict[str, Any]:
+    """The end-user ids and `prediction` of `body`, screened (engine.request_fields: masked,
+    withhold acting as redact, not counted): the fields to forward in place of the client's.
+    Raises BadRequest for one of a shape that cannot be screened."""
+    present = False
+    for name in ID_FIELDS:
+        value = body.get(name)
+        if value is not None:
+            present = True
+            if not isinstance(value, str):
+                raise BadRequest(f"'{name}' {_ID_SHAPE}", param=name, code="invalid_request")
+    prediction = body.get("prediction")
+    if prediction is not None:
+        present = True
+        content = prediction.get("content") if isinstance(prediction, dict) else None
+        if not isinstance(content, str) and not (isinstance(content, list) and all(
+                isinstance(part, dict) and isinstance(part.get("text"), str)
+                for part in content)):
+            raise BadRequest(_PREDICTION_SHAPE, param="prediction", code="invalid_prediction")
+    return screen_fields(body, rules, cache) if present else {}
+
+
+def verdict_chat(body: dict[str, Any], rules: CompiledRules,
+                 tools: CompiledTools | None = None, cache: ScreenCache | None = None
+                 ) -> tuple[RequestVerdict, dict[str, Any]]:
+    """Screen a chat request: its messages (engine.screen_request, names included), then
+    its other fields. Returns the verdict and the fields to forward in place of the client's."""
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("'messages' must be a non-empty list of messages", param="messages",
+                         code="invalid_messages")
+    for message in messages:
+        if not isinstance(message, dict):
+            raise BadRequest("each entry of 'messages' must be an object", param="messages",
+                             code="invalid_messages")
+        name = message.get("name")
+        if name is not None and not isinstance(name, str):
+            raise BadRequest("a message's 'name' must be a string", param="messages",
+                             code="invalid_messages")
+    fields = other_fields(body, rules, cache)
+    verdict = screen_request(messages, rules, tools.writes if tools is not None else None, cache)
+    return verdict, fields
+
+
+def verdict_text(body: dict[str, Any], rules: CompiledRules,
+                 cache: ScreenCache | None = None) -> tuple[RequestVerdict, dict[str, Any]]:
+    """Screen a legacy completions request: each prompt as a turn, and `suffix` (the text
+    after the insertion point) as part of the prompt: counted with it, and a withheld value
+    in it holds the request back (`reply_pd_withheld` once, not again when a prompt already
+    did). Then the other fields. Returns the verdict (its messages: one user message per
+    screened prompt) and the fields to forward in place of the client's."""
+    prompt = body.get("prompt")
+    prompts = [prompt] if isinstance(prompt, str) else prompt
+    if not isinstance(prompts, list) or not all(isinstance(p, str) for p in prompts):
+        raise BadRequest("'prompt' must be a string or a list of strings (token prompts cannot "
+                         "be screened)", param="prompt", code="invalid_prompt")
+    suffix = body.get("suffix")
+    if suffix is not None and not isinstance(suffix, str):
+        raise BadRequest(f"'suffix' {_ID_SHAPE}", param="suffix", code="invalid_request")
+    fields = other_fields(body, rules, cache)
+    counts: Counter[str] = Counter()
+    screened = []
+    withheld: set[str] = set()
+    for text in prompts:
+        result = screen_text(text, rules, "turn")
+        counts.update(result.counts)
+        withheld.update(result.withheld)
+        screened.append(result.text)
+    if suffix is not None:
+        result = screen_text(suffix, rules, "turn")
+        counts.update({k: v for k, v in result.counts.items()
+                       if k != WITHHELD or not withheld})
+        withheld.update(result.withheld)
+        fields["suffix"] = result.text
+    if withheld:
+        return RequestVerdict("withhold", [], WITHHELD_REPLY[rules.language], dict(counts),
+                              tuple(sorted(withheld))), {}
+    messages = [{"role": "user", "content": p} for p in screened]
+    return RequestVerdict("forward", messages, None, dict(counts)), fields
