@@ -23,6 +23,20 @@ _PREDICTION_SHAPE = ("'prediction' must be an object whose 'content' is a string
                      "text parts (other content cannot be screened)")
 
 
+_CONTENT_SHAPE = ("a message's 'content' must be a string, a list of content parts (objects "
+                  "whose 'text', if any, is a string) or null; other content cannot be screened")
+
+
+def _screenable_content(content: object) -> bool:
+    """Content `engine.screen_request` can screen whole: a string, null, or a list of part
+    objects whose `text` (where there is one) is a string. Anything else (a number, a bare
+    string in a list, a part with a number for its text) would be forwarded unscreened."""
+    if content is None or isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(
+        isinstance(part, dict) and isinstance(part.get("text", ""), str) for part in content)
+
+
 def check_output_kinds(body: dict[str, Any]) -> None:
     """Refuse a request for spoken output (`modalities` with "audio", or an `audio` object):
     the audio cannot be screened, and a transcript screened alone would not change what is
@@ -72,6 +86,8 @@ def verdict_chat(body: dict[str, Any], rules: CompiledRules,
         if not isinstance(message, dict):
             raise BadRequest("each entry of 'messages' must be an object", param="messages",
                              code="invalid_messages")
+        if not _screenable_content(message.get("content")):
+            raise BadRequest(_CONTENT_SHAPE, param="messages", code="invalid_messages")
         name = message.get("name")
         if name is not None and not isinstance(name, str):
             raise BadRequest("a message's 'name' must be a string", param="messages",

@@ -206,6 +206,10 @@ async def test_client_disconnect_cancels_the_upstream(stack) -> None:
 
 # -- bad bodies ------------------------------------------------------------------------------
 
+CONTENT_SHAPE = ("a message's 'content' must be a string, a list of content parts (objects "
+                 "whose 'text', if any, is a string) or null; other content cannot be screened")
+
+
 @pytest.mark.parametrize(("data", "status", "message", "code"), [
     (b'{"model": "m", "messages": [', 400,
      "request body is not valid JSON: unexpected end of data: line 1 column 29 (char 28)",
@@ -218,6 +222,12 @@ async def test_client_disconnect_cancels_the_upstream(stack) -> None:
      "invalid_messages"),
     (b'{"model": "m", "messages": ["hi"]}', 400, "each entry of 'messages' must be an object",
      "invalid_messages"),
+    (b'{"model": "m", "messages": [{"role": "user", "content": 4111111111111111}]}', 400,
+     CONTENT_SHAPE, "invalid_messages"),
+    (b'{"model": "m", "messages": [{"role": "user", "content": ["4111 1111 1111 1111"]}]}',
+     400, CONTENT_SHAPE, "invalid_messages"),
+    (b'{"model": "m", "messages": [{"role": "user", "content": [{"type": "text", '
+     b'"text": 4111111111111111}]}]}', 400, CONTENT_SHAPE, "invalid_messages"),
     (b"", 400, "request body is empty; expected a JSON object", "invalid_json"),
     (b"  \n", 400, "request body is empty; expected a JSON object", "invalid_json"),
     (b'{"model": "m", "messages": [{"role": "user", "content": "caf\xe9"}]}', 400,
