@@ -190,7 +190,7 @@ def screen_request(
             message.get("content"), rules, side, cache, i < new_from)
         if i == last_user:
             turn_withheld = withheld
-        counted = i >= new_from and (i == last_user or role == "tool")
+        counted = i >= new_from and (i == last_user or role != "user")  # or a result
         if message_counts and counted:
             counts.update(message_counts)
         if withheld and role == "user":

@@ -54,3 +54,5 @@ def test_function_role_is_screened_like_a_tool_result() -> None:
     verdict = screen_request(messages, RULES)
     assert verdict.kind == "forward"
     assert verdict.messages[1]["content"] == "ssn ***6789"
+    # counted as a tool result of this turn is (the legacy role for the same thing)
+    assert verdict.counts == {"reply_pd_detected_national_id": 1, "reply_pd_redacted": 1}
