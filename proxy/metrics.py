@@ -149,6 +149,7 @@ class Metrics:
         self.added_latency_by = Children(self.added_latency)
         self.first_token_by = Children(self.first_token)
         self.turns_by = Children(self.turns)
+        self.upstream_errors_by = Children(self.upstream_errors)
 
     def count(self, counts: Mapping[str, int]) -> None:
         """Add seed 000 counts (name -> increment). A name that is not a seed count is not
