@@ -102,9 +102,11 @@ def _check_output_kinds(body: dict[str, Any]) -> None:
                          param="modalities", code="unscreenable_output")
 
 
-def _verdict_chat(body: dict[str, Any], rules: CompiledRules,
-                  tools: CompiledTools | None = None,
-                  cache: ScreenCache | None = None) -> RequestVerdict:
+def _verdict_chat(body: dict[str, Any], rules: CompiledRules, tools: CompiledTools | None,
+                  cache: ScreenCache, metrics: Metrics) -> RequestVerdict:
+    """The chat request's verdict, its history looked up in `cache`, whose hits and misses
+    this request made are added to `metrics` (the request screen runs on the event loop,
+    the cache's only user, so the difference is this request's own)."""
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise BadRequest("'messages' must be a non-empty list of messages", param="messages",
@@ -113,7 +115,12 @@ def _verdict_chat(body: dict[str, Any], rules: CompiledRules,
         if not isinstance(message, dict):
             raise BadRequest("each entry of 'messages' must be an object", param="messages",
                              code="invalid_messages")
-    return screen_request(messages, rules, tools.writes if tools is not None else None, cache)
+    hits, misses = cache.hits, cache.misses
+    try:
+        return screen_request(messages, rules, tools.writes if tools is not None else None,
+                              cache)
+    finally:
+        metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
 
 
 def _verdict_text(body: dict[str, Any], rules: CompiledRules) -> RequestVerdict:
@@ -163,8 +170,8 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
     tools, refusing = compiled_tools(request, rules.language)
     tools = tools if kind == "chat" else None
     try:
-        verdict = _verdict_chat(body, rules, tools, app[SCREEN_CACHE]) if kind == "chat" else \
-            _verdict_text(body, rules)
+        verdict = _verdict_chat(body, rules, tools, app[SCREEN_CACHE], metrics) \
+            if kind == "chat" else _verdict_text(body, rules)
     except ProxyError:
         raise
     except Exception as exc:
