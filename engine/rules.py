@@ -99,13 +99,15 @@ class CompiledRules:
     asked: tuple[tuple[PhrasePattern, ReplyExactly], ...]
 
     def words(self, text: str) -> str:
-        """Text as phrase patterns match it (`engine.text.wording`): folded, markup read as
-        spaces, invisible characters removed (offsets do not hold)."""
+        """Text as phrase patterns match it (`engine.text.wording`): folded, full-width forms
+        read as ASCII, markup and HTML tags read as spaces, invisible characters removed
+        (offsets do not hold)."""
         return wording(text, strip_accents=self.language == "pt-BR")
 
     def normalize(self, text: str) -> str:
-        """Text as phrase patterns read it: case-folded, accents removed in pt-BR.
-        Lengths are preserved so match offsets map back to `text`."""
+        """Text as phrase patterns read it (`words`), with invisible characters and HTML
+        tags read as as many spaces: lengths are preserved so match offsets map back to
+        `text`."""
         return wording(text, strip_accents=self.language == "pt-BR", keep_offsets=True)
 
 

@@ -1,4 +1,5 @@
-"""Text normalisation for phrase matching: case folding and accent folding that keep offsets.
+"""Text normalisation for phrase matching: case folding and accent folding that keep offsets,
+and wording (`wording`): markup, HTML tags and full-width forms read as the plain words.
 
 Matching in pt-BR ignores accents ("nao" matches "não", seed 000 "Language support"); both
 folds map one character to one character so a match's offsets hold in the original text.
@@ -43,25 +44,63 @@ def fold(text: str, *, strip_accents: bool = False) -> str:
 #: no-break and thin spaces, and invisible characters. Wording is matched with them read as
 #: spaces (`A **guaranteed** refund`, `guaranteed-refund`).
 _INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
-_MARKUP = str.maketrans({
-    c: " " for c in "*_~`-/\"'\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201c\u201d"
-    "\u00a0\u2009\u202f" + _INVISIBLE
-})
+_MARKUP_CHARS = ("*_~`-/\"'\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201c\u201d"
+                 "\u00a0\u2009\u202f" + _INVISIBLE)
+_MARKUP = str.maketrans(dict.fromkeys(_MARKUP_CHARS, " "))
 _INVISIBLE_RE = re.compile("[" + _INVISIBLE + "]")
 #: `_MARKUP` for ASCII text, as a `bytes.translate` table.
 _MARKUP_ASCII = bytes(32 if b in _MARKUP else b for b in range(256))
 
 
+def _full_width() -> dict[int, str]:
+    """Full-width ASCII forms (U+FF01-FF5E, `ｇｕａｒａｎｔｅｅｄ`) as the ASCII characters
+    they are (lower case; a space for a markup mark), one character for one character."""
+    table: dict[int, str] = {}
+    for code in range(0xFF01, 0xFF5F):
+        ascii_char = chr(code - 0xFEE0).lower()
+        table[code] = " " if ascii_char in _MARKUP_CHARS else ascii_char
+    return table
+
+
+#: `_MARKUP` and the full-width forms, for text that is not ASCII.
+_WORDING = {**_MARKUP, **_full_width()}
+
+#: HTML elements that format or lay out text. One of their tags (`<b>`, `</b>`, `<br>`,
+#: `<br/>`, `<span class="x">`) is read as spaces; text in angle brackets that is not one
+#: (`<order id>`, `<voucher>`) is read as it is, words and all.
+_TAG_NAMES = (
+    "a abbr acronym b bdi bdo big blockquote br center cite code dd del details dfn div dl "
+    "dt em font h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span "
+    "strike strong sub summary sup table tbody td tfoot th thead tr tt u ul var wbr"
+).split()
+#: A tag of `_TAG_NAMES` in lower-case text: its name, then at most 256 characters of
+#: attributes (no `<` or `>` among them), an optional `/`, and `>`. The search skips to each
+#: `<` and tries at most that many characters from it: linear time on any input.
+_TAG = re.compile(r"</?(?:" + "|".join(sorted(_TAG_NAMES, key=len, reverse=True))
+                  + r")(?:\s[^<>]{0,256})?/?>")
+
+
+def _spaces(match: re.Match[str]) -> str:
+    return " " * (match.end() - match.start())
+
+
 def wording(text: str, *, strip_accents: bool = False, keep_offsets: bool = False) -> str:
     """Text as phrase lists read it (`never_say`, `offers`, `reply_exactly.words`): folded
-    (`fold`), with markup read as spaces. Invisible characters are removed
-    (`guaran\u200bteed` is `guaranteed`), unless `keep_offsets`, which reads them as spaces
-    so that every offset holds in `text`."""
+    (`fold`), full-width forms read as ASCII, markup and HTML tags (`_TAG`) read as spaces.
+    Invisible characters are removed (`guaran\u200bteed` is `guaranteed`) and a tag is one
+    space, unless `keep_offsets`, which reads an invisible character as a space and a tag as
+    as many spaces as it has characters, so that every offset holds in `text`."""
     if text.isascii():  # (most sentences) the same in C: no invisible or accented character
-        return text.lower().encode("ascii").translate(_MARKUP_ASCII).decode("ascii")
+        if "<" not in text:  # (no tag)
+            return text.lower().encode("ascii").translate(_MARKUP_ASCII).decode("ascii")
+        lowered = _TAG.sub(_spaces if keep_offsets else " ", text.lower())
+        return lowered.encode("ascii").translate(_MARKUP_ASCII).decode("ascii")
     if not keep_offsets:
         text = _INVISIBLE_RE.sub("", text)
-    return fold(text, strip_accents=strip_accents).translate(_MARKUP)
+    folded = fold(text, strip_accents=strip_accents)
+    if "<" in folded:
+        folded = _TAG.sub(_spaces if keep_offsets else " ", folded)
+    return folded.translate(_WORDING)
 
 
 class PhrasePattern:

@@ -163,6 +163,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[REFUSING] = refusing(app[TOOLS])
     app[REQUEST_IDS] = RequestIds()
     app[SCREEN_CACHE] = ScreenCache()
+    app[METRICS].screen_cache_entries.set_function(app[SCREEN_CACHE].__len__)
     app.cleanup_ctx.append(_session_ctx)
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_post("/v1/completions", completions)

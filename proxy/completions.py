@@ -117,15 +117,21 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
     check_output_kinds(body)
     tools, refusing = compiled_tools(request, rules.language)
     tools = tools if kind == "chat" else None
+    # The screen cache's hits and misses made by this request's screen (it runs on the event
+    # loop, the cache's only user, so the difference is this request's own).
+    cache = app[SCREEN_CACHE]
+    hits, misses = cache.hits, cache.misses
     try:
-        verdict, fields = verdict_chat(body, rules, tools, app[SCREEN_CACHE]) \
-            if kind == "chat" else verdict_text(body, rules, app[SCREEN_CACHE])
+        verdict, fields = verdict_chat(body, rules, tools, cache) \
+            if kind == "chat" else verdict_text(body, rules, cache)
     except ProxyError:
         raise
     except Exception as exc:
         metrics.screening_errors.labels("request").inc()
         raise ScreeningFailed(f"screening the request failed ({type(exc).__name__}); nothing "
                               "was sent upstream") from exc
+    finally:
+        metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
     counts: Counter[str] = info["counts"]
     add_counts(counts, verdict.counts)
     info["verdict"] = verdict.kind
@@ -187,15 +193,16 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
         upstream_cm = session.post(url, data=orjson.dumps(forward), allow_redirects=False,
                                    headers=upstream_headers(request, settings))
         upstream = await upstream_cm.__aenter__()
-    except Exception as exc:
-        metrics.upstream_errors.labels("connect").inc()
-        raise fault(exc, settings.upstream.base_url) from None
+    except Exception as exc:  # no answer: refused, unreachable, timed out, broke off
+        failed = fault(exc, settings.upstream.base_url)
+        metrics.upstream_errors_by(failed.kind).inc()
+        raise failed from None
     try:
         metrics.upstream_latency_by(info["route"]).observe(
             time.perf_counter() - upstream_started)
         headers = returned_headers(upstream)
         if upstream.status >= 400:
-            metrics.upstream_errors.labels(f"http_{upstream.status // 100}xx").inc()
+            metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
             error = await error_from_status(upstream, settings.upstream.base_url,
                                             lambda text: screen_text(text, rules, "tool").text)
             if isinstance(error, bytes):
@@ -221,15 +228,19 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
                 if stats.outcome == "screening_failed":
                     metrics.screening_errors.labels("reply").inc()
                 elif stats.outcome.startswith("upstream"):
-                    metrics.upstream_errors.labels(stats.outcome).inc()
+                    metrics.upstream_errors_by(stats.fault or stats.outcome).inc()
                 elif stats.outcome == "client_gone":
                     metrics.client_disconnects.inc()
             return response
-        parsed = await _whole(upstream, partial(screen_completion, make_screen=make_screen,
-                                                kind=kind, calls=calls,
-                                                pieces=stage is not None),
-                              counts, info["route"], own, metrics,
-                              settings.limits.max_response_bytes)
+        try:
+            parsed = await _whole(upstream, partial(screen_completion, make_screen=make_screen,
+                                                    kind=kind, calls=calls,
+                                                    pieces=stage is not None),
+                                  counts, info["route"], own, metrics,
+                                  settings.limits.max_response_bytes)
+        except UpstreamError as exc:  # too large, broke off, timed out, not a completion
+            metrics.upstream_errors_by(exc.kind).inc()
+            raise
         if stage is not None:
             await staged_completion(parsed, kind, stage)
         if body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
@@ -287,7 +298,7 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
                                     code="upstream_too_large")
             pieces.append(piece)
     except (aiohttp.ClientError, TimeoutError) as exc:
-        raise fault(exc, str(upstream.url)) from None
+        raise fault(exc, str(upstream.url), answered=True) from None
     raw = b"".join(pieces)
     started = time.perf_counter()
     try:

@@ -68,10 +68,31 @@ class Unauthorized(ProxyError):
     code = "invalid_admin_token"
 
 
+#: The `replyguard_upstream_errors_total` kind of each upstream error code that has one
+#: (README "Metrics"); any other code is counted as `upstream_error`.
+_FAULT_KINDS = {
+    "upstream_unreachable": "connect",
+    "upstream_timeout": "timeout",
+    "upstream_too_large": "too_large",
+    "upstream_protocol": "protocol",
+    "upstream_dropped": "upstream_dropped",
+    "upstream_stream_error": "upstream_error",
+}
+
+
 class UpstreamError(ProxyError):
+    """`kind` is what `replyguard_upstream_errors_total` counts it as: given, else the
+    code's (`_FAULT_KINDS`)."""
+
     status = 502
     type = "upstream_error"
     code = "upstream_error"
+
+    def __init__(self, message: str, *, code: str | None = None, param: str | None = None,
+                 status: int | None = None, kind: str | None = None) -> None:
+        super().__init__(message, code=code, param=param, status=status)
+        self.kind = kind if kind is not None else _FAULT_KINDS.get(self.code or "",
+                                                                   "upstream_error")
 
 
 class OutputBlocked(ProxyError):

@@ -143,12 +143,22 @@ class Metrics:
             registry=r)
         self.turns = Counter("replyguard_turns", "request turns by verdict", ("verdict",),
                              registry=r)
+        self.screen_cache_hits = Counter(
+            "replyguard_screen_cache_hits", "resent texts (history, system prompt) found "
+            "screened in the screen cache", registry=r)
+        self.screen_cache_misses = Counter(
+            "replyguard_screen_cache_misses", "resent texts looked up in the screen cache and "
+            "not found (screened again)", registry=r)
+        self.screen_cache_entries = Gauge(
+            "replyguard_screen_cache_entries", "screened texts the screen cache holds now",
+            registry=r)
         self.requests_by = Children(self.requests)
         self.request_latency_by = Children(self.request_latency)
         self.upstream_latency_by = Children(self.upstream_latency)
         self.added_latency_by = Children(self.added_latency)
         self.first_token_by = Children(self.first_token)
         self.turns_by = Children(self.turns)
+        self.upstream_errors_by = Children(self.upstream_errors)
 
     def count(self, counts: Mapping[str, int]) -> None:
         """Add seed 000 counts (name -> increment). A name that is not a seed count is not
@@ -162,6 +172,13 @@ class Metrics:
                 self.unknown_counts.inc(value)
             else:
                 counter.inc(value)
+
+    def cache_lookups(self, hits: int, misses: int) -> None:
+        """Add a request's screen cache hits and misses (numbers, usually 0 to a few)."""
+        if hits:
+            self.screen_cache_hits.inc(hits)
+        if misses:
+            self.screen_cache_misses.inc(misses)
 
     def render(self) -> tuple[bytes, str]:
         """The Prometheus text exposition of every metric: (body, content type)."""

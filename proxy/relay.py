@@ -30,14 +30,17 @@ log = logging.getLogger("replyguard.relay")
 
 class StreamStats:
     """What a relay measured: seconds spent in the proxy's own work, time of the first
-    released text (perf_counter), and the outcome (`ok`, `upstream_dropped`,
-    `upstream_error`, `screening_failed`, `client_gone`)."""
+    released text (perf_counter), the outcome (`ok`, `upstream_dropped`, `upstream_error`,
+    `blocked`, `screening_failed`, `client_gone`), and with an `upstream_*` outcome the
+    upstream fault's kind (`replyguard_upstream_errors_total`: `upstream_dropped`,
+    `upstream_error` for an error event, `protocol`)."""
 
     def __init__(self) -> None:
         self.own_s = 0.0
         self.last_write = time.monotonic()
         self.first_text_at: float | None = None
         self.outcome = "ok"
+        self.fault: str | None = None
 
 
 KEEPALIVE = b": keep-alive\n\n"
@@ -99,16 +102,17 @@ async def relay(
             raise
         except (TimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientConnectionError,
                 SSEDecodeError) as exc:
-            stats.outcome = "upstream_dropped"
+            stats.outcome = stats.fault = "upstream_dropped"
             await out.fail(UpstreamError(
                 f"the upstream stream broke off ({type(exc).__name__}); nothing unscreened "
                 "was sent", code="upstream_dropped"))
         except UpstreamError as exc:
             stats.outcome = "upstream_dropped" if exc.code == "upstream_dropped" else \
                 "upstream_error"
+            stats.fault = exc.kind
             await out.fail(exc)
         except ChunkShapeError as exc:
-            stats.outcome = "upstream_error"
+            stats.outcome, stats.fault = "upstream_error", "protocol"
             await out.fail(UpstreamError(f"{exc}; the rest of the reply was not sent",
                                          code="upstream_protocol"))
         except ProxyError as exc:  # the output stage held the rest back (OutputBlocked)

@@ -83,23 +83,35 @@ async def passthrough(request: web.Request) -> web.StreamResponse:
 
 async def _forward(request: web.Request, method: str, path: str, data: bytes | None,
                    raw: bool = False) -> web.StreamResponse:
-    settings = request.app[SETTINGS]
+    """Send the request on and its answer back as it comes. Each upstream fault is counted
+    once (`replyguard_upstream_errors_total`): an error status (an unscreened route's
+    passes through as it is), or an exception. One after the answer began to go out cannot
+    be told to the client: its connection is aborted, so the body is seen broken off, never
+    as a whole answer (outcome `upstream_dropped`)."""
+    app = request.app
+    settings, metrics = app[SETTINGS], app[METRICS]
     headers = upstream_headers(request, settings)
     if raw and "Content-Type" in request.headers:
         headers["Content-Type"] = request.headers["Content-Type"]
     url = upstream_url(request, path)
+    counted = False
+    response: web.StreamResponse | None = None
     try:
-        async with request.app[SESSION].request(method, url, data=data, headers=headers,
-                                                allow_redirects=False) as upstream:
-            if upstream.status >= 400 and not raw:
-                rules = compiled_rules(request)
-                error = await error_from_status(upstream, settings.upstream.base_url,
-                                                lambda text: screen_text(text, rules, "tool").text)
-                if isinstance(error, bytes):
-                    return web.Response(body=error, status=upstream.status,
-                                        content_type="application/json",
-                                        headers=returned_headers(upstream))
-                return error_response(error)
+        async with app[SESSION].request(method, url, data=data, headers=headers,
+                                        allow_redirects=False) as upstream:
+            if upstream.status >= 400:
+                metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
+                counted = True
+                if not raw:
+                    rules = compiled_rules(request)
+                    error = await error_from_status(
+                        upstream, settings.upstream.base_url,
+                        lambda text: screen_text(text, rules, "tool").text)
+                    if isinstance(error, bytes):
+                        return web.Response(body=error, status=upstream.status,
+                                            content_type="application/json",
+                                            headers=returned_headers(upstream))
+                    return error_response(error)
             response = web.StreamResponse(status=upstream.status, headers={
                 k: v for k, v in upstream.headers.items() if k.lower() not in _HOP_BY_HOP})
             await prepare(request, response)
@@ -108,9 +120,19 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
             await response.write_eof()
             return response
     except (aiohttp.ClientError, TimeoutError) as exc:
-        if isinstance(exc, ConnectionResetError):
+        if isinstance(exc, ConnectionResetError):  # writing to the client: it went away
             raise
-        raise fault(exc, settings.upstream.base_url) from None
+        if response is None or not response.prepared:
+            error = fault(exc, settings.upstream.base_url)
+            if not counted:
+                metrics.upstream_errors_by(error.kind).inc()
+            raise error from None
+        if not counted:
+            metrics.upstream_errors_by("upstream_dropped").inc()
+        request[INFO]["outcome"] = "upstream_dropped"
+        if request.transport is not None:
+            request.transport.abort()
+        return response
 
 
 async def metrics(request: web.Request) -> web.Response:

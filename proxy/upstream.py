@@ -51,8 +51,11 @@ def timeout(settings: Settings) -> aiohttp.ClientTimeout:
     )
 
 
-def fault(exc: BaseException, url: str) -> ProxyError:
-    """The client-facing error for an upstream exception (never the request body)."""
+def fault(exc: BaseException, url: str, *, answered: bool = False) -> UpstreamError:
+    """The client-facing error for an upstream exception (never the request body), raised
+    before the upstream's response headers came, or after them (`answered`: reading the
+    body). Its `kind` (metrics): `timeout` for a timeout; else `connect` before the headers,
+    `upstream_dropped` after them (the reply broke off)."""
     if isinstance(exc, (asyncio.TimeoutError, aiohttp.ServerTimeoutError)):
         return UpstreamError(f"the upstream at {url} did not answer in time",
                              code="upstream_timeout", status=504)
@@ -60,7 +63,8 @@ def fault(exc: BaseException, url: str) -> ProxyError:
         return UpstreamError(f"the upstream at {url} refused the connection or cannot be "
                              f"reached", code="upstream_unreachable", status=502)
     return UpstreamError(f"the upstream at {url} failed: {type(exc).__name__}",
-                         code="upstream_error", status=502)
+                         code="upstream_error", status=502,
+                         kind="upstream_dropped" if answered else "connect")
 
 
 async def error_from_status(response: aiohttp.ClientResponse, url: str,
@@ -68,8 +72,12 @@ async def error_from_status(response: aiohttp.ClientResponse, url: str,
     """For an upstream status >= 400: for a 4xx with an OpenAI error body, that error passes
     through with its status (bytes): its `type`, `param` and `code`, and its `message` put
     through `mask` (it was never screened); any other field is left out. Otherwise an
-    UpstreamError (502)."""
-    raw = await response.content.read(1 << 20)
+    UpstreamError (502). A body that cannot be read (it broke off, or stalled) is read as
+    empty: the fault is the status, already counted."""
+    try:
+        raw = await response.content.read(1 << 20)
+    except (aiohttp.ClientError, TimeoutError):
+        raw = b""
     if 400 <= response.status < 500:
         try:
             parsed: Any = orjson.loads(raw)

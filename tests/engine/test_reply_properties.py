@@ -103,13 +103,20 @@ TEMPLATES = [
     "# Heading {card}\n",
     "| a | {email} |\n",
     "Why?! Because…",
+    "It is a guaranteed <b>refund</b>!",
+    "A <span class=\"x\">voucher</span> with <i>free</i><br/>delivery.",
+    "\uff47\uff55\uff41\uff52\uff41\uff4e\uff54\uff45\uff45\uff44<br>refund for {email}.",
+    "Um \uff44\uff45\uff53\uff43\uff4f\uff4e\uff54\uff4f <b>não</b> <i>garantido</i>.",
+    "See <span title=\"Note. Read it\">this</span> <voucher> for {card}.",
 ]
 LONG = "word " * 70 + "{card} " + "more " * 30 + "{email} "
+#: A phrase with a long tag in it where a 512-character cap would split it.
+LONG_TAG = "word " * 43 + 'so guaranteed <span class="a b c d e f">refund</span> ' + "more " * 80
 
 
 @st.composite
 def replies(draw: st.DrawFn, long: bool = False) -> str:
-    templates = TEMPLATES + [LONG] if long else TEMPLATES
+    templates = TEMPLATES + [LONG, LONG_TAG] if long else TEMPLATES
     parts = []
     for template in draw(st.lists(st.sampled_from(templates), min_size=1, max_size=10)):
         parts.append(template.format(card=draw(cards()), ssn=draw(ssns), email=draw(emails)))

@@ -81,6 +81,8 @@ class RawUpstream:
     status: int = 200
     pause_s: float = 0.005
     hang: bool = False  # after the parts, wait (until cancelled) instead of ending
+    abort: bool = False  # after the parts, abort the connection instead of ending
+    delay_s: float = 0.0  # wait this long before answering (the status and headers)
     headers: dict[str, str] = field(default_factory=dict)
     seen: list[Any] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
@@ -98,12 +100,17 @@ class RawUpstream:
         resp = web.StreamResponse(status=self.status, headers=self.headers)
         resp.content_type = self.content_type
         try:
+            if self.delay_s:
+                await asyncio.sleep(self.delay_s)
             await resp.prepare(request)
             for part in self.parts:
                 await resp.write(part)
                 await asyncio.sleep(self.pause_s)
             if self.hang:
                 await asyncio.sleep(30)
+            if self.abort and request.transport is not None:
+                request.transport.abort()
+                return resp
             await resp.write_eof()
         except (asyncio.CancelledError, ConnectionResetError):
             self.cancelled += 1

@@ -140,3 +140,42 @@ async def test_health_and_readiness(stack) -> None:
         assert (resp.status, await resp.json()) == (200, {"status": "ok"})
     async with s.client.get("/readyz") as resp:
         assert (resp.status, await resp.json()) == (200, {"status": "ready"})
+
+
+def cache_samples(text: str) -> dict[str, float]:
+    got = samples(text)
+    return {k: got[k] for k in ("replyguard_screen_cache_hits_total",
+                                "replyguard_screen_cache_misses_total",
+                                "replyguard_screen_cache_entries")}
+
+
+async def test_screen_cache_hits_misses_and_entries(stack) -> None:
+    from proxy.fake_upstream import Reply
+
+    s = await stack(Reply(content="Noted."))
+    system = {"role": "system", "content": "You are the shop's assistant."}
+    first = [system, {"role": "user", "content": "my card is 4111 1111 1111 1111"}]
+    second = first + [{"role": "assistant", "content": "Noted."},
+                      {"role": "user", "content": "thanks"}]
+    want = [  # (hits, misses, entries) after each request
+        (0.0, 1.0, 2.0),  # the system prompt looked up and missed; it and the turn stored
+        (1.0, 1.0, 2.0),  # the same request again: the system prompt hit (the turn, the new
+                          # part, is never looked up)
+        (3.0, 2.0, 4.0),  # the system prompt and the first turn hit, the reply missed
+    ]
+    for messages, (hits, misses, entries) in zip((first, first, second), want, strict=True):
+        async with s.client.post("/v1/chat/completions",
+                                 json={"model": "m", "messages": messages}) as resp:
+            assert resp.status == 200
+        assert cache_samples(await s.metrics_text()) == {
+            "replyguard_screen_cache_hits_total": hits,
+            "replyguard_screen_cache_misses_total": misses,
+            "replyguard_screen_cache_entries": entries}
+
+
+async def test_screen_cache_metrics_start_at_zero(stack) -> None:
+    s = await stack()
+    assert cache_samples(await s.metrics_text()) == {
+        "replyguard_screen_cache_hits_total": 0.0,
+        "replyguard_screen_cache_misses_total": 0.0,
+        "replyguard_screen_cache_entries": 0.0}
