@@ -11,10 +11,12 @@ units of work, divided by the units: start-up and imports cancel out.
 Engine (in one process, default rules of the shop, `config/reply-rules.example.yaml`):
 the request screen of bench_proxy's one-message turn, the whole-reply screen of its
 315-character reply, and the reply screen fed bench_reply's corpus in 4-character deltas (per
-KB). With `--proxy`: a non-streamed bench_proxy request through a bare aiohttp pass-through
-and through `replyguard serve`, per request (the server's own instructions; the fake upstream
-and the client run outside valgrind); `--stub` adds ReplyGuard with its reply screen and
-request screen stubbed out, which tells the proxy's own cost from the screening's.
+KB), each with a fixed hash seed and the garbage collector off (its cost is left out, and
+with it most of the run-to-run spread). With `--proxy`: a non-streamed bench_proxy request
+through a bare aiohttp pass-through and through `replyguard serve`, per request (the server's
+own instructions; the fake upstream and the client run outside valgrind); `--stub` adds
+ReplyGuard with its reply screen and request screen stubbed out, which tells the proxy's own
+cost from the screening's.
 
 Needs valgrind (Debian package `valgrind`); a few minutes (the proxy's part most of them).
 """
@@ -22,6 +24,7 @@ Needs valgrind (Debian package `valgrind`); a few minutes (the proxy's part most
 from __future__ import annotations
 
 import argparse
+import gc
 import http.client
 import json
 import os
@@ -81,6 +84,10 @@ def _engine_child(what: str, units: int) -> None:
             screen.finish()
 
     unit()
+    # The garbage collector off and the hash seed fixed (engine_counts): the two runs then
+    # differ by the units alone, which took out most of the run-to-run spread of these counts.
+    gc.collect()
+    gc.disable()
     for _ in range(units):
         unit()
 
@@ -92,7 +99,8 @@ def engine_counts(units: int = 100) -> dict[str, float]:
         counts = []
         for k in (0, units):
             run = subprocess.run(_valgrind([__file__, "--engine-child", what, str(k)]),
-                                 capture_output=True, text=True, check=True)
+                                 capture_output=True, text=True, check=True,
+                                 env={**os.environ, "PYTHONHASHSEED": "0"})
             counts.append(_collected(run.stderr))
         out[what] = (counts[1] - counts[0]) / units / (4 if what == "stream" else 1)
     return out
