@@ -3,6 +3,8 @@ as they are), and the operations routes (metrics, health, readiness)."""
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 import aiohttp
 import orjson
 from aiohttp import web
@@ -11,7 +13,7 @@ from engine.screen import screen_text
 from proxy.body import read_json
 from proxy.completions import compiled_rules
 from proxy.counts import add_counts
-from proxy.errors import BadRequest, ProxyError, ScreeningFailed, error_response
+from proxy.errors import BadRequest, NotFound, ProxyError, ScreeningFailed, error_response
 from proxy.request_side import other_fields
 from proxy.state import INFO, METRICS, SCREEN_CACHE, SESSION, SETTINGS, prepare
 from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
@@ -22,7 +24,15 @@ _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "prox
 
 
 def upstream_url(request: web.Request, path: str) -> str:
-    """The upstream URL for a client path: `/v1/x` -> `<base_url>/x` (base_url ends in /v1)."""
+    """The upstream URL for a client path: `/v1/x` -> `<base_url>/x` (base_url ends in /v1).
+
+    Raises NotFound for a path with a `.` or `..` segment (`%2e%2e` and `%2F` included: the path
+    is read decoded): the upstream's URL would be normalised to another route, so that
+    `/v1/files/../chat/completions` on a passthrough prefix would reach the chat route
+    unscreened (RFC 3986 section 5.2.4)."""
+    plain = unquote(path.partition("?")[0])
+    if "/." in plain and any(seg in (".", "..") for seg in plain.split("/")):
+        raise NotFound("a path with '.' or '..' segments is not served by ReplyGuard")
     base = request.app[SETTINGS].upstream.base_url
     tail = path[3:] if path.startswith("/v1/") or path == "/v1" else path
     return base + tail

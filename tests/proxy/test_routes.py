@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 import pytest
+import yarl
 from conftest import DONE, RawUpstream, events
 
 from engine.request import WITHHELD_REPLY
@@ -150,6 +151,24 @@ async def test_passthrough_route_forwarded(stack) -> None:
         assert resp.status == 200
     assert up.seen == [{"a": 1}, None]
     assert up.paths == ["/v1/files/abc?purpose=x", "/v1/batches"]
+
+
+@pytest.mark.parametrize("tail", ["/../chat/completions", "/%2e%2e/chat/completions",
+                                  "/%2E%2E/chat/completions", "/a%2F..%2F..%2Fchat/completions",
+                                  "/./abc"])
+async def test_passthrough_never_reaches_another_route_by_dot_segments(stack, tail: str) -> None:
+    # The upstream URL would be normalised (`/v1/files/../chat/completions` is the chat
+    # route), so a passthrough prefix would serve a screened route unscreened: refused.
+    up = RawUpstream([b'{"object":"list","data":[]}'], content_type="application/json")
+    s = await stack(up, passthrough="/v1/files")
+    url = yarl.URL(str(s.client.make_url("/v1/files")) + tail, encoded=True)
+    body = {"model": "m", "messages": [{"role": "user", "content": "my card 4111 1111 1111 1111"}]}
+    async with s.client.session.post(url, json=body) as resp:
+        assert resp.status == 404
+        assert (await resp.json())["error"] == {
+            "message": "a path with '.' or '..' segments is not served by ReplyGuard",
+            "type": "invalid_request_error", "param": None, "code": "unknown_route"}
+    assert up.paths == []
 
 
 async def test_authorization_forwarded_unless_api_key_set(stack) -> None:
