@@ -115,6 +115,8 @@ class StreamScreen:
         self._pieces = pieces
         self._choices: dict[int, _Choice] = {}
         self._envelope: dict[str, Any] = {}
+        self._raw: dict[str, Any] | None = None  # the last chunk's envelope, as it came
+        self._kept: dict[str, Any] = {}  # and as it is sent on (reply_keys.envelope)
         self.released_any = False
 
     def feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
@@ -124,7 +126,13 @@ class StreamScreen:
             raise ChunkShapeError("the upstream sent `choices` that is not a list")
         if choices is None and "usage" not in chunk:
             return []  # not a completion chunk (a vendor event): its fields were never screened
-        envelope = reply_keys.envelope(chunk)  # every field kept but `choices`, in order
+        raw = dict(chunk)
+        raw.pop("choices", None)
+        if raw == self._raw:  # the usual stream: every chunk has the same envelope
+            envelope = self._kept
+        else:  # every field kept but `choices`, in order
+            envelope = self._kept = reply_keys.envelope(chunk)
+            self._raw = raw
         if not choices:  # a usage chunk: its kept fields, in the chunk's order
             return [{k: envelope.get(k, choices) for k in chunk
                      if k in envelope or k == "choices"}]
