@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -148,33 +149,45 @@ def _handle(events: list[Any], screen: StreamScreen, out: _Out | list[Item]) -> 
     is screened; returns whether `[DONE]` came. Raises UpstreamError, ScreeningError."""
     for event in events:
         if event.data == "[DONE]":
+            if not screen.seen_any():
+                raise UpstreamError("the upstream ended its stream without any choice",
+                                    code="upstream_protocol")
             out.extend(screen.end())
             out.append(DONE)
             return True
         try:
             chunk = orjson.loads(event.data)
         except orjson.JSONDecodeError:
-            raise UpstreamError("the upstream sent an event that is not JSON",
-                                code="upstream_protocol") from None
-        if not isinstance(chunk, dict):
-            raise UpstreamError("the upstream sent an event that is not a JSON object",
-                                code="upstream_protocol")
-        if chunk.get("error") is not None or event.event == "error":
+            if event.event == "error":  # an error event in plain text: `data: overloaded`
+                chunk = None
+            else:
+                raise UpstreamError("the upstream sent an event that is not JSON",
+                                    code="upstream_protocol") from None
+        if event.event == "error" or isinstance(chunk, dict) and chunk.get("error") is not None:
             message = _upstream_message(chunk)
             raise UpstreamError(f"the upstream reported an error mid-stream: {message}",
                                 code="upstream_stream_error")
+        if not isinstance(chunk, dict):
+            raise UpstreamError("the upstream sent an event that is not a JSON object",
+                                code="upstream_protocol")
         out.extend(screen.feed(chunk))
     return False
 
 
-def _upstream_message(chunk: dict[str, Any]) -> str:
-    """What the client is told of an upstream error event: its `type` and `code` only. The
-    upstream's message is model-side text that was never screened, so it is not sent on."""
-    error = chunk.get("error")
+#: An error's `type` or `code` told to the client: a word (`server_error`,
+#: `rate_limit_exceeded`); anything else (digits, spaces, signs) is left out unread.
+_ERROR_WORD = re.compile(r"[A-Za-z_]{1,64}")
+
+
+def _upstream_message(chunk: Any) -> str:
+    """What the client is told of an upstream error event: its `type` and `code` only, and
+    only when they are words. The upstream's message is model-side text that was never
+    screened, so it is not sent on; neither is a `type` or `code` that could hold a value."""
+    error = chunk.get("error") if isinstance(chunk, dict) else None
     if not isinstance(error, dict):
         return "no details"
     parts = [f"{k} {error[k]}" for k in ("type", "code")
-             if isinstance(error.get(k), str) and error[k].isprintable() and len(error[k]) < 80]
+             if isinstance(error.get(k), str) and _ERROR_WORD.fullmatch(error[k])]
     return ", ".join(parts) or "no details"
 
 

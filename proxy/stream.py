@@ -5,8 +5,9 @@ Pure (no I/O): `StreamScreen.feed(chunk) -> list[chunk]` takes one parsed upstre
 keeping the upstream envelope (`id`, `created`, `model`, `system_fingerprint`, choice `index`).
 One `ReplyScreen` per choice and text field (`content`, `refusal`, `reasoning_content`,
 `reasoning`; `text` for legacy completions) holds text back until whole sentences are
-screened. Role chunks, `tool_calls` deltas and the usage chunk pass through; any other key of
-a chat delta or message is dropped (`_PASSED`). A choice's held text and added sentences are
+screened. Role chunks, `tool_calls` deltas and the usage chunk pass through; any other key,
+at the top, of a choice, of a delta or message, is kept only if it holds no text
+(proxy.reply_keys). A choice's held text and added sentences are
 sent in a chunk of their own just before that choice's `finish_reason` chunk (DESIGN section
 2). `logprobs` are dropped wherever text is screened: they carry the raw tokens.
 """
@@ -20,8 +21,13 @@ from typing import Any, Literal
 
 from engine.json_reply import JsonReplyScreen
 from engine.reply import Piece, ReplyScreen
+from proxy import reply_keys
 from proxy.counts import add_counts, new_counts
 from proxy.permissions import CallFilter, StreamCalls
+from proxy.reply_keys import ChunkShapeError
+
+__all__ = ["TEXT_FIELDS", "ChunkShapeError", "Kind", "Released", "StreamScreen", "pieces_of",
+           "screen_completion", "staged_completion"]
 
 Screen = ReplyScreen | JsonReplyScreen
 
@@ -31,19 +37,17 @@ Kind = Literal["chat", "text"]
 _CHAT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
 #: Every field of a screened chunk's choice (or its delta) that carries released text.
 TEXT_FIELDS = (*_CHAT_FIELDS, "text")
-#: The only keys of a chat delta or message passed on: the role, the text fields (screened)
-#: and the tool calls (for the client's code). Every other key is dropped (fail closed):
-#: `audio` (its `transcript`, and the spoken words in `data`) cannot be screened;
-#: `reasoning_details`, `thinking_blocks` and other vendors' fields carry text no screen
-#: read; `annotations` point by offset into the text as the model wrote it; token logprobs
-#: carry the raw text. A completion-style `text` or a `message` inside a stream is not a
-#: chat shape either.
+#: The keys of a chat delta or message passed on as such: the role (shape-checked), the text
+#: fields (screened) and the tool calls (for the client's code). Every other key holding
+#: text is dropped (fail closed): `audio` (its `transcript`, and the spoken words in `data`)
+#: cannot be screened; `reasoning_details`, `thinking_blocks` and other vendors' fields carry
+#: text no screen read; `annotations` point by offset into the text as the model wrote it;
+#: token logprobs carry the raw text. One holding no text (`annotations: []`) is kept.
 _PASSED = frozenset({"role", *_CHAT_FIELDS, "tool_calls", "function_call"})
-_ODD_CHAT_KEYS = ("text", "message")
-
-
-class ChunkShapeError(ValueError):
-    """An upstream chunk or completion of a shape that cannot be screened (fail closed)."""
+#: A completion-style `text`, a `message` inside a stream or a `delta` in a whole reply is
+#: not a chat shape: dropped from a chat choice whatever it holds.
+_ODD_CHUNK_KEYS = ("text", "message")
+_ODD_WHOLE_KEYS = ("text", "delta")
 
 
 class Released(str):
@@ -85,13 +89,6 @@ def _text_value(value: object) -> str | None:
     return None
 
 
-def _index(choice: dict[str, Any]) -> int:
-    index = choice.get("index", 0)
-    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 1 << 16:
-        raise ChunkShapeError(f"a choice index must be a small whole number, not {index!r}")
-    return index
-
-
 class _Choice:
     __slots__ = ("screens", "finished", "calls")
 
@@ -118,6 +115,8 @@ class StreamScreen:
         self._pieces = pieces
         self._choices: dict[int, _Choice] = {}
         self._envelope: dict[str, Any] = {}
+        self._raw: dict[str, Any] | None = None  # the last chunk's envelope, as it came
+        self._kept: dict[str, Any] = {}  # and as it is sent on (reply_keys.envelope)
         self.released_any = False
 
     def feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
@@ -127,10 +126,16 @@ class StreamScreen:
             raise ChunkShapeError("the upstream sent `choices` that is not a list")
         if choices is None and "usage" not in chunk:
             return []  # not a completion chunk (a vendor event): its fields were never screened
-        if not choices:
-            return [chunk]
-        envelope = dict(chunk)  # every field but `choices`, in the chunk's order
-        del envelope["choices"]
+        raw = dict(chunk)
+        raw.pop("choices", None)
+        if raw == self._raw:  # the usual stream: every chunk has the same envelope
+            envelope = self._kept
+        else:  # every field kept but `choices`, in order
+            envelope = self._kept = reply_keys.envelope(chunk)
+            self._raw = raw
+        if not choices:  # a usage chunk: its kept fields, in the chunk's order
+            return [{k: envelope.get(k, choices) for k in chunk
+                     if k in envelope or k == "choices"}]
         self._envelope = envelope
         out: list[dict[str, Any]] = []
         for choice in choices:
@@ -140,27 +145,37 @@ class StreamScreen:
         return out
 
     def _choice(self, choice: dict[str, Any]) -> list[dict[str, Any]]:
-        index = _index(choice)
+        index = reply_keys.index(choice)
         state = self._choices.get(index)
         if state is None:
             state = self._choices[index] = _Choice(self._calls)
-        new = dict(choice)
         fields: tuple[str, ...]
         held = False
         if self._kind == "chat":
+            if choice.keys() <= reply_keys.STREAM_CHOICE_KEYS:
+                new = dict(choice)
+            else:
+                new = {k: v for k, v in choice.items() if k not in _ODD_CHUNK_KEYS}
+                reply_keys.others(new, reply_keys.STREAM_CHOICE_KEYS)
             delta = choice.get("delta")
-            source = delta if isinstance(delta, dict) else {}
+            if delta is not None and not isinstance(delta, dict):
+                raise ChunkShapeError("a choice's `delta` must be an object")
+            source = delta or {}
             if source.keys() <= _PASSED:
                 target = dict(source)
             else:  # a chunk left with nothing once they are dropped is not sent
-                target = {key: value for key, value in source.items() if key in _PASSED}
+                target = reply_keys.kept_others(source, _PASSED)
                 held = True
+            if "role" in target:
+                reply_keys.role(target["role"])
+            if "tool_calls" in target or "function_call" in target:
+                reply_keys.calls(target)
             new["delta"] = target
-            for key in _ODD_CHAT_KEYS:
-                if key in new:
-                    del new[key]
             fields = _CHAT_FIELDS
         else:
+            new = dict(choice)
+            if not choice.keys() <= reply_keys.TEXT_CHOICE_KEYS:
+                reply_keys.others(new, reply_keys.TEXT_CHOICE_KEYS)
             source, target = choice, new
             fields = ("text",)
         if "logprobs" in new:
@@ -196,6 +211,8 @@ class StreamScreen:
                 held = held or not released
                 self.released_any = self.released_any or bool(released)
         finish = choice.get("finish_reason")
+        if finish is not None:
+            reply_keys.finish_reason(finish)
         if finish is None or state.finished:
             if held and not self._has_other(new, target) and not any(
                     target.get(name) for name in fields):
@@ -246,6 +263,10 @@ class StreamScreen:
     def _wrap(self, choice: dict[str, Any]) -> dict[str, Any]:
         return {**self._envelope, "choices": [choice]}
 
+    def seen_any(self) -> bool:
+        """Has any choice come (a stream with none is not a completion)?"""
+        return bool(self._choices)
+
     def unfinished(self) -> bool:
         """True while some choice has had no `finish_reason`."""
         return any(not c.finished for c in self._choices.values())
@@ -286,10 +307,19 @@ def screen_completion(
 ) -> Counter[str]:
     """Screen a whole (non-streamed) completion in place; returns the counts.
 
-    Chat: each choice's `message.content` and `message.refusal`; legacy: each `text`. With
-    `calls`, refused tool calls are removed and the content says it cannot do them.
+    Chat: each choice's `message` text fields (`content`, `refusal`, `reasoning_content`,
+    `reasoning`); legacy: each `text`. With `calls`, refused tool calls are removed and the
+    content says it cannot do them. Keys outside those (top-level, choice, message) are kept
+    only if they hold no text (proxy.reply_keys), as in a stream. Raises ChunkShapeError,
+    engine ScreeningError.
     """
     total = new_counts()
+    top = reply_keys.envelope(body)
+    for key in [key for key in body if key != "choices"]:  # in place, in the body's order
+        if key in top:
+            body[key] = top[key]
+        else:
+            del body[key]
     choices = body.get("choices")
     if choices is None:
         return total
@@ -298,18 +328,25 @@ def screen_completion(
     for choice in choices:
         if not isinstance(choice, dict):
             raise ChunkShapeError("the upstream sent a choice that is not an object")
+        reply_keys.index(choice)
+        reply_keys.finish_reason(choice.get("finish_reason"))
+        if "logprobs" in choice:
+            choice["logprobs"] = None
+        if kind == "chat":
+            for key in _ODD_WHOLE_KEYS:
+                choice.pop(key, None)
+            reply_keys.others(choice, reply_keys.WHOLE_CHOICE_KEYS)
+        else:
+            reply_keys.others(choice, reply_keys.TEXT_CHOICE_KEYS)
         holder = choice if kind == "text" else choice.get("message")
         if not isinstance(holder, dict):
             if holder is not None:
                 raise ChunkShapeError("the upstream sent a `message` that is not an object")
             continue
-        if "logprobs" in choice:
-            choice["logprobs"] = None
         if kind == "chat":
-            for key in [key for key in holder if key not in _PASSED]:
-                del holder[key]
-            choice.pop("text", None)
-            choice.pop("delta", None)
+            reply_keys.others(holder, _PASSED)
+            reply_keys.role(holder.get("role"))
+            reply_keys.calls(holder)
         for name in ("text",) if kind == "text" else _CHAT_FIELDS:
             given = holder.get(name)
             if given is None:

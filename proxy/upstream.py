@@ -70,8 +70,8 @@ def fault(exc: BaseException, url: str, *, answered: bool = False) -> UpstreamEr
 async def error_from_status(response: aiohttp.ClientResponse, url: str,
                             mask: Callable[[str], str]) -> ProxyError | bytes:
     """For an upstream status >= 400: for a 4xx with an OpenAI error body, that error passes
-    through with its status (bytes): its `type`, `param` and `code`, and its `message` put
-    through `mask` (it was never screened); any other field is left out. Otherwise an
+    through with its status (bytes): its `message`, `type`, `param` and `code`, each put
+    through `mask` (none was screened); any other field is left out. Otherwise an
     UpstreamError (502). A body that cannot be read (it broke off, or stalled) is read as
     empty: the fault is the status, already counted."""
     try:
@@ -85,9 +85,10 @@ async def error_from_status(response: aiohttp.ClientResponse, url: str,
             parsed = None
         error = parsed.get("error") if isinstance(parsed, Mapping) else None
         if isinstance(error, Mapping):
-            kept = {k: error.get(k) if isinstance(error.get(k), str) else None
-                    for k in ("message", "type", "param", "code")}
-            kept["message"] = mask(kept["message"] or "")
+            kept: dict[str, str | None] = {
+                k: mask(error[k]) if isinstance(error.get(k), str) else None
+                for k in ("message", "type", "param", "code")}
+            kept["message"] = kept["message"] or ""
             return orjson.dumps({"error": kept})
         return UpstreamError(f"the upstream refused the request (HTTP {response.status})",
                              code="upstream_refused", status=response.status)
