@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from engine.context import TurnContext, content_text, read_context
 from engine.reply import EXACT_REPLY
-from engine.request_fields import MEDIA_KEYS, screen_value
+from engine.request_fields import MEDIA_KEYS, PLAIN, screen_value
 from engine.rules import CompiledRules
 from engine.screen import Screened, Side, screen_text
 from engine.screen_cache import ScreenCache
@@ -101,6 +101,19 @@ _PART_KEPT = frozenset({"text", *MEDIA_KEYS})
 #: The keys of a message not walked as other text: screened as their own (content, counted
 #: as the role is; a name, counted with its message).
 _MESSAGE_KEPT = frozenset({"content", "name"})
+#: The keys of a message that holds nothing else to walk when its role is a known one.
+_BARE = frozenset({"role", *_MESSAGE_KEPT})
+
+
+def _other_keys(message: Mapping[str, Any], rules: CompiledRules, cache: ScreenCache | None,
+                look: bool) -> Mapping[str, Any]:
+    """`message` with every string beside its content and name screened (engine.request_fields:
+    masked, not counted); the message itself, without a walk, when it holds nothing but a
+    known role, content and a name (most messages)."""
+    role = message.get("role")
+    if message.keys() <= _BARE and (role is None or isinstance(role, str) and role in PLAIN):
+        return message
+    return screen_value(message, rules, cache, look, _MESSAGE_KEPT)
 
 
 def _screen_name(name: str, rules: CompiledRules, cache: ScreenCache | None,
@@ -119,7 +132,7 @@ def _screen_other(message: Mapping[str, Any], rules: CompiledRules,
     tool calls a client sends back (arguments as a string or an object, a custom tool's
     input, a legacy `function_call`). An operator's prompt with a card number in it does not
     reach the model either."""
-    out = dict(screen_value(message, rules, cache, look, _MESSAGE_KEPT))
+    out = dict(_other_keys(message, rules, cache, look))
     if "content" in out:
         out["content"] = _screen_content(out["content"], rules, "tool", cache, look)[0]
     if isinstance(out.get("name"), str):
@@ -180,8 +193,7 @@ def screen_request(
             counts.update(message_counts)
         if withheld and role == "user":
             continue  # an earlier withheld turn is dropped; the last one withholds the request
-        out = {**screen_value(message, rules, cache, i < new_from, _MESSAGE_KEPT),
-               "content": content}
+        out = {**_other_keys(message, rules, cache, i < new_from), "content": content}
         name = message.get("name")
         if isinstance(name, str):
             screened = _screen_name(name, rules, cache, i < new_from)

@@ -42,6 +42,9 @@ PLAIN = frozenset({
 MAX_DEPTH = 128
 
 
+_CONTAINERS = (dict, list)
+
+
 class NestingTooDeep(ValueError):
     """A request value nested deeper than `MAX_DEPTH` objects or lists: not screened, so it
     must not be forwarded."""
@@ -69,31 +72,34 @@ def screen_value(value: Any, rules: CompiledRules, cache: ScreenCache | None = N
     """
     if isinstance(value, str):
         return _screen(value, rules, cache, look)
+    if not isinstance(value, _CONTAINERS):
+        return value  # a number, a boolean, null
+    if _depth >= MAX_DEPTH:
+        raise NestingTooDeep(f"nested deeper than {MAX_DEPTH} objects and lists")
     if isinstance(value, dict):
-        if _depth >= MAX_DEPTH:
-            raise NestingTooDeep(f"nested deeper than {MAX_DEPTH} objects and lists")
         out: dict[str, Any] | None = None
         for key, item in value.items():
-            if key in skip or item is None or isinstance(item, bool | int | float):
+            if key in skip:
                 continue
-            screened = screen_value(item, rules, cache, look, (), _depth + 1)
+            if isinstance(item, str):
+                screened = _screen(item, rules, cache, look)
+            elif isinstance(item, _CONTAINERS):
+                screened = screen_value(item, rules, cache, look, (), _depth + 1)
+            else:
+                continue
             if screened is not item:
                 if out is None:
                     out = dict(value)
                 out[key] = screened
         return value if out is None else out
-    if isinstance(value, list):
-        if _depth >= MAX_DEPTH:
-            raise NestingTooDeep(f"nested deeper than {MAX_DEPTH} objects and lists")
-        items: list[Any] | None = None
-        for i, item in enumerate(value):
-            screened = screen_value(item, rules, cache, look, (), _depth + 1)
-            if screened is not item:
-                if items is None:
-                    items = list(value)
-                items[i] = screened
-        return value if items is None else items
-    return value
+    items: list[Any] | None = None
+    for i, item in enumerate(value):
+        screened = screen_value(item, rules, cache, look, (), _depth + 1)
+        if screened is not item:
+            if items is None:
+                items = list(value)
+            items[i] = screened
+    return value if items is None else items
 
 
 def screen_fields(body: Mapping[str, Any], rules: CompiledRules,
