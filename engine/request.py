@@ -4,7 +4,8 @@ DESIGN section 3 "Request side": the last user message is the turn. Earlier user
 screened again but not counted again, and one holding a withheld value is dropped from what is
 forwarded. Tool results are screened with withhold acting as redact (a tool message cannot be
 dropped). Content may be a string or a list of parts. A message's `name` is screened too,
-withhold acting as redact (a name is the application's label, not what the person typed).
+withhold acting as redact (a name is the application's label, not what the person typed),
+and so is every other string of a message, at any depth (engine.request_fields), uncounted.
 A turn holding a withheld class reaches no model: the client gets seed 000's fixed reply.
 `reply_exactly.when_asked` answers with `say`.
 """
@@ -18,6 +19,7 @@ from typing import Any, Literal
 
 from engine.context import TurnContext, content_text, read_context
 from engine.reply import EXACT_REPLY
+from engine.request_fields import MEDIA_KEYS, PLAIN, screen_value
 from engine.rules import CompiledRules
 from engine.screen import Screened, Side, screen_text
 from engine.screen_cache import ScreenCache
@@ -64,8 +66,10 @@ def _screen_content(content: object, rules: CompiledRules, side: Side,
                     ) -> tuple[object, Mapping[str, int], tuple[str, ...]]:
     """Screen a message content (string or parts); returns (content, counts, withheld).
 
-    Every part with a string `text` is screened, whatever its `type` (`text`, `input_text`,
-    ...); other parts (images, audio) pass as they are."""
+    Every part with a string `text` has it screened as `side`, whatever its `type` (`text`,
+    `input_text`, ...); every other string of a part (a refusal part's `refusal`, ...) is
+    screened as the application's text (engine.request_fields: masked, not counted), but for
+    media (`MEDIA_KEYS`: images, audio, files), which pass as they are."""
     if isinstance(content, str):
         screened = _screen(content, rules, side, cache, look)
         return screened.text, screened.counts, screened.withheld
@@ -74,11 +78,14 @@ def _screen_content(content: object, rules: CompiledRules, side: Side,
     if isinstance(content, list):
         parts = []
         for part in content:
-            if isinstance(part, dict) and isinstance(part.get("text"), str):
-                screened = _screen(part["text"], rules, side, cache, look)
-                counts.update(screened.counts)
-                withheld.update(screened.withheld)
-                parts.append({**part, "text": screened.text})
+            if isinstance(part, dict):
+                rest = screen_value(part, rules, cache, look, _PART_KEPT)
+                if isinstance(part.get("text"), str):
+                    screened = _screen(part["text"], rules, side, cache, look)
+                    counts.update(screened.counts)
+                    withheld.update(screened.withheld)
+                    rest = {**rest, "text": screened.text}
+                parts.append(rest)
             else:
                 parts.append(part)
         if withheld:
@@ -88,11 +95,25 @@ def _screen_content(content: object, rules: CompiledRules, side: Side,
     return content, counts, ()
 
 
-#: String fields of an assistant message a client sends back, besides its content: its
-#: refusal and the reasoning some servers take back (`reasoning_content`, `reasoning`).
-_OTHER_TEXTS = ("refusal", "reasoning_content", "reasoning")
-#: The text keys of `reasoning_details` entries (OpenRouter: `reasoning.text`, `.summary`).
-_DETAIL_TEXTS = ("text", "summary")
+#: The keys of a content part not walked as other text: its `text` (screened as the message
+#: is) and media.
+_PART_KEPT = frozenset({"text", *MEDIA_KEYS})
+#: The keys of a message not walked as other text: screened as their own (content, counted
+#: as the role is; a name, counted with its message).
+_MESSAGE_KEPT = frozenset({"content", "name"})
+#: The keys of a message that holds nothing else to walk when its role is a known one.
+_BARE = frozenset({"role", *_MESSAGE_KEPT})
+
+
+def _other_keys(message: Mapping[str, Any], rules: CompiledRules, cache: ScreenCache | None,
+                look: bool) -> Mapping[str, Any]:
+    """`message` with every string beside its content and name screened (engine.request_fields:
+    masked, not counted); the message itself, without a walk, when it holds nothing but a
+    known role, content and a name (most messages)."""
+    role = message.get("role")
+    if message.keys() <= _BARE and (role is None or isinstance(role, str) and role in PLAIN):
+        return message
+    return screen_value(message, rules, cache, look, _MESSAGE_KEPT)
 
 
 def _screen_name(name: str, rules: CompiledRules, cache: ScreenCache | None,
@@ -106,39 +127,16 @@ def _screen_name(name: str, rules: CompiledRules, cache: ScreenCache | None,
 def _screen_other(message: Mapping[str, Any], rules: CompiledRules,
                   cache: ScreenCache | None = None, look: bool = False) -> dict[str, Any]:
     """A system, developer or assistant message, screened like a tool result (masked, never
-    dropped, not counted): its content and `name`, an assistant's refusal and reasoning
-    (`reasoning_content`, `reasoning`, the text of `reasoning_details`), and the arguments of
-    the tool calls a client sends back. An operator's prompt with a card number in it does
-    not reach the model either."""
-    out = dict(message)
+    dropped, not counted): its content and `name`, and every other string in it at any
+    depth (engine.request_fields): an assistant's refusal and reasoning of any shape, the
+    tool calls a client sends back (arguments as a string or an object, a custom tool's
+    input, a legacy `function_call`). An operator's prompt with a card number in it does not
+    reach the model either."""
+    out = dict(_other_keys(message, rules, cache, look))
     if "content" in out:
         out["content"] = _screen_content(out["content"], rules, "tool", cache, look)[0]
     if isinstance(out.get("name"), str):
         out["name"] = _screen_name(out["name"], rules, cache, look).text
-    for key in _OTHER_TEXTS:
-        if isinstance(out.get(key), str):
-            out[key] = _screen(out[key], rules, "tool", cache, look).text
-    details = out.get("reasoning_details")
-    if isinstance(details, list):
-        screened_details = []
-        for item in details:
-            if isinstance(item, dict):
-                item = {**item}
-                for key in _DETAIL_TEXTS:
-                    if isinstance(item.get(key), str):
-                        item[key] = _screen(item[key], rules, "tool", cache, look).text
-            screened_details.append(item)
-        out["reasoning_details"] = screened_details
-    calls = out.get("tool_calls")
-    if isinstance(calls, list):
-        screened_calls = []
-        for call in calls:
-            function = call.get("function") if isinstance(call, dict) else None
-            if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-                arguments = _screen(function["arguments"], rules, "tool", cache, look).text
-                call = {**call, "function": {**function, "arguments": arguments}}
-            screened_calls.append(call)
-        out["tool_calls"] = screened_calls
     return out
 
 
@@ -195,7 +193,7 @@ def screen_request(
             counts.update(message_counts)
         if withheld and role == "user":
             continue  # an earlier withheld turn is dropped; the last one withholds the request
-        out = {**message, "content": content}
+        out = {**_other_keys(message, rules, cache, i < new_from), "content": content}
         name = message.get("name")
         if isinstance(name, str):
             screened = _screen_name(name, rules, cache, i < new_from)

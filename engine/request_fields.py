@@ -1,15 +1,17 @@
-"""The text a chat or completions request sends upstream beside its messages or prompt: the
-end-user ids (`user`, `safety_identifier`) and Predicted Outputs (`prediction`).
+"""Every string a request sends upstream beside the texts screened as the turn (message
+content, a legacy `prompt` and `suffix`, an embeddings `input`): top-level fields (`user`,
+`metadata`, `tools`, `stop`, `response_format`, `prediction`, ...) and a message's other keys.
 
-They are the application's text, not the turn the person typed, and are resent with every
-request: screened like a system prompt or a tool result (DESIGN section 3), masked, withhold
-acting as redact (asking the person to send them again could not help), never counted (a
-prediction usually repeats text the turn already holds, an id comes with every request).
+They are the application's text, not the turn the person typed, and many are resent with
+every request: screened like a system prompt or a tool result (DESIGN section 3), masked,
+withhold acting as redact (asking the person to send them again could not help), never
+counted. Walked at any depth through objects and lists; object keys (the JSON's schema) are
+not screened, numbers, booleans and null pass. Nothing changed, nothing copied.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from engine.rules import CompiledRules
@@ -18,43 +20,105 @@ from engine.screen_cache import ScreenCache
 
 #: Top-level string fields that name the end user (often an email address).
 ID_FIELDS = ("user", "safety_identifier")
-#: Every field `screen_fields` reads; a body holding none of them costs a few dict look-ups.
-FIELDS = (*ID_FIELDS, "prediction")
+#: Top-level fields forwarded as they are: the model's name, chosen by the application from
+#: the upstream's list (never the person's text).
+UNSCREENED_FIELDS = frozenset({"model"})
+#: Keys of a content part whose value is media (an image's URL or data, audio, a file):
+#: forwarded as they are, since ReplyGuard reads text only (README "Not screened").
+MEDIA_KEYS = frozenset({"image_url", "input_audio", "file"})
+#: Values of the enumerations a request is made of (roles, part and tool types, tool choice,
+#: JSON Schema types, efforts): fixed words in which no detector finds anything (a test checks
+#: each), so passing them without a look-up gives what screening them would.
+PLAIN = frozenset({
+    "system", "developer", "user", "assistant", "tool", "function", "custom",
+    "text", "input_text", "output_text", "refusal", "image_url", "input_audio", "file",
+    "content", "auto", "none", "required", "any", "low", "medium", "high", "minimal",
+    "default", "flex", "priority", "scale", "json_object", "json_schema", "grammar", "lark",
+    "regex", "object", "array", "string", "number", "integer", "boolean", "null",
+    "reasoning.text", "reasoning.summary", "reasoning.encrypted", "summary", "concise",
+    "detailed", "wav", "mp3", "pcm16", "ephemeral",
+})
+#: Deepest nesting of objects and lists walked; a body nested deeper cannot be screened.
+MAX_DEPTH = 128
 
 
-def _screen(text: str, rules: CompiledRules, cache: ScreenCache | None) -> str:
+_CONTAINERS = (dict, list)
+
+
+class NestingTooDeep(ValueError):
+    """A request value nested deeper than `MAX_DEPTH` objects or lists: not screened, so it
+    must not be forwarded."""
+
+
+def _screen(text: str, rules: CompiledRules, cache: ScreenCache | None, look: bool) -> str:
+    if text in PLAIN:
+        return text
     if cache is None:
-        return screen_text(text, rules, "tool").text
-    return cache.screen(text, rules, "tool").text
+        screened = screen_text(text, rules, "tool").text
+    else:
+        screened = cache.screen(text, rules, "tool", look=look).text
+    return text if screened == text else screened
 
 
-def _prediction(prediction: Mapping[str, Any], rules: CompiledRules,
-                cache: ScreenCache | None) -> dict[str, Any]:
-    content = prediction.get("content")
-    if isinstance(content, str):
-        content = _screen(content, rules, cache)
-    elif isinstance(content, list):
-        content = [{**part, "text": _screen(part["text"], rules, cache)}
-                   if isinstance(part, dict) and isinstance(part.get("text"), str) else part
-                   for part in content]
-    return {**prediction, "content": content}
+def screen_value(value: Any, rules: CompiledRules, cache: ScreenCache | None = None,
+                 look: bool = True, skip: Collection[str] = (), _depth: int = 0) -> Any:
+    """`value` (a JSON value) with every string in it screened as the application's text:
+    masked, withhold acting as redact, not counted. An object's keys are not screened; its
+    keys in `skip` are left as they are. The same object is returned when no string in it
+    changed (and each unchanged object or list inside it); the input is never mutated.
+
+    `cache` (engine.screen_cache): each string is stored in it, and looked up first when
+    `look`. Raises NestingTooDeep past `MAX_DEPTH` levels.
+    """
+    if isinstance(value, str):
+        return _screen(value, rules, cache, look)
+    if not isinstance(value, _CONTAINERS):
+        return value  # a number, a boolean, null
+    if _depth >= MAX_DEPTH:
+        raise NestingTooDeep(f"nested deeper than {MAX_DEPTH} objects and lists")
+    if isinstance(value, dict):
+        out: dict[str, Any] | None = None
+        for key, item in value.items():
+            if key in skip:
+                continue
+            if isinstance(item, str):
+                screened = _screen(item, rules, cache, look)
+            elif isinstance(item, _CONTAINERS):
+                screened = screen_value(item, rules, cache, look, (), _depth + 1)
+            else:
+                continue
+            if screened is not item:
+                if out is None:
+                    out = dict(value)
+                out[key] = screened
+        return value if out is None else out
+    items: list[Any] | None = None
+    for i, item in enumerate(value):
+        screened = screen_value(item, rules, cache, look, (), _depth + 1)
+        if screened is not item:
+            if items is None:
+                items = list(value)
+            items[i] = screened
+    return value if items is None else items
 
 
 def screen_fields(body: Mapping[str, Any], rules: CompiledRules,
-                  cache: ScreenCache | None = None) -> dict[str, Any]:
-    """The fields of `FIELDS` that `body` holds, screened: each id string, and the content of
-    `prediction` (a string, or a list of parts whose `text` is screened). Returns the fields
-    to send in place of the client's, {} when the body holds none; the input is not mutated.
+                  cache: ScreenCache | None = None, skip: Collection[str] = ()
+                  ) -> dict[str, Any]:
+    """The top-level fields of `body` that screening changes, screened (`screen_value`):
+    every field but `model` (UNSCREENED_FIELDS) and those in `skip` (the ones the caller
+    screens itself: `messages`, `prompt`, `suffix`, `input`). Returns the fields to send in
+    place of the client's, {} when no string in the others changed; the input is not
+    mutated. Each string is looked up in `cache` first (a `tools` list resent with every
+    request is screened once). Raises NestingTooDeep for a value nested too deep.
 
-    Shapes are the caller's to check (the proxy refuses others with a 400): a field of any
-    other shape is returned as it is.
+    Shapes are the caller's to check (the proxy refuses a `user` that is not a string, ...).
     """
     out: dict[str, Any] = {}
-    for name in ID_FIELDS:
-        value = body.get(name)
-        if isinstance(value, str):
-            out[name] = _screen(value, rules, cache)
-    prediction = body.get("prediction")
-    if isinstance(prediction, Mapping):
-        out["prediction"] = _prediction(prediction, rules, cache)
+    for name, value in body.items():
+        if name in skip or name in UNSCREENED_FIELDS:
+            continue
+        screened = screen_value(value, rules, cache)
+        if screened is not value:
+            out[name] = screened
     return out

@@ -1,6 +1,7 @@
-"""The request side of the completion routes: the body's shape checked, and every text the
-model would be sent screened (the messages or prompts, a legacy `suffix`, the end-user ids
-and `prediction`) before anything is forwarded. A shape that cannot be screened is a 400.
+"""The request side of the completion routes: the body's shape checked, and every string the
+upstream would be sent screened (the messages or prompts and a legacy `suffix` as the turn;
+every other field's strings, at any depth, as the application's text) before anything is
+forwarded. A shape that cannot be screened is a 400.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections import Counter
 from typing import Any
 
 from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
-from engine.request_fields import ID_FIELDS, screen_fields
+from engine.request_fields import ID_FIELDS, MAX_DEPTH, NestingTooDeep, screen_fields
 from engine.rules import CompiledRules
 from engine.screen import WITHHELD, screen_text
 from engine.screen_cache import ScreenCache
@@ -50,34 +51,41 @@ def check_output_kinds(body: dict[str, Any]) -> None:
                          code="unscreenable_output")
 
 
-def other_fields(body: dict[str, Any], rules: CompiledRules,
-                 cache: ScreenCache | None = None) -> dict[str, Any]:
-    """The end-user ids and `prediction` of `body`, screened (engine.request_fields: masked,
+def other_fields(body: dict[str, Any], rules: CompiledRules, cache: ScreenCache | None,
+                 screened: tuple[str, ...]) -> dict[str, Any]:
+    """Every top-level field of `body` but `model` and `screened` (the fields the route
+    screens as the turn), screened (engine.request_fields: each string at any depth masked,
     withhold acting as redact, not counted): the fields to forward in place of the client's.
-    Raises BadRequest for one of a shape that cannot be screened."""
-    present = False
+    Raises BadRequest for an end-user id or a `prediction` of a shape that cannot be
+    screened, or a field nested too deep."""
     for name in ID_FIELDS:
         value = body.get(name)
-        if value is not None:
-            present = True
-            if not isinstance(value, str):
-                raise BadRequest(f"'{name}' {_ID_SHAPE}", param=name, code="invalid_request")
+        if value is not None and not isinstance(value, str):
+            raise BadRequest(f"'{name}' {_ID_SHAPE}", param=name, code="invalid_request")
     prediction = body.get("prediction")
     if prediction is not None:
-        present = True
         content = prediction.get("content") if isinstance(prediction, dict) else None
         if not isinstance(content, str) and not (isinstance(content, list) and all(
                 isinstance(part, dict) and isinstance(part.get("text"), str)
                 for part in content)):
             raise BadRequest(_PREDICTION_SHAPE, param="prediction", code="invalid_prediction")
-    return screen_fields(body, rules, cache) if present else {}
+    try:
+        return screen_fields(body, rules, cache, screened)
+    except NestingTooDeep:
+        raise _too_deep() from None
+
+
+def _too_deep() -> BadRequest:
+    return BadRequest(f"the request is nested deeper than {MAX_DEPTH} objects and lists; it "
+                      "cannot be screened", code="invalid_request")
 
 
 def verdict_chat(body: dict[str, Any], rules: CompiledRules,
                  tools: CompiledTools | None = None, cache: ScreenCache | None = None
                  ) -> tuple[RequestVerdict, dict[str, Any]]:
-    """Screen a chat request: its messages (engine.screen_request, names included), then
-    its other fields. Returns the verdict and the fields to forward in place of the client's."""
+    """Screen a chat request: its other fields, then its messages (engine.screen_request,
+    every string of each message included). Returns the verdict and the fields to forward
+    in place of the client's."""
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise BadRequest("'messages' must be a non-empty list of messages", param="messages",
@@ -92,8 +100,12 @@ def verdict_chat(body: dict[str, Any], rules: CompiledRules,
         if name is not None and not isinstance(name, str):
             raise BadRequest("a message's 'name' must be a string", param="messages",
                              code="invalid_messages")
-    fields = other_fields(body, rules, cache)
-    verdict = screen_request(messages, rules, tools.writes if tools is not None else None, cache)
+    fields = other_fields(body, rules, cache, ("messages",))
+    try:
+        verdict = screen_request(messages, rules, tools.writes if tools is not None else None,
+                                 cache)
+    except NestingTooDeep:
+        raise _too_deep() from None
     return verdict, fields
 
 
@@ -112,7 +124,7 @@ def verdict_text(body: dict[str, Any], rules: CompiledRules,
     suffix = body.get("suffix")
     if suffix is not None and not isinstance(suffix, str):
         raise BadRequest(f"'suffix' {_ID_SHAPE}", param="suffix", code="invalid_request")
-    fields = other_fields(body, rules, cache)
+    fields = other_fields(body, rules, cache, ("prompt", "suffix"))
     counts: Counter[str] = Counter()
     screened = []
     withheld: set[str] = set()

@@ -40,8 +40,8 @@ def upstream_url(request: web.Request, path: str) -> str:
 
 async def embeddings(request: web.Request) -> web.StreamResponse:
     """`POST /v1/embeddings`: each input string screened as a turn before forwarding, and
-    the `user` id as in a chat request. A withheld value in an input refuses the request
-    (400, code `withheld`): there is no reply to give."""
+    every other field's strings as in a chat request (`user`, `metadata`, ...). A withheld
+    value in an input refuses the request (400, code `withheld`): there is no reply to give."""
     settings = request.app[SETTINGS]
     info = request[INFO]
     body = await read_json(request, settings.limits.max_body_bytes)
@@ -53,15 +53,19 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
                          "be screened)", param="input", code="invalid_input")
     screened = []
     withheld: set[str] = set()
+    cache, metrics = request.app[SCREEN_CACHE], request.app[METRICS]
+    hits, misses = cache.hits, cache.misses  # this request's own: see proxy.completions
     try:
         results = [screen_text(text, rules, "turn") for text in inputs]
-        fields = other_fields(body, rules, request.app[SCREEN_CACHE])
+        fields = other_fields(body, rules, cache, ("input",))
     except ProxyError:
         raise
     except Exception as exc:
-        request.app[METRICS].screening_errors.labels("request").inc()
+        metrics.screening_errors.labels("request").inc()
         raise ScreeningFailed(f"screening the input failed ({type(exc).__name__}); nothing "
                               "was sent upstream") from exc
+    finally:
+        metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
     for result in results:
         add_counts(info["counts"], result.counts)
         withheld.update(result.withheld)

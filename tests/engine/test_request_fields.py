@@ -21,7 +21,7 @@ EMAIL = "jane@example.com"
     ("body", "screened"),
     [
         ({"model": "m"}, {}),
-        ({"user": "u-42"}, {"user": "u-42"}),
+        ({"user": "u-42"}, {}),  # only what screening changed is returned
         ({"user": EMAIL}, {"user": "j***@example.com"}),
         ({"safety_identifier": f"{EMAIL} {CARD}"},
          {"safety_identifier": "j***@example.com **** 1111"}),
