@@ -34,9 +34,9 @@ ROLES = frozenset({"assistant", "user", "system", "developer", "tool", "function
 #: A finish reason is a word (letters and `_`: `stop`, `length`, `tool_calls`, vLLM's
 #: `abort`, TGI's `eos_token`); a value with digits, spaces or other signs is not one.
 _WORD = re.compile(r"[A-Za-z_]{1,40}")
-#: An object key inside a kept vendor value: a plain name (it cannot spell a number, an
-#: address or a sentence).
-_NAME = re.compile(r"[A-Za-z_]{1,64}")
+#: An object key inside a kept vendor value: a plain name, digits allowed in runs of at most
+#: 3 (`ephemeral_5m_input_tokens`), so it cannot spell a number, an address or a sentence.
+_NAME = re.compile(r"(?![0-9A-Za-z_]*[0-9]{4})[A-Za-z_][0-9A-Za-z_]{0,63}")
 
 
 class ChunkShapeError(ValueError):

@@ -292,8 +292,10 @@ async def test_sdk_reads_a_reply_with_vendor_keys(stack: Any, stream: bool) -> N
     assert text == "Card **** 1111."
 
 
-PLAIN = [None, 1, 2.5, True, [], {}, [1, [None]], {"queue_time": {"ms": 1}}]
-NOT_PLAIN = ["", [["x"]], {"a": {"b": "c"}}, {"4111 1111 1111 1111": 1}, {"n1": 1}]
+PLAIN = [None, 1, 2.5, True, [], {}, [1, [None]], {"queue_time": {"ms": 1}}, {"n1": 1},
+         {"cache_creation": {"ephemeral_5m_input_tokens": 3, "ephemeral_1h_input_tokens": 0}}]
+NOT_PLAIN = ["", [["x"]], {"a": {"b": "c"}}, {"4111 1111 1111 1111": 1}, {"x4111": 1},
+             {"a123b4567": 1}, {"1h": 1}, {"a b": 1}]
 
 
 @pytest.mark.parametrize("value", PLAIN)
