@@ -195,6 +195,28 @@ DETECTORS: tuple[Detector, ...] = (
                          "password: [REDACTED]", "password: https://shop.example.com/reset"),
     ),
     Detector(
+        id="url_password",
+        category="password",
+        # RFC 3986 section 3.2.1: `scheme://user:password@host`, the password being the
+        # userinfo after its first `:`. The userinfo ends at the last `@` before the host (as
+        # `urllib.parse` reads it): a password with an unescaped `@` is hidden whole.
+        regex=re.compile(
+            r":(?<=[A-Za-z0-9+.-]:)//(?:[A-Za-z0-9._~%!$&'()*+,;=-]{0,64}):"
+            r"(?P<value>[A-Za-z0-9._~%!$&'()*+,;=:@-]{1,128})@(?=[\w\[%~-])"
+        ),
+        keywords=("://",),
+        reach=(0, 200),
+        validate=validators.url_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("s3cr3tPa55", "pass", "p%40ss:w0rd", "p@ss!"),
+        counterexamples=("https://user@example.com/x", "http://example.com:8080/",
+                         "mailto:jane@example.com", "ssh://git@github.com:22/x",
+                         "postgres://admin:****@db.internal/shop", "redis://user:@cache:6379",
+                         "see https://example.com/a:b@c", "://user:pass@host"),
+    ),
+    Detector(
         id="email",
         category="email",
         regex=re.compile(
