@@ -27,8 +27,8 @@ class Detector:
     `keywords` is a cheap prefilter (the detector runs only if one of them is in the text);
     `validate` confirms a candidate (check digits, parsers); `mask` writes the masked value.
     `keywords_in` says what keywords are matched against: the text, its ASCII lower case
-    (`"lower"`), or its shape (`"shape"`: `A` for an upper-case letter, `0` for a digit,
-    space for a space, `_` for anything else). `trim_groups` retries a candidate that fails
+    (`"lower"`), or its shape (`"shape"`: `A` for an ASCII letter of either case, `0` for
+    a digit, space for a space, `_` for anything else). `trim_groups` retries a candidate that fails
     validation without its trailing space-separated groups (an IBAN followed by a
     capitalised word).
 
@@ -195,6 +195,28 @@ DETECTORS: tuple[Detector, ...] = (
                          "password: [REDACTED]", "password: https://shop.example.com/reset"),
     ),
     Detector(
+        id="url_password",
+        category="password",
+        # RFC 3986 section 3.2.1: `scheme://user:password@host`, the password being the
+        # userinfo after its first `:`. The userinfo ends at the last `@` before the host (as
+        # `urllib.parse` reads it): a password with an unescaped `@` is hidden whole.
+        regex=re.compile(
+            r":(?<=[A-Za-z0-9+.-]:)//(?:[A-Za-z0-9._~%!$&'()*+,;=-]{0,64}):"
+            r"(?P<value>[A-Za-z0-9._~%!$&'()*+,;=:@-]{1,128})@(?=[\w\[%~-])"
+        ),
+        keywords=("://",),
+        reach=(0, 200),
+        validate=validators.url_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("s3cr3tPa55", "pass", "p%40ss:w0rd", "p@ss!"),
+        counterexamples=("https://user@example.com/x", "http://example.com:8080/",
+                         "mailto:jane@example.com", "ssh://git@github.com:22/x",
+                         "postgres://admin:****@db.internal/shop", "redis://user:@cache:6379",
+                         "see https://example.com/a:b@c", "://user:pass@host"),
+    ),
+    Detector(
         id="email",
         category="email",
         regex=re.compile(
@@ -235,9 +257,10 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="iban",
         category="iban",
+        # In either case (`gb82 west ...`, as typed): the validator reads it upper-cased.
         regex=re.compile(
-            r"[A-Z](?<![\w][A-Z])[A-Z]\d\d"
-            r"(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?)(?![\w])"
+            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z]\d\d"
+            r"(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,3})?)(?![\w])"
         ),
         keywords=("AA00",),
         keywords_in="shape",
@@ -247,8 +270,11 @@ DETECTORS: tuple[Detector, ...] = (
         priority=11,
         trim_groups=True,
         examples=("GB82 WEST 1234 5698 7654 32", "GB82WEST12345698765432",
-                  "DE89 3704 0044 0532 0130 00", "NL91ABNA0417164300"),
-        counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234"),
+                  "DE89 3704 0044 0532 0130 00", "NL91ABNA0417164300",
+                  "gb82 west 1234 5698 7654 32", "Gb82West12345698765432"),
+        counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234",
+                         "gb82 west 1234 5698 7654 33", "ab12 with some more text here",
+                         "sha256 digest 1234 5678 9012"),
     ),
     Detector(
         id="us_ssn",
@@ -268,15 +294,24 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="uk_nino",
         category="national_id",
-        regex=re.compile(r"[A-Z](?<![\w][A-Z])[A-Z] ?\d\d ?\d\d ?\d\d ?[A-D](?![\w])"),
-        keywords=("AA00", "AA 00"),
+        # In either case (`ab123456c`, as typed). A space after the letters is followed by
+        # a pair and a space (HMRC's `QQ 12 34 56 C`) or by the six digits: so the keywords
+        # (the shapes that can start a match) are more than a word and a number of prose
+        # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match.
+        regex=re.compile(
+            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6})"
+            r" ?[A-Da-d](?![\w])"
+        ),
+        keywords=("AA00", "AA 00 00", "AA 000000"),
         keywords_in="shape",
         reach=(0, 12),
         validate=validators.uk_nino,
         mask=masks.last4,
         priority=12,
-        examples=("AB123456C", "AB 12 34 56 C", "JG103759A"),
-        counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A"),
+        examples=("AB123456C", "AB 12 34 56 C", "JG103759A", "ab123456c", "Ab 123456 c",
+                  "AB12 34 56C", "AB 12 3456 C"),
+        counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
+                         "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C"),
     ),
     Detector(
         id="br_cpf",

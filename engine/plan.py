@@ -35,7 +35,7 @@ class Plan:
     always: tuple[int, ...]
     scan: KeyScan | None  # the text and lower-case keywords in one pass, for long texts
     lower_words: tuple[tuple[str, tuple[int, ...]], ...]  # `lower_keys` as text (for ASCII)
-    shape_text: re.Pattern[str] | None  # `shape_keys` as read in an ASCII text
+    digit_text: re.Pattern[str] | None  # runs (if `numeric`) and `shape_keys`, in ASCII text
 
     @classmethod
     def of(cls, detectors: Sequence[Detector]) -> Plan:
@@ -51,6 +51,8 @@ class Plan:
                 always.append(i)
             else:
                 for key in d.keywords:
+                    if d.keywords_in == "shape" and "0" not in key:
+                        raise ValueError(f"{d.id}: shape keyword {key!r} holds no digit")
                     keys[d.keywords_in].setdefault(key, []).append(i)
         return cls(tuple(detectors), tuple(numeric),
                    tuple((k.encode(), tuple(v)) for k, v in keys["shape"].items()),
@@ -59,7 +61,7 @@ class Plan:
                    tuple(gated), tuple(always),
                    KeyScan.of(list(keys["text"].items()), list(keys["lower"].items())),
                    tuple((k, tuple(v)) for k, v in keys["lower"].items()),
-                   _shape_pattern(keys["shape"]))
+                   _digit_pattern(bool(numeric), keys["shape"]))
 
     def active(self, views: Views) -> list[Detector]:
         """The detectors that may match somewhere in the text, in the set's order.
@@ -99,15 +101,13 @@ class Plan:
         """True when no detector of the plan can be active in the ASCII `text` of a sentence
         (what `active` would say, without building views): no keyword or gate match, and
         where there is a digit, no run of digits and separators and no shape keyword (read
-        in the text itself: `_RUN_TEXT`, `shape_text`). A text one of whose detectors
+        in the text itself, in one search: `digit_text`). A text one of whose detectors
         always runs is never clean. It may say False where `active` finds nothing (a run
         with too few digits); never True where `active` finds something."""
         if self.always:
             return False
         if (self.numeric or self.shape_keys) and not text.encode().translate(_DIGITS).isalpha():
-            if self.numeric and _RUN_TEXT(text) is not None:
-                return False
-            if self.shape_text is not None and self.shape_text.search(text) is not None:
+            if self.digit_text is not None and self.digit_text.search(text) is not None:
                 return False
         for word, _ in self.text_keys:
             if word in text:
@@ -203,15 +203,34 @@ _ASCII_DIGIT = re.compile("[0-9]").search  # (what "0" in the shape view means)
 #: ASCII digits -> "0", any other byte -> "a": a text holds a digit where this view of it is
 #: not all letters (half the cost of a regex search on a sentence).
 _DIGITS = bytes(48 if 48 <= b <= 57 else 97 for b in range(256))
-#: A run of digits and separators (`Views.runs`) as it reads in an ASCII text.
-_RUN_TEXT = re.compile(r"[0-9.()/+\-][0-9.()/+\- ]{5,}").search
+#: A run of digits and separators (`Views.runs`) as it reads in an ASCII text: its first
+#: character, then the rest.
+_RUN_FIRST, _RUN_REST = r"[0-9.()/+\-]", r"[0-9.()/+\- ]{5,}"
 #: What each byte of a shape keyword stands for in an ASCII text (`Views.shape`).
-_SHAPE_CLASSES = {"A": "[A-Z]", "0": "[0-9]", " ": " ", "_": "[^A-Z0-9 ]"}
+_SHAPE_CLASSES = {"A": "[A-Za-z]", "0": "[0-9]", " ": " ", "_": "[^A-Za-z0-9 ]"}
 
 
-def _shape_pattern(keys: dict[str, list[int]]) -> re.Pattern[str] | None:
-    """The shape keywords as one pattern over an ASCII text (None without any). A keyword
-    holding a byte no shape view holds can never occur, and is left out."""
-    parts = ["".join(_SHAPE_CLASSES[c] for c in key) for key in keys
-             if all(c in _SHAPE_CLASSES for c in key)]
-    return re.compile("|".join(parts)) if parts else None
+def _digit_pattern(numeric: bool, shape_keys: dict[str, list[int]]) -> re.Pattern[str] | None:
+    """What `Plan.clean` looks for in an ASCII text holding a digit, as one pattern (None for
+    nothing): a run of digits and separators (with `numeric` detectors, `Views.runs`), or one
+    of the shape keywords. A keyword holding a byte no shape view holds can never occur,
+    and is left out; every keyword holds a digit (`Plan.of` checks). Each keyword is matched
+    from its first digit, what comes before it read by a look-behind (one for the keywords
+    sharing it), so that `re` tries the pattern only at the digits (and separators) of a
+    text, not at every letter; one search, not two, on every sentence holding a digit."""
+    tails: dict[str, list[str]] = {}
+    for key in shape_keys:
+        if all(c in _SHAPE_CLASSES for c in key):
+            first = key.index("0")
+            tails.setdefault(key[:first], []).append(key[first + 1:])
+    parts = [_RUN_REST] if numeric else []
+    for head, rest in tails.items():
+        parts.append(f"(?<={_classes(head)}[0-9])(?:" + "|".join(map(_classes, rest)) + ")")
+    if not parts:
+        return None
+    return re.compile((_RUN_FIRST if numeric else "[0-9]") + "(?:" + "|".join(parts) + ")")
+
+
+def _classes(shape: str) -> str:
+    """A run of shape bytes as the character classes they stand for in an ASCII text."""
+    return "".join(_SHAPE_CLASSES[c] for c in shape)

@@ -175,6 +175,12 @@ def email(value: str) -> bool:
     return value.rsplit(".", 1)[-1].lower() not in _FILE_SUFFIXES
 
 
+def url_password(value: str) -> bool:
+    """The password of a URL's userinfo (RFC 3986 section 3.2.1): any value holding a letter
+    or a digit, so a mask written in its place (`postgres://admin:****@db`) is not one."""
+    return any(c.isalnum() for c in value)
+
+
 def ip_address(value: str) -> bool:
     """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed)."""
     try:

@@ -18,9 +18,10 @@ _RUN_TABLE = bytes(
 )
 # A literal first byte lets `re` skip ahead with a fast search; a run is at least 6 long.
 _RUN = re.compile(rb"0[01]{5,}")
-# The shape: upper-case letter -> "A", digit -> "0", space -> " ", anything else -> "_".
+# The shape: ASCII letter of either case -> "A", digit -> "0", space -> " ", anything else -> "_".
 _SHAPE_TABLE = bytes(
-    65 if 65 <= b <= 90 else 48 if 48 <= b <= 57 else 32 if b == 32 else 95 for b in range(256)
+    65 if 65 <= b <= 90 or 97 <= b <= 122 else 48 if 48 <= b <= 57 else 32 if b == 32 else 95
+    for b in range(256)
 )
 
 

@@ -14,11 +14,17 @@ REDACT_ALL = compile_rules(ReplyRules(personal_data={"email": "redact", "phone":
 
 
 
+#: What the detectors whose value is found only after a label are given around an example.
+CONTEXTS = {
+    "password_assignment": ("password: ", ""),
+    "url_password": ("postgres://admin:", "@db.internal:5432/shop"),
+}
+
+
 def _in_context(detector: Detector, example: str) -> tuple[str, int]:
     """The text an example is tested in, and where the example starts in it."""
-    if detector.id == "password_assignment":
-        return f"password: {example}", len("password: ")
-    return example, 0
+    before, after = CONTEXTS.get(detector.id, ("", ""))
+    return before + example + after, len(before)
 
 
 @pytest.mark.parametrize("detector", DETECTORS, ids=[d.id for d in DETECTORS])
