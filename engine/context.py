@@ -18,6 +18,7 @@ from typing import Any, Literal
 import orjson
 
 from engine.find import find
+from engine.text import INVISIBLE
 
 Outcome = Literal["done", "failed", "pending"]
 FAILED_STATUSES = frozenset({"failed", "error", "declined", "rejected", "cancelled", "canceled",
@@ -25,7 +26,7 @@ FAILED_STATUSES = frozenset({"failed", "error", "declined", "rejected", "cancell
 #: A `status` saying the write has not happened yet: the call is pending, not done.
 PENDING_STATUSES = frozenset({"pending", "processing", "queued", "in_progress", "scheduled",
                               "submitted", "awaiting_approval"})
-_COMPACT = re.compile(r"[\s.\-()/]")
+_COMPACT = re.compile(r"[\s.\-()/" + INVISIBLE + "]")
 _CITATION = re.compile(r"\[([A-Za-z0-9_.:-]{1,64})\]")
 
 
@@ -71,7 +72,8 @@ def outcome_of(result: object) -> Outcome:
 
 
 def compact(value: str) -> str:
-    """A value as compared across records: separators dropped, lower case."""
+    """A value as compared across records: separators and invisible characters dropped, lower
+    case."""
     return _COMPACT.sub("", value).lower()
 
 

@@ -11,7 +11,9 @@ detector may match (`Detector.reach`), and its regex runs only there. Each keywo
 scanned for once per text, however many detectors read it. Candidates are validated in the
 order overlaps are settled in, and one starting on text an earlier finding already holds
 is not validated at all (it could never be kept). None of this skips a place where a
-regex could match: the result is what a whole-text scan gives (tests/engine/test_find.py).
+regex could match: the result is what a whole-text scan gives (tests/engine/test_find.py),
+for a text without invisible characters; one holding them is read twice, without them and
+with them as spaces (`_through_invisible`).
 The views live in `engine.views`, the gate that says which detectors may match in
 `engine.plan`.
 """
@@ -19,12 +21,14 @@ The views live in `engine.views`, the gate that says which detectors may match i
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
 from engine.detectors import DETECTORS, Detector
 from engine.plan import Plan
+from engine.text import first_invisible, invisible_as_spaces, invisible_gaps, visible
 from engine.views import Views, first_lookalike, other_digits
 
 _MASKS = {d.id: d.mask for d in DETECTORS}
@@ -232,20 +236,27 @@ _PLANS = {id(DETECTORS): Plan.of(DETECTORS)}
 def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     """Every value the detectors find in `text`, in order of position, overlaps settled.
     No-break and thin spaces, non-ASCII dashes and other scripts' digits read as their ASCII
-    look-alikes (`LOOKALIKE`, and any script's decimal digits).
+    look-alikes (`LOOKALIKE`, and any script's decimal digits). A text holding invisible
+    characters (`engine.text.INVISIBLE`) is read without them and with them as spaces
+    (`_through_invisible`): `4111\u200b1111\u200b1111\u200b1111` is a card, its span the
+    whole of it.
 
     Cost is linear in `len(text)`: each detector's regex runs only in the windows where it
     may match (`Detector.reach`, `min_digits`), found by cheap scans, or over the whole
-    text when one of its keywords occurs. The result is what one `finditer` of each
-    regex over the whole text, then validation and `_settle`, would give.
+    text when one of its keywords occurs. For a text without invisible characters the
+    result is what one `finditer` of each regex over the whole text, then validation and
+    `_settle`, would give.
     """
     if not text:
         return []
     plan = _PLANS.get(id(detectors))
     if plan is None:
         plan = Plan.of(detectors)
-    if text.isascii() and plan.clean(text):
-        return []
+    if text.isascii():
+        if plan.clean(text):
+            return []
+    elif first_invisible(text) is not None:
+        return _through_invisible(text, detectors)
     views = Views(text)
     if not text.isascii():  # look-alike digits and separators, one character for one
         at = first_lookalike(text, views.ascii())
@@ -256,6 +267,33 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     if not active:
         return []
     return [Finding(d.category, start, end, d.id) for start, end, d in _found(views, active)]
+
+
+def _through_invisible(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+    """The findings of a text holding invisible characters, read two ways: as it shows, without
+    them (`visible`; `4111\u200b1111\u200b1111\u200b1111`, `jane\u200d.doe@example.com`),
+    each span mapped back onto `text` so that it covers the invisible characters inside the
+    value (its mask replaces them too); and with each read as a space, where it stands in
+    for a separator (`4111\u00ad1111 1111 1111`). A finding of the second reading is kept
+    where it overlaps none of the first's."""
+    seen = find(visible(text), detectors)
+    if seen:
+        gaps = invisible_gaps(text)
+        seen = [Finding(f.cls, f.start + bisect_right(gaps, f.start),
+                        f.end + bisect_right(gaps, f.end - 1), f.detector) for f in seen]
+    spaced = find(invisible_as_spaces(text), detectors)
+    if not spaced or not seen:
+        return spaced or seen
+    out: list[Finding] = []
+    i, count = 0, len(seen)
+    for f in spaced:
+        while i < count and seen[i].end <= f.start:
+            out.append(seen[i])
+            i += 1
+        if i == count or f.end <= seen[i].start:  # (overlaps no finding of `seen`)
+            out.append(f)
+    out.extend(seen[i:])
+    return out
 
 
 def _found(views: Views, detectors: Sequence[Detector]) -> list[tuple[int, int, Detector]]:

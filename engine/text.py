@@ -1,5 +1,6 @@
 """Text normalisation for phrase matching: case folding and accent folding that keep offsets,
-and wording (`wording`): markup, HTML tags and full-width forms read as the plain words.
+and wording (`wording`): markup, HTML tags and full-width forms read as the plain words; the
+readings of a text holding invisible characters (engine.find).
 
 Matching in pt-BR ignores accents ("nao" matches "não", seed 000 "Language support"); both
 folds map one character to one character so a match's offsets hold in the original text.
@@ -40,14 +41,40 @@ def fold(text: str, *, strip_accents: bool = False) -> str:
     return lowered
 
 
+#: Characters that show nothing: zero-width space, non-joiner and joiner, word joiner,
+#: zero-width no-break space (BOM) and soft hyphen. `engine.find` reads a text holding one
+#: without them (`visible`) and with them as spaces (`invisible_as_spaces`); wording reads
+#: them as spaces or removes them (`wording`).
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 #: Marks that do not change what a sentence says: Markdown emphasis and code, hyphens,
 #: no-break and thin spaces, and invisible characters. Wording is matched with them read as
 #: spaces (`A **guaranteed** refund`, `guaranteed-refund`).
-_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 _MARKUP_CHARS = ("*_~`-/\"'\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201c\u201d"
-                 "\u00a0\u2009\u202f" + _INVISIBLE)
+                 "\u00a0\u2009\u202f" + INVISIBLE)
 _MARKUP = str.maketrans(dict.fromkeys(_MARKUP_CHARS, " "))
-_INVISIBLE_RE = re.compile("[" + _INVISIBLE + "]")
+_INVISIBLE_RE = re.compile("[" + INVISIBLE + "]")
+#: The first invisible character of a text (a search starting with a character class, so
+#: `re` skips the other characters in C).
+first_invisible = _INVISIBLE_RE.search
+
+
+def visible(text: str) -> str:
+    """`text` without its `INVISIBLE` characters (what a reader sees)."""
+    return _INVISIBLE_RE.sub("", text)
+
+
+def invisible_as_spaces(text: str) -> str:
+    """`text` with each `INVISIBLE` character read as a space (offsets unchanged)."""
+    return _INVISIBLE_RE.sub(" ", text)
+
+
+def invisible_gaps(text: str) -> list[int]:
+    """Where each `INVISIBLE` character of `text` stands in `visible(text)`: the index of the
+    visible character after it (non-decreasing). The character at index `i` of
+    `visible(text)` is at index `i + bisect_right(gaps, i)` of `text`."""
+    return [m.start() - k for k, m in enumerate(_INVISIBLE_RE.finditer(text))]
+
+
 #: `_MARKUP` for ASCII text, as a `bytes.translate` table.
 _MARKUP_ASCII = bytes(32 if b in _MARKUP else b for b in range(256))
 

@@ -21,7 +21,7 @@ from tests.data.action_cases import (
     WAITING,
     messages,
 )
-from tests.engine.test_reply_properties import TEMPLATES, cards, emails, ssns
+from tests.engine.test_reply_properties import FIELDS, TEMPLATES
 
 WRITES = set(SHOP_TOOLS.tools)
 CONTEXTS = [read_context(messages(calls), WRITES)
@@ -47,7 +47,8 @@ def replies(draw: st.DrawFn) -> str:
     parts = []
     for template in draw(st.lists(st.sampled_from(TEMPLATES + ACTION_TEMPLATES * 2),
                                   min_size=1, max_size=8)):
-        parts.append(template.format(card=draw(cards()), ssn=draw(ssns), email=draw(emails)))
+        parts.append(template.format(**{name: draw(values) for name, values in FIELDS.items()
+                                        if "{" + name + "}" in template}))
         parts.append(draw(st.sampled_from([" ", "\n", "\n\n", "  "])))
     return "".join(parts)
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 import pytest
 
 from config.rules import load_rules
-from engine import compile_rules, screen_text
+from engine import Finding, ReplyRules, compile_rules, find, screen_text
 
 RULES = compile_rules(load_rules("config/reply-rules.example.yaml"), "en")
+#: Every class masked (the shop allows email and withholds national_id).
+REDACT_ALL = compile_rules(ReplyRules(personal_data={"email": "redact",
+                                                     "national_id": "redact"}))
 
 
 @pytest.mark.parametrize(("text", "released"), [
@@ -61,3 +64,113 @@ def test_lookalike_spaces_dashes_and_digits(text: str, released: str) -> None:
 
 def test_ssn_with_non_breaking_hyphens_is_withheld() -> None:
     assert screen_text("ssn 123\u201145\u20116789", RULES, "reply").action == "withhold"
+
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("db at postgres://admin:s3cr3tPa55@db.internal:5432/shop",
+     "db at postgres://admin:****@db.internal:5432/shop"),
+    ("redis://:pass@cache.internal:6379/0", "redis://:****@cache.internal:6379/0"),
+    ("see https://user:pass@host/path", "see https://user:****@host/path"),
+    # An unescaped `@` in the password: the userinfo ends at the last `@` (as urllib reads it).
+    ("mysql://root:p@ss!@db.example.com/app", "mysql://root:****@db.example.com/app"),
+    ("amqp://guest:s3cr%2Ft:x@[2001:db8::1]:5672", "amqp://guest:****@[2001:db8::1]:5672"),
+    ("(postgresql+psycopg://app:Xy7-Qa.9~z@db/app)", "(postgresql+psycopg://app:****@db/app)"),
+])
+def test_password_in_a_url_is_masked(text: str, released: str) -> None:
+    assert screen_text(text, RULES, "reply").text == released
+
+
+def test_password_in_a_url_is_the_password_only() -> None:
+    """Not an email (`s3cr3tPa55@db.internal`, which the shop allows): the password class,
+    the password's characters only."""
+    assert find("db at postgres://admin:s3cr3tPa55@db.internal:5432/shop") == [
+        Finding("password", 23, 33, "url_password")]
+
+
+@pytest.mark.parametrize("text", [
+    "https://user@example.com/x",            # a user name, no password
+    "http://example.com:8080/",              # a port, no userinfo
+    "mailto:jane@example.com",               # no authority
+    "ssh://git@github.com:22/x",             # a user and a port
+    "postgres://admin:****@db.internal:5432/shop",  # already masked
+    "redis://user:@cache:6379",              # an empty password
+    "see https://example.com/a:b@c",         # a path, not the userinfo
+])
+def test_url_without_a_password_has_no_password_finding(text: str) -> None:
+    assert [f for f in find(text) if f.cls == "password"] == []
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("my iban is gb82 west 1234 5698 7654 32", "my iban is GB** **** 5432"),
+    ("Gb82West12345698765432", "GB** **** 5432"),
+    ("iban de89370400440532013000.", "iban DE** **** 3000."),
+    ("IBAN nl91 abna 0417 1643 00 please", "IBAN NL** **** 4300 please"),
+])
+def test_iban_in_lower_or_mixed_case_is_masked(text: str, released: str) -> None:
+    assert screen_text(text, RULES, "reply").text == released
+
+
+@pytest.mark.parametrize("text", [
+    "gb82 west 1234 5698 7654 33",           # mod-97 fails
+    "ab12 with some more text here",         # a word and digits, then words: no IBAN
+    "the mp3 and sha256 files, 1234 5678 9012 3456 and ab12cd34ef56gh78ij90",
+    "ref de89 3704",                         # too short for its country
+])
+def test_lower_case_look_alikes_of_an_iban_are_left_as_they_are(text: str) -> None:
+    assert (screen_text(text, REDACT_ALL, "reply").text, find(text)) == (text, [])
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("my ni number is ab123456c", "my ni number is ***456c"),
+    ("NI: ab 12 34 56 c", "NI: ***456c"),
+    ("nino Ab 123456 C.", "nino ***456C."),
+])
+def test_uk_nino_in_lower_or_mixed_case_is_found(text: str, released: str) -> None:
+    assert screen_text(text, REDACT_ALL, "reply").text == released
+    assert screen_text(text, RULES, "reply").action == "withhold"
+
+
+@pytest.mark.parametrize("text", [
+    "gb123456a",                             # prefix never allocated
+    "ab123456e",                             # suffix not A-D
+    "tab123456c",                            # inside a longer word
+    "paid in 2024 and on 12 may 2025 at 10 30",
+])
+def test_lower_case_look_alikes_of_a_nino_are_left_as_they_are(text: str) -> None:
+    assert find(text) == []
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("card 4111\u200b1111\u200b1111\u200b1111", "card **** 1111"),
+    ("card 4111\u00ad1111 1111 1111 ok", "card **** 1111 ok"),
+    ("card 41\u200c11 1111 1111 1111.", "card **** 1111."),
+    ("card 4111111111111111\ufeff, thanks", "card **** 1111\ufeff, thanks"),
+    ("IBAN GB82 WEST 1234\u2060 5698 7654 32", "IBAN GB** **** 5432"),
+    ("iban gb82\u200bwest\u200b1234\u200b5698\u200b7654\u200b32", "iban GB** **** 5432"),
+    ("write to jane\u200d.doe@example.com", "write to j***@example.com"),
+    ("db postgres://admin:s3cr\u200b3tPa55@db.internal/shop", "db postgres://admin:****@db.internal/shop"),
+    ("key sk-proj-4fJk29sLqPz8\u200bXvTn7mWbQ1cD", "key sk-proj-****Q1cD"),
+    # An invisible character read as a space still parts a label from its value.
+    ("card\u200b4111 1111 1111 1111", "card\u200b**** 1111"),
+])
+def test_invisible_characters_inside_a_value(text: str, released: str) -> None:
+    assert screen_text(text, REDACT_ALL, "reply").text == released
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("card 4111\u200b1111\u200b1111\u200b1111", [Finding("card", 5, 24, "credit_card")]),
+    ("\u200bcard 4111\u00ad1111 1111 1111\u200b", [Finding("card", 6, 25, "credit_card")]),
+    ("jane\u200d.doe@example.com x", [Finding("email", 0, 21, "email")]),
+    ("GB82 WEST 1234\u2060 5698 7654 32", [Finding("iban", 0, 28, "iban")]),
+    ("SSN 123\u200b-45-6789", [Finding("national_id", 4, 16, "us_ssn")]),
+    ("\u200b\u00ad\ufeff", []),
+])
+def test_invisible_characters_inside_a_value_are_inside_its_span(
+    text: str, found: list[Finding]
+) -> None:
+    assert find(text) == found
+
+
+def test_ssn_with_an_invisible_character_is_withheld() -> None:
+    assert screen_text("ssn 123-45\u200b-6789", RULES, "reply").action == "withhold"

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from stdnum import iban as stdnum_iban
 from stdnum import luhn
 
@@ -52,7 +54,17 @@ ADVERSARIAL = {
     "password=": _repeat("password="),
     "eyJ dots": _repeat("eyJhbGciOi."),
     "upper pairs and digits": _repeat("AB12 "),
+    "lower pairs and digits": _repeat("ab12 "),
+    "lower iban groups": _repeat("gb82 west "),
     "hyphenated digits": _repeat("12-"),
+    "scheme slashes": _repeat("a://"),
+    "userinfo without a host": _repeat("a://user:" + "p" * 200),
+    "userinfo of at signs": _repeat("a://b:" + "@" * 100),
+    "userinfo before sparse at signs": _repeat("a://b:" + "c" * 58 + "@"),
+    "schemes before sparse at signs": _repeat("a://" * 20 + "b:c@ "),
+    "digits between invisibles": _repeat("4111\u200b"),
+    "invisibles": _repeat("\u200b\u00ad"),
+    "letters between soft hyphens": _repeat("a\u00ad"),
 }
 
 
@@ -81,6 +93,9 @@ def _whole_text_scan(text: str) -> list[Finding]:
 
 SAMPLES = [
     "Card 4111 1111 1111 1111, IBAN GB82 WEST 1234 5698 7654 32, SSN 123-45-6789.",
+    "iban gb82 west 1234 5698 7654 32 or Gb82West12345698765432, nino ab 12 34 56 c.",
+    "db postgres://admin:s3cr3tPa55@db.internal:5432/shop, redis://:pass@cache/0, "
+    "https://user@example.com/x, http://example.com:8080/ and ssh://git@github.com:22/x",
     "Mail jane.doe@example.com or bob@mail.example.co.uk; call +44 20 7946 0123.",
     "NINO AB 12 34 56 C and AB123456C, CPF 529.982.247-25 and 52998224725.",
     "Keys: sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD AKIAIOSFODNN7EXAMPLE ghp_1234567890abcdefghij"
@@ -235,3 +250,33 @@ def test_digit_run_matches_lie_inside_one_run(corpus_lines: list[str]) -> None:
                for m in d.regex.finditer(text)
                if m.group()[0] == " " or not set(m.group()) <= _RUN_CHARACTERS]
     assert outside == []
+
+
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.sampled_from(SAMPLES + HELD_RUNS))
+def test_invisible_characters_hide_nothing(data: st.DataObject, text: str) -> None:
+    """Invisible characters put anywhere in a text: every value found in the text without
+    them is found in it, its span covering the invisible characters inside the value."""
+    places = data.draw(st.lists(st.integers(0, len(text)), min_size=1, max_size=8))
+    # `where[i]`: the index in `hidden` of `text[i]`.
+    where = [i + sum(1 for p in places if p <= i) for i in range(len(text))]
+    hidden = text
+    for p in sorted(places, reverse=True):
+        hidden = hidden[:p] + data.draw(st.sampled_from(INVISIBLE)) + hidden[p:]
+    found = find(hidden)
+    expected = [Finding(f.cls, where[f.start], where[f.end - 1] + 1, f.detector)
+                for f in find(text)]
+    assert [f for f in expected if f not in found] == []
+
+
+@pytest.mark.parametrize("text", SAMPLES + HELD_RUNS)
+def test_a_text_without_invisible_characters_is_read_once(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second reading (`_through_invisible`) is for texts holding invisible characters
+    only: the others take the path they took before."""
+    monkeypatch.setattr(FIND_MODULE, "_through_invisible", None)
+    assert find(text + " \u00e9") == _whole_text_scan(text + " \u00e9")

@@ -126,6 +126,15 @@ RULES = compile_rules(ReplyRules(personal_data={"national_id": "withhold", "emai
         ("IBAN GB82 WEST 1234 5698 7654 32 is yours.", "IBAN GB** **** 5432 is yours.",
          {"reply_pd_detected_iban": 1, "reply_pd_redacted": 1}),
         ("Card 4111 1111 1111 1112 fails Luhn.", "Card 4111 1111 1111 1112 fails Luhn.", {}),
+        ("Use postgres://admin:s3cr3tPa55@db.internal:5432/shop now.",
+         "Use postgres://admin:****@db.internal:5432/shop now.",
+         {"reply_pd_detected_password": 1, "reply_pd_redacted": 1}),
+        ("Pay to gb82 west 1234 5698 7654 32 today.", "Pay to GB** **** 5432 today.",
+         {"reply_pd_detected_iban": 1, "reply_pd_redacted": 1}),
+        ("Your NI number ab123456c is noted. Bye.", "Bye.",
+         {"reply_pd_detected_national_id": 1, "reply_pd_withheld": 1}),
+        ("Card 4111\u200b1111\u200b1111\u200b1111 is on file.", "Card **** 1111 is on file.",
+         {"reply_pd_detected_card": 1, "reply_pd_redacted": 1}),
     ],
 )
 def test_personal_data_actions(reply: str, released: str, counts: dict) -> None:
@@ -144,6 +153,9 @@ def _write_context(arguments: dict, returned: object = None, name: str = "refund
         ({"card": CARD}, None, "I refunded 4111-1111-1111-1111.", "I refunded **** 1111.",
          {"reply_pd_detected_card": 1, "reply_pd_masked": 1}),
         ({"ssn": SSN}, None, f"I updated {SSN} for you.", "I updated ***6789 for you.",
+         {"reply_pd_detected_national_id": 1, "reply_pd_masked": 1}),
+        # The value the write was sent, with an invisible character inside: the same value.
+        ({"ssn": SSN}, None, "I updated 123-45\u200b-6789 for you.", "I updated ***6789 for you.",
          {"reply_pd_detected_national_id": 1, "reply_pd_masked": 1}),
         ({}, {"card": CARD}, f"Refunded to {CARD}.", "Refunded to **** 1111.",
          {"reply_pd_detected_card": 1, "reply_pd_masked": 1}),
@@ -427,6 +439,21 @@ def test_cap_split_masks_a_private_key_longer_than_the_cap() -> None:
     released, counts = screen_reply(f"Here:\n{pem}\nKeep it safe.", RULES, max_chars=512)
     assert released == "Here:\n[RSA PRIVATE KEY ****]\nKeep it safe."
     assert counts == {"reply_pd_detected_private_key": 1, "reply_pd_redacted": 1}
+
+
+def test_values_of_the_new_shapes_masked_however_the_reply_is_streamed() -> None:
+    """A URL's password, a lower-case IBAN and a card with zero-width spaces inside, fed in
+    deltas of 1 to 7 characters that cut inside each value: the sentence comes out masked."""
+    reply = ("Connect with postgres://admin:s3cr3tPa55@db.internal:5432/shop and pay to "
+             "gb82 west 1234 5698 7654 32 with card 4111\u200b1111\u200b1111\u200b1111. Done.")
+    expected = ("Connect with postgres://admin:****@db.internal:5432/shop and pay to "
+                "GB** **** 5432 with card **** 1111. Done.")
+    for size in range(1, 8):
+        screen = ReplyScreen(RULES)
+        out = "".join(screen.feed(reply[i : i + size]) for i in range(0, len(reply), size))
+        assert (out + screen.finish(), dict(screen.counts)) == (expected, {
+            "reply_pd_detected_password": 1, "reply_pd_detected_iban": 1,
+            "reply_pd_detected_card": 1, "reply_pd_redacted": 3}), size
 
 
 # -- the screen's contract ----------------------------------------------------------------------

@@ -78,6 +78,36 @@ ssns = st.builds("{:03d}-{:02d}-{:04d}".format, st.integers(1, 665), st.integers
                  st.integers(1, 9999))
 emails = st.builds("{}.{}@{}.com".format, st.sampled_from(["jane", "j_o", "ana"]),
                    st.sampled_from(["doe", "silva"]), st.sampled_from(["example", "exemplo"]))
+#: A URL with a password in its userinfo (RFC 3986), or one without (a user, a port).
+urls = st.builds("{}://{}@{}/shop".format, st.sampled_from(["postgres", "redis", "https"]),
+                 st.sampled_from(["admin:s3cr3tPa55", ":pass", "app:p@ss!", "git", "u:****"]),
+                 st.sampled_from(["db.internal:5432", "example.com"]))
+
+
+@st.composite
+def ibans(draw: st.DrawFn) -> str:
+    """An IBAN whose check digits hold, its letters in any mix of cases, grouped in fours or
+    not."""
+    number = draw(st.sampled_from(["GB82WEST12345698765432", "DE89370400440532013000",
+                                   "NL91ABNA0417164300"]))
+    number = "".join(c.lower() if draw(st.booleans()) else c for c in number)
+    if draw(st.booleans()):
+        return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
+    return number
+
+
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+
+
+@st.composite
+def hidden(draw: st.DrawFn, values: st.SearchStrategy[str]) -> str:
+    """A value with one to three invisible characters put inside it."""
+    value = draw(values)
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(1, len(value) - 1))
+        value = value[:at] + draw(st.sampled_from(INVISIBLE)) + value[at:]
+    return value
+
 
 TEMPLATES = [
     "Your card {card} is on file.",
@@ -108,7 +138,15 @@ TEMPLATES = [
     "\uff47\uff55\uff41\uff52\uff41\uff4e\uff54\uff45\uff45\uff44<br>refund for {email}.",
     "Um \uff44\uff45\uff53\uff43\uff4f\uff4e\uff54\uff4f <b>não</b> <i>garantido</i>.",
     "See <span title=\"Note. Read it\">this</span> <voucher> for {card}.",
+    "Connect with {url} today.",
+    "Pay to {iban} now.",
+    "Card {hidden_card} and IBAN {hidden_iban} are saved.",
+    "Mail {hidden_email} or use {hidden_url}.",
 ]
+FIELDS: dict[str, st.SearchStrategy[str]] = {
+    "card": cards(), "ssn": ssns, "email": emails, "url": urls, "iban": ibans(),
+    "hidden_card": hidden(cards()), "hidden_iban": hidden(ibans()),
+    "hidden_email": hidden(emails), "hidden_url": hidden(urls)}
 LONG = "word " * 70 + "{card} " + "more " * 30 + "{email} "
 #: A phrase with a long tag in it where a 512-character cap would split it.
 LONG_TAG = "word " * 43 + 'so guaranteed <span class="a b c d e f">refund</span> ' + "more " * 80
@@ -119,7 +157,8 @@ def replies(draw: st.DrawFn, long: bool = False) -> str:
     templates = TEMPLATES + [LONG, LONG_TAG] if long else TEMPLATES
     parts = []
     for template in draw(st.lists(st.sampled_from(templates), min_size=1, max_size=10)):
-        parts.append(template.format(card=draw(cards()), ssn=draw(ssns), email=draw(emails)))
+        parts.append(template.format(**{name: draw(values) for name, values in FIELDS.items()
+                                        if "{" + name + "}" in template}))
         parts.append(draw(st.sampled_from([" ", " ", "\n", "\n\n", "", "  "])))
     return "".join(parts)
 

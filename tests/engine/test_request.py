@@ -41,6 +41,15 @@ def tool(content: str, call_id: str = "c1") -> dict:
         (f"ssn {SSN} and card {CARD}", "withhold", None,
          {"reply_pd_detected_national_id": 1, "reply_pd_detected_card": 1,
           "reply_pd_withheld": 1}),
+        ("db at postgres://admin:s3cr3tPa55@db.internal:5432/shop", "forward",
+         "db at postgres://admin:****@db.internal:5432/shop",
+         {"reply_pd_detected_password": 1, "reply_pd_redacted": 1}),
+        ("my iban is gb82 west 1234 5698 7654 32", "forward", "my iban is GB** **** 5432",
+         {"reply_pd_detected_iban": 1, "reply_pd_redacted": 1}),
+        ("card 4111\u200b1111\u200b1111\u200b1111 please", "forward", "card **** 1111 please",
+         {"reply_pd_detected_card": 1, "reply_pd_redacted": 1}),
+        ("my ni number is ab123456c", "withhold", None,
+         {"reply_pd_detected_national_id": 1, "reply_pd_withheld": 1}),
     ],
 )
 def test_verdict_of_the_turn(turn: str, kind: str, forwarded: str | None, counts: dict) -> None:
