@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from config.errors import ConfigError
-from config.rules import load_rules, parse_rules
-from config.settings import (
+from replyguard.config.errors import ConfigError
+from replyguard.config.rules import load_rules, parse_rules
+from replyguard.config.settings import (
     ENV_PREFIX,
     AdminSettings,
     LimitsSettings,

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from config.errors import ConfigError
+from replyguard.config.errors import ConfigError
 
 
 class _StrictLoader(yaml.SafeLoader):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from config.checks import boolean, http_url, integer, optional, section, setting, string
+from replyguard.config.checks import boolean, http_url, integer, optional, section, setting, string
 
 __all__ = ["GuardrailsSettings", "JudgeSettings", "ModerationSettings",
            "PromptInjectionSettings", "TopicSettings", "MAX_BLOCK_MESSAGE"]  # fmt: skip

@@ -10,9 +10,16 @@ import os
 from collections.abc import Callable
 from types import MappingProxyType
 
-from config.errors import ConfigError
-from config.files import read_document
-from engine.rules import ACTIONS, CLASSES, Action, MustAccompany, ReplyExactly, ReplyRules
+from replyguard.config.errors import ConfigError
+from replyguard.config.files import read_document
+from replyguard.engine.rules import (
+    ACTIONS,
+    CLASSES,
+    Action,
+    MustAccompany,
+    ReplyExactly,
+    ReplyRules,
+)
 
 TOP_KEYS = ("must_accompany", "never_say", "offers", "personal_data", "reply_exactly")
 OFFERS_KEYS = ("allowed", "markers")

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from config.checks import (
+from replyguard.config.checks import (
     Ctx,
     Given,
     boolean,
@@ -31,12 +31,12 @@ from config.checks import (
     setting,
     string,
 )
-from config.errors import ConfigError
-from config.files import read_document
-from config.guardrails import GuardrailsSettings
-from config.tools import highlight_check, tools_check
-from engine.rules import LANGUAGES
-from engine.tools import ToolRules, ToolSpec, compile_tools
+from replyguard.config.errors import ConfigError
+from replyguard.config.files import read_document
+from replyguard.config.guardrails import GuardrailsSettings
+from replyguard.config.tools import highlight_check, tools_check
+from replyguard.engine.rules import LANGUAGES
+from replyguard.engine.tools import ToolRules, ToolSpec, compile_tools
 
 __all__ = [
     "ENV_PREFIX", "AdminSettings", "LimitsSettings", "ListenSettings", "LogSettings",

@@ -14,7 +14,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from config.checks import (
+from replyguard.config.checks import (
     BAD,
     Check,
     Ctx,
@@ -26,7 +26,7 @@ from config.checks import (
     setting,
     string,
 )
-from engine.tools import Phrasing, ToolSpec
+from replyguard.engine.tools import Phrasing, ToolSpec
 
 __all__ = ["TOOL_LANGUAGES", "highlight_check", "tools_check"]
 

@@ -8,7 +8,7 @@ The exception tree:
 
 from __future__ import annotations
 
-from engine.actions import (
+from replyguard.engine.actions import (
     ASSERTION_REFUSED,
     OUTCOME_ADDED,
     OUTCOME_REPLACED,
@@ -18,35 +18,35 @@ from engine.actions import (
     cannot_do_sentence,
     forbidden_calls,
 )
-from engine.check_reply import DETECTOR_REASONS, MAX_FINDINGS, ReplyFinding, check_reply
-from engine.context import Passage, ToolCall, TurnContext, read_context
-from engine.detectors import DETECTORS, Detector
-from engine.facts import (
+from replyguard.engine.check_reply import DETECTOR_REASONS, MAX_FINDINGS, ReplyFinding, check_reply
+from replyguard.engine.context import Passage, ToolCall, TurnContext, read_context
+from replyguard.engine.detectors import DETECTORS, Detector
+from replyguard.engine.facts import (
     FACTS_CONFLICT,
     FACTS_OUT_OF_RANGE,
     FACTS_STALE,
     FACTS_TRACED,
     FACTS_UNTRACED,
 )
-from engine.find import Finding, apply_masks, find
-from engine.injection import (
+from replyguard.engine.find import Finding, apply_masks, find
+from replyguard.engine.injection import (
     INJECTION_PATTERNS,
     InjectionMatch,
     detect_injection,
     normalize_injection_text,
 )
-from engine.internals import REPLY_RULES, ReplyRule
-from engine.json_reply import JsonReplyScreen
-from engine.reply import Piece, ReplyScreen, ScreeningError, screen_reply
-from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
-from engine.request_fields import screen_fields
-from engine.rewording import (
+from replyguard.engine.internals import REPLY_RULES, ReplyRule
+from replyguard.engine.json_reply import JsonReplyScreen
+from replyguard.engine.reply import Piece, ReplyScreen, ScreeningError, screen_reply
+from replyguard.engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
+from replyguard.engine.request_fields import screen_fields
+from replyguard.engine.rewording import (
     TEMPERATURE_KEPT,
     TEMPERATURE_VARIED,
     locked_words,
     rewording_kept,
 )
-from engine.rules import (
+from replyguard.engine.rules import (
     ACTIONS,
     CLASSES,
     DEFAULT_ACTIONS,
@@ -57,10 +57,10 @@ from engine.rules import (
     ReplyRules,
     compile_rules,
 )
-from engine.screen import Screened, detected, screen_text
-from engine.screen_cache import ScreenCache
-from engine.segment import SentenceSegmenter, split_sentences
-from engine.tools import (
+from replyguard.engine.screen import Screened, detected, screen_text
+from replyguard.engine.screen_cache import ScreenCache
+from replyguard.engine.segment import SentenceSegmenter, split_sentences
+from replyguard.engine.tools import (
     BUILT_IN,
     CompiledTools,
     Phrasing,

@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from engine.claims import claim_words, reading, unquoted
-from engine.context import ToolCall, TurnContext
-from engine.facts import (
+from replyguard.engine.claims import claim_words, reading, unquoted
+from replyguard.engine.context import ToolCall, TurnContext
+from replyguard.engine.facts import (
     FACTS_CONFLICT,
     FACTS_OUT_OF_RANGE,
     FACTS_STALE,
@@ -30,7 +30,7 @@ from engine.facts import (
     read_time,
     stated_values,
 )
-from engine.tools import CANNOT_DO, CompiledTools, OutcomeName, tool_words
+from replyguard.engine.tools import CANNOT_DO, CompiledTools, OutcomeName, tool_words
 
 ASSERTION_REFUSED = "reply_assertion_refused"
 OUTCOME_REPLACED = "reply_outcome_replaced"

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from engine.find import find
-from engine.internals import REPLY_RULES, ReplyRule
-from engine.text import fold
+from replyguard.engine.find import find
+from replyguard.engine.internals import REPLY_RULES, ReplyRule
+from replyguard.engine.text import fold
 
 #: At most this many findings by default: enough to send a draft back, few enough to read.
 MAX_FINDINGS: Final = 20

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Literal
 
-from engine.text import wording
+from replyguard.engine.text import wording
 
 Mood = Literal["statement", "question", "request"]
 

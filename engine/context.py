@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 import orjson
 
-from engine.find import find
-from engine.text import INVISIBLE
+from replyguard.engine.find import find
+from replyguard.engine.text import INVISIBLE
 
 Outcome = Literal["done", "failed", "pending"]
 FAILED_STATUSES = frozenset({"failed", "error", "declined", "rejected", "cancelled", "canceled",

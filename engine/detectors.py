@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from engine import masks, validators
+from replyguard.engine import masks, validators
 
 KeywordsIn = Literal["text", "lower", "shape"]
 

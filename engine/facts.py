@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from engine.context import ToolCall, compact
-from engine.find import Finding, apply_masks, find
+from replyguard.engine.context import ToolCall, compact
+from replyguard.engine.find import Finding, apply_masks, find
 
 FACTS_TRACED = "reply_facts_traced"
 FACTS_UNTRACED = "reply_facts_untraced"

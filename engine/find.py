@@ -26,10 +26,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
-from engine.detectors import DETECTORS, Detector
-from engine.plan import Plan
-from engine.text import first_invisible, invisible_as_spaces, invisible_gaps, visible
-from engine.views import Views, first_lookalike, other_digits
+from replyguard.engine.detectors import DETECTORS, Detector
+from replyguard.engine.plan import Plan
+from replyguard.engine.text import first_invisible, invisible_as_spaces, invisible_gaps, visible
+from replyguard.engine.views import Views, first_lookalike, other_digits
 
 _MASKS = {d.id: d.mask for d in DETECTORS}
 

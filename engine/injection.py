@@ -9,7 +9,12 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.injection_table import CATEGORIES, INJECTION_PATTERNS, LANGUAGES, InjectionPattern
+from replyguard.engine.injection_table import (
+    CATEGORIES,
+    INJECTION_PATTERNS,
+    LANGUAGES,
+    InjectionPattern,
+)
 
 __all__ = [
     "CATEGORIES",

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine.text import fold
+from replyguard.engine.text import fold
 
 
 @dataclass(frozen=True, slots=True)

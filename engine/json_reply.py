@@ -12,12 +12,12 @@ import json
 from collections import Counter
 from typing import Any
 
-from engine.context import TurnContext
-from engine.find import find
-from engine.reply import ReplyScreen, ScreeningError
-from engine.rules import Action, CompiledRules
-from engine.screen import screen_text
-from engine.tools import CompiledTools
+from replyguard.engine.context import TurnContext
+from replyguard.engine.find import find
+from replyguard.engine.reply import ReplyScreen, ScreeningError
+from replyguard.engine.rules import Action, CompiledRules
+from replyguard.engine.screen import screen_text
+from replyguard.engine.tools import CompiledTools
 
 MAX_HELD = 1 << 24  # characters of a JSON reply held to be screened whole
 

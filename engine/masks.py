@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from engine.validators import digits
+from replyguard.engine.validators import digits
 
 _ALNUM = re.compile(r"[^0-9A-Za-z]")
 

@@ -15,8 +15,8 @@ try:  # Vectorscan/Hyperscan (BSD-3), optional: where its wheel is missing, `in`
 except ImportError:  # pragma: no cover - the wheel exists for Linux x86_64, where tests run
     hyperscan = None  # type: ignore[assignment]
 
-from engine.detectors import Detector, KeywordsIn
-from engine.views import Views
+from replyguard.engine.detectors import Detector, KeywordsIn
+from replyguard.engine.views import Views
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,14 +22,14 @@ from collections.abc import Sequence
 from functools import partial
 from typing import NamedTuple
 
-from engine.actions import ActionCheck
-from engine.context import TurnContext, compact
-from engine.find import Finding, apply_masks, find
-from engine.internals import internal_spans
-from engine.rules import Action, CompiledRules
-from engine.screen import MASKED, REDACTED, WITHHELD, detected
-from engine.segment import ANY, NON_SPACE, SentenceSegmenter, split_sentences
-from engine.tools import CompiledTools
+from replyguard.engine.actions import ActionCheck
+from replyguard.engine.context import TurnContext, compact
+from replyguard.engine.find import Finding, apply_masks, find
+from replyguard.engine.internals import internal_spans
+from replyguard.engine.rules import Action, CompiledRules
+from replyguard.engine.screen import MASKED, REDACTED, WITHHELD, detected
+from replyguard.engine.segment import ANY, NON_SPACE, SentenceSegmenter, split_sentences
+from replyguard.engine.tools import CompiledTools
 
 WORDING_REMOVED = "reply_wording_removed"
 OFFER_REMOVED = "reply_offer_removed"

@@ -17,12 +17,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.context import TurnContext, content_text, read_context
-from engine.reply import EXACT_REPLY
-from engine.request_fields import MEDIA_KEYS, PLAIN, screen_value
-from engine.rules import CompiledRules
-from engine.screen import Screened, Side, screen_text
-from engine.screen_cache import ScreenCache
+from replyguard.engine.context import TurnContext, content_text, read_context
+from replyguard.engine.reply import EXACT_REPLY
+from replyguard.engine.request_fields import MEDIA_KEYS, PLAIN, screen_value
+from replyguard.engine.rules import CompiledRules
+from replyguard.engine.screen import Screened, Side, screen_text
+from replyguard.engine.screen_cache import ScreenCache
 
 Verdict = Literal["forward", "withhold", "exact"]
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from engine.rules import CompiledRules
-from engine.screen import screen_text
-from engine.screen_cache import ScreenCache
+from replyguard.engine.rules import CompiledRules
+from replyguard.engine.screen import screen_text
+from replyguard.engine.screen_cache import ScreenCache
 
 #: Top-level string fields that name the end user (often an email address).
 ID_FIELDS = ("user", "safety_identifier")

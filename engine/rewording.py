@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from engine.claims import NEGATIONS, claim_words, mood
+from replyguard.engine.claims import NEGATIONS, claim_words, mood
 
 TEMPERATURE_KEPT = "reply_temperature_kept"
 TEMPERATURE_VARIED = "reply_temperature_varied"

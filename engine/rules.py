@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from engine.text import PhrasePattern, phrase_pattern, wording
+from replyguard.engine.text import PhrasePattern, phrase_pattern, wording
 
 Action = Literal["redact", "withhold", "allow"]
 ACTIONS: tuple[Action, ...] = ("redact", "withhold", "allow")

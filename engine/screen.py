@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engine.find import Finding, apply_masks, find
-from engine.rules import CompiledRules
+from replyguard.engine.find import Finding, apply_masks, find
+from replyguard.engine.rules import CompiledRules
 
 Side = Literal["turn", "reply", "tool"]
 Outcome = Literal["allow", "redact", "withhold"]

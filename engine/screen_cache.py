@@ -12,8 +12,8 @@ import threading
 from collections import OrderedDict
 from hashlib import blake2b
 
-from engine.rules import CompiledRules
-from engine.screen import Screened, Side, screen_text
+from replyguard.engine.rules import CompiledRules
+from replyguard.engine.screen import Screened, Side, screen_text
 
 #: Rules objects a cache tells apart at once; one more evicts the oldest, whose entries can
 #: then never be hit again (its token is never issued again).

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from engine.segment_rules import ABBREVIATIONS
+from replyguard.engine.segment_rules import ABBREVIATIONS
 
 #: Characters kept free before the cap: a forced split cuts at or before `max_chars - HOLDBACK`.
 HOLDBACK = 256

@@ -16,8 +16,8 @@ from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
 from typing import Any, Literal
 
-from engine.claims import INSERTS, claim_words
-from engine.text import PhrasePattern
+from replyguard.engine.claims import INSERTS, claim_words
+from replyguard.engine.text import PhrasePattern
 
 OutcomeName = Literal["done", "failed", "not_done"]
 

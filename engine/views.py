@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from engine.detectors import KeywordsIn
+from replyguard.engine.detectors import KeywordsIn
 
 # Digits and the separators numbers are written with -> "0", space -> "1", anything else -> "_".
 _RUN_TABLE = bytes(

@@ -10,10 +10,10 @@ import hmac
 
 from aiohttp import web
 
-from engine.check_reply import MAX_FINDINGS, check_reply
-from proxy.body import read_json
-from proxy.errors import BadRequest, Unauthorized
-from proxy.state import SETTINGS
+from replyguard.engine.check_reply import MAX_FINDINGS, check_reply
+from replyguard.proxy.body import read_json
+from replyguard.proxy.errors import BadRequest, Unauthorized
+from replyguard.proxy.state import SETTINGS
 
 
 def require_admin(request: web.Request) -> None:

@@ -18,17 +18,17 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from config.settings import Settings
-from engine.rules import ReplyRules
-from engine.screen_cache import ScreenCache
-from proxy import routes
-from proxy.admin import check_reply_route
-from proxy.completions import chat_completions, completions
-from proxy.counts import new_counts
-from proxy.errors import NotFound, ProxyError, error_response
-from proxy.guardrails import Guardrails
-from proxy.metrics import Metrics
-from proxy.state import (
+from replyguard.config.settings import Settings
+from replyguard.engine.rules import ReplyRules
+from replyguard.engine.screen_cache import ScreenCache
+from replyguard.proxy import routes
+from replyguard.proxy.admin import check_reply_route
+from replyguard.proxy.completions import chat_completions, completions
+from replyguard.proxy.counts import new_counts
+from replyguard.proxy.errors import NotFound, ProxyError, error_response
+from replyguard.proxy.guardrails import Guardrails
+from replyguard.proxy.metrics import Metrics
+from replyguard.proxy.state import (
     GUARDRAILS,
     INFO,
     METRICS,
@@ -45,7 +45,7 @@ from proxy.state import (
     refusing,
     stamp,
 )
-from proxy.upstream import timeout
+from replyguard.proxy.upstream import timeout
 
 access_log = logging.getLogger("replyguard.access")
 log = logging.getLogger("replyguard")

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from proxy.errors import BadRequest, BodyTooLarge
+from replyguard.proxy.errors import BadRequest, BodyTooLarge
 
 
 async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:

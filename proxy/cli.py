@@ -8,7 +8,7 @@ import importlib.util
 import sys
 from collections.abc import Callable, Sequence
 
-from config.errors import ConfigError
+from replyguard.config.errors import ConfigError
 
 
 def _read_stdin() -> str:
@@ -20,8 +20,8 @@ def _read_stdin() -> str:
 
 
 def _load_compiled(path: str | None, language: str):  # type: ignore[no-untyped-def]
-    from config.rules import load_rules
-    from engine.rules import ReplyRules, compile_rules
+    from replyguard.config.rules import load_rules
+    from replyguard.engine.rules import ReplyRules, compile_rules
 
     rules = load_rules(path) if path else ReplyRules()
     return compile_rules(rules, language)  # type: ignore[arg-type]
@@ -29,12 +29,12 @@ def _load_compiled(path: str | None, language: str):  # type: ignore[no-untyped-
 
 def cmd_screen(args: argparse.Namespace) -> int:
     """Screen stdin as a turn or a reply and print what would be released."""
-    from engine.screen import screen_text
+    from replyguard.engine.screen import screen_text
 
     rules = _load_compiled(args.rules, args.language)
     text = _read_stdin()
     if args.side == "reply":
-        from engine.reply import screen_reply
+        from replyguard.engine.reply import screen_reply
 
         released, counts = screen_reply(text, rules, chunks=args.chunks, seed=args.seed,
                                         max_chars=args.max_chars)
@@ -67,7 +67,7 @@ def _checked(path: str, load: Callable[[], object]) -> int:
 
 def cmd_check_rules(args: argparse.Namespace) -> int:
     """Validate a rules file: exit 0 when it can be used, 1 with every error otherwise."""
-    from config.rules import load_rules
+    from replyguard.config.rules import load_rules
 
     return _checked(args.file, lambda: load_rules(args.file))
 
@@ -75,8 +75,8 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
 def cmd_check_settings(args: argparse.Namespace) -> int:
     """Validate a settings file (and the rules file it names): exit 0 when the proxy can
     start with it, 1 with every error otherwise. The environment is not read."""
-    from config.rules import load_rules
-    from config.settings import load_settings
+    from replyguard.config.rules import load_rules
+    from replyguard.config.settings import load_settings
 
     def load() -> None:
         settings = load_settings(args.file, env={})
@@ -99,7 +99,7 @@ def cmd_check_reply(args: argparse.Namespace) -> int:
     import dataclasses
     import json
 
-    from engine.check_reply import check_reply
+    from replyguard.engine.check_reply import check_reply
 
     findings = check_reply(_read_stdin(), args.requester, args.max_findings)
     if args.json:
@@ -160,8 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     draft.add_argument("--max-findings", type=_count, default=20, help="stop after this many")
     draft.set_defaults(func=cmd_check_reply)
 
-    if importlib.util.find_spec("proxy.commands") is not None:
-        from proxy.commands import add_proxy_commands
+    if importlib.util.find_spec("replyguard.proxy.commands") is not None:
+        from replyguard.proxy.commands import add_proxy_commands
 
         add_proxy_commands(sub)
     return parser

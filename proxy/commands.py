@@ -13,9 +13,9 @@ from typing import Any
 
 from aiohttp import web
 
-from config.rules import load_rules
-from config.settings import Settings, load_settings
-from engine.rules import ReplyRules
+from replyguard.config.rules import load_rules
+from replyguard.config.settings import Settings, load_settings
+from replyguard.engine.rules import ReplyRules
 
 EXAMPLE_RULES = Path(__file__).resolve().parent.parent / "config" / "reply-rules.example.yaml"
 
@@ -53,7 +53,7 @@ def install_uvloop() -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the proxy until interrupted."""
-    from proxy.app import create_app
+    from replyguard.proxy.app import create_app
 
     settings, rules = load(args)
     configure_logging(settings.log.level)
@@ -80,7 +80,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run seed 000's shop conversation through the proxy with the real openai SDK."""
-    from proxy.demo import run_demo
+    from replyguard.proxy.demo import run_demo
 
     install_uvloop()
     return asyncio.run(run_demo(args.rules or str(EXAMPLE_RULES), args.chunk_chars))

@@ -18,24 +18,30 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from engine.context import TurnContext, content_text
-from engine.json_reply import JsonReplyScreen
-from engine.reply import Piece, ReplyScreen, ScreeningError
-from engine.request import RequestVerdict
-from engine.rules import LANGUAGES, Action, CompiledRules
-from engine.screen import screen_text
-from engine.segment import split_sentences
-from engine.tools import CompiledTools
-from proxy import direct
-from proxy.body import read_json
-from proxy.counts import add_counts
-from proxy.errors import BadRequest, ProxyError, ScreeningFailed, UpstreamError, error_response
-from proxy.metrics import Metrics
-from proxy.output import OutputStage
-from proxy.permissions import CallFilter, offered_tools
-from proxy.relay import StreamStats, relay
-from proxy.request_side import check_output_kinds, verdict_chat, verdict_text
-from proxy.state import (
+from replyguard.engine.context import TurnContext, content_text
+from replyguard.engine.json_reply import JsonReplyScreen
+from replyguard.engine.reply import Piece, ReplyScreen, ScreeningError
+from replyguard.engine.request import RequestVerdict
+from replyguard.engine.rules import LANGUAGES, Action, CompiledRules
+from replyguard.engine.screen import screen_text
+from replyguard.engine.segment import split_sentences
+from replyguard.engine.tools import CompiledTools
+from replyguard.proxy import direct
+from replyguard.proxy.body import read_json
+from replyguard.proxy.counts import add_counts
+from replyguard.proxy.errors import (
+    BadRequest,
+    ProxyError,
+    ScreeningFailed,
+    UpstreamError,
+    error_response,
+)
+from replyguard.proxy.metrics import Metrics
+from replyguard.proxy.output import OutputStage
+from replyguard.proxy.permissions import CallFilter, offered_tools
+from replyguard.proxy.relay import StreamStats, relay
+from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
+from replyguard.proxy.state import (
     AUDIENCES,
     GUARDRAILS,
     INFO,
@@ -47,7 +53,7 @@ from proxy.state import (
     SETTINGS,
     TOOLS,
 )
-from proxy.stream import (
+from replyguard.proxy.stream import (
     ChunkShapeError,
     Kind,
     Released,
@@ -55,7 +61,7 @@ from proxy.stream import (
     screen_completion,
     staged_completion,
 )
-from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
+from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 LANGUAGE_HEADER = "X-ReplyGuard-Language"
 AUDIENCE_HEADER = "X-ReplyGuard-Audience"

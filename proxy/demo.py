@@ -19,10 +19,10 @@ import openai
 from aiohttp import web
 from openai.types.chat import ChatCompletionMessageParam
 
-from config.rules import load_rules
-from config.settings import load_settings
-from proxy.app import create_app
-from proxy.fake_upstream import SHOP_SCRIPT, ScriptedUpstream, seed_script
+from replyguard.config.rules import load_rules
+from replyguard.config.settings import load_settings
+from replyguard.proxy.app import create_app
+from replyguard.proxy.fake_upstream import SHOP_SCRIPT, ScriptedUpstream, seed_script
 
 TURNS = (
     "my card is 4111 1111 1111 1111, is it on file?",

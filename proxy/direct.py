@@ -14,8 +14,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from proxy.sse import DONE, encode_event
-from proxy.state import prepare
+from replyguard.proxy.sse import DONE, encode_event
+from replyguard.proxy.state import prepare
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no",
                "Content-Type": "text/event-stream; charset=utf-8"}

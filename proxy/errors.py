@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from proxy.sse import encode_event
+from replyguard.proxy.sse import encode_event
 
 
 class ProxyError(Exception):

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from proxy.sse import DONE, encode_event
+from replyguard.proxy.sse import DONE, encode_event
 
 __all__ = ["SHOP_SCRIPT", "Reply", "Script", "ScriptedUpstream", "fake_embedding", "seed_script"]
 

@@ -19,10 +19,10 @@ from typing import Any
 
 import aiohttp
 
-from config.guardrails import GuardrailsSettings
-from engine.injection import detect_injection
-from proxy.errors import OutputBlocked
-from proxy.judges import (
+from replyguard.config.guardrails import GuardrailsSettings
+from replyguard.engine.injection import detect_injection
+from replyguard.proxy.errors import OutputBlocked
+from replyguard.proxy.judges import (
     INJECTION_QUESTION,
     TOPIC_QUESTION,
     CheckError,
@@ -30,7 +30,7 @@ from proxy.judges import (
     moderate,
     windows,
 )
-from proxy.metrics import Metrics
+from replyguard.proxy.metrics import Metrics
 
 log = logging.getLogger("replyguard.guardrails")
 

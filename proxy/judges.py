@@ -14,7 +14,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from config.guardrails import JudgeSettings, ModerationSettings
+from replyguard.config.guardrails import JudgeSettings, ModerationSettings
 
 #: The fixed questions (documented in README "Guardrails"). `{site_name}` is filled in.
 TOPIC_QUESTION = (

@@ -18,7 +18,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from engine.rules import CLASSES
+from replyguard.engine.rules import CLASSES
 
 #: Every count of seed 000's table ("The counts"), exactly as named there.
 SEED_COUNTS: tuple[str, ...] = (

@@ -16,16 +16,21 @@ from typing import Any
 import aiohttp
 import orjson
 
-from engine.context import compact
-from engine.find import find
-from engine.reply import Piece, ReplyScreen
-from engine.rewording import TEMPERATURE_KEPT, TEMPERATURE_VARIED, locked_words, rewording_kept
-from engine.rules import Action, CompiledRules
-from engine.segment import split_sentences
-from proxy.errors import OutputBlocked
-from proxy.guardrails import Guardrails
-from proxy.judges import completion_text
-from proxy.stream import Released
+from replyguard.engine.context import compact
+from replyguard.engine.find import find
+from replyguard.engine.reply import Piece, ReplyScreen
+from replyguard.engine.rewording import (
+    TEMPERATURE_KEPT,
+    TEMPERATURE_VARIED,
+    locked_words,
+    rewording_kept,
+)
+from replyguard.engine.rules import Action, CompiledRules
+from replyguard.engine.segment import split_sentences
+from replyguard.proxy.errors import OutputBlocked
+from replyguard.proxy.guardrails import Guardrails
+from replyguard.proxy.judges import completion_text
+from replyguard.proxy.stream import Released
 
 log = logging.getLogger("replyguard.output")
 

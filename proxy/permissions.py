@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from engine.actions import cannot_do_sentence, forbidden_calls
-from engine.tools import CompiledTools
+from replyguard.engine.actions import cannot_do_sentence, forbidden_calls
+from replyguard.engine.tools import CompiledTools
 
 #: The count of refused tool calls (not a seed 000 count; exported by proxy.metrics).
 TOOL_CALLS_REFUSED = "replyguard_tool_calls_refused"

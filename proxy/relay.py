@@ -19,12 +19,12 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from engine.reply import ScreeningError
-from proxy.direct import SSE_HEADERS
-from proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
-from proxy.sse import DONE, SSEDecodeError, SSEDecoder
-from proxy.state import prepare
-from proxy.stream import TEXT_FIELDS, ChunkShapeError, StreamScreen
+from replyguard.engine.reply import ScreeningError
+from replyguard.proxy.direct import SSE_HEADERS
+from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
+from replyguard.proxy.sse import DONE, SSEDecodeError, SSEDecoder
+from replyguard.proxy.state import prepare
+from replyguard.proxy.stream import TEXT_FIELDS, ChunkShapeError, StreamScreen
 
 log = logging.getLogger("replyguard.relay")
 

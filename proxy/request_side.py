@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
-from engine.request_fields import ID_FIELDS, MAX_DEPTH, NestingTooDeep, screen_fields
-from engine.rules import CompiledRules
-from engine.screen import WITHHELD, screen_text
-from engine.screen_cache import ScreenCache
-from engine.tools import CompiledTools
-from proxy.errors import BadRequest
+from replyguard.engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
+from replyguard.engine.request_fields import ID_FIELDS, MAX_DEPTH, NestingTooDeep, screen_fields
+from replyguard.engine.rules import CompiledRules
+from replyguard.engine.screen import WITHHELD, screen_text
+from replyguard.engine.screen_cache import ScreenCache
+from replyguard.engine.tools import CompiledTools
+from replyguard.proxy.errors import BadRequest
 
 #: The fields screened beside the messages or prompt, and what is said of one of a shape
 #: that cannot be screened.

@@ -9,14 +9,20 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from engine.screen import screen_text
-from proxy.body import read_json
-from proxy.completions import compiled_rules
-from proxy.counts import add_counts
-from proxy.errors import BadRequest, NotFound, ProxyError, ScreeningFailed, error_response
-from proxy.request_side import other_fields
-from proxy.state import INFO, METRICS, SCREEN_CACHE, SESSION, SETTINGS, prepare
-from proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
+from replyguard.engine.screen import screen_text
+from replyguard.proxy.body import read_json
+from replyguard.proxy.completions import compiled_rules
+from replyguard.proxy.counts import add_counts
+from replyguard.proxy.errors import (
+    BadRequest,
+    NotFound,
+    ProxyError,
+    ScreeningFailed,
+    error_response,
+)
+from replyguard.proxy.request_side import other_fields
+from replyguard.proxy.state import INFO, METRICS, SCREEN_CACHE, SESSION, SETTINGS, prepare
+from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                          "te", "trailers", "transfer-encoding", "upgrade", "host",

@@ -11,12 +11,12 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from config.settings import Settings
-from engine.rules import LANGUAGES, CompiledRules, ReplyRules, compile_rules
-from engine.screen_cache import ScreenCache
-from engine.tools import CompiledTools, compile_tools
-from proxy.guardrails import Guardrails
-from proxy.metrics import Metrics
+from replyguard.config.settings import Settings
+from replyguard.engine.rules import LANGUAGES, CompiledRules, ReplyRules, compile_rules
+from replyguard.engine.screen_cache import ScreenCache
+from replyguard.engine.tools import CompiledTools, compile_tools
+from replyguard.proxy.guardrails import Guardrails
+from replyguard.proxy.metrics import Metrics
 
 
 @dataclass

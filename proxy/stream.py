@@ -19,12 +19,12 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
-from engine.json_reply import JsonReplyScreen
-from engine.reply import Piece, ReplyScreen
-from proxy import reply_keys
-from proxy.counts import add_counts, new_counts
-from proxy.permissions import CallFilter, StreamCalls
-from proxy.reply_keys import ChunkShapeError
+from replyguard.engine.json_reply import JsonReplyScreen
+from replyguard.engine.reply import Piece, ReplyScreen
+from replyguard.proxy import reply_keys
+from replyguard.proxy.counts import add_counts, new_counts
+from replyguard.proxy.permissions import CallFilter, StreamCalls
+from replyguard.proxy.reply_keys import ChunkShapeError
 
 __all__ = ["TEXT_FIELDS", "ChunkShapeError", "Kind", "Released", "StreamScreen", "pieces_of",
            "screen_completion", "staged_completion"]

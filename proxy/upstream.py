@@ -10,8 +10,8 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from config.settings import Settings
-from proxy.errors import ProxyError, UpstreamError
+from replyguard.config.settings import Settings
+from replyguard.proxy.errors import ProxyError, UpstreamError
 
 #: Client headers sent on to the upstream (besides Authorization and Content-Type).
 FORWARDED = ("openai-organization", "openai-project", "openai-beta", "user-agent", "accept")

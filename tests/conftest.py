@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gc
+import importlib.abc
 import importlib.util
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +13,25 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
+#: The folders ReplyGuard installs under `replyguard.` (`replyguard.engine`, ...). The
+#: repository root is on `sys.path` while the tests run (they import `tests.*`), which would
+#: make each importable under its bare folder name too: refused here, so a test can only
+#: import what a user can (one import name).
+_FOLDERS = frozenset({"engine", "proxy", "config"})
+
+
+class _OneImportName(importlib.abc.MetaPathFinder):
+    """Refuses `engine`, `proxy` and `config` as top-level module names."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+        if fullname.split(".")[0] in _FOLDERS:
+            raise ModuleNotFoundError(f"No module named {fullname!r} (import it as "
+                                      f"'replyguard.{fullname}')", name=fullname)
+        return None
+
+
+sys.meta_path.insert(0, _OneImportName())
 
 Measure = Callable[..., float]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.cli import main
+from replyguard.proxy.cli import main
 
 ROOT = Path(__file__).parents[1]
 EXAMPLE = str(ROOT / "config" / "reply-rules.example.yaml")
@@ -88,7 +88,7 @@ def test_screen_with_a_bad_rules_file_exits_2(tmp_path: Path, monkeypatch: pytes
 
 def test_installed_console_script_screens_stdin() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "proxy.cli", "screen", "--rules", EXAMPLE],
+        [sys.executable, "-m", "replyguard.proxy.cli", "screen", "--rules", EXAMPLE],
         input=b"my card is 4111 1111 1111 1111\n", capture_output=True, timeout=60, cwd=ROOT,
         check=False,
     )
@@ -101,7 +101,7 @@ def test_serve_on_port_0_announces_the_port_it_bound() -> None:
     import urllib.request
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "proxy.cli", "serve", "--port", "0", "--upstream",
+        [sys.executable, "-m", "replyguard.proxy.cli", "serve", "--port", "0", "--upstream",
          "http://127.0.0.1:9/v1"], stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None

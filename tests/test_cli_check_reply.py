@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from proxy.cli import main
+from replyguard.proxy.cli import main
 
 DRAFT = b"Pod api-7d9f8b6c5-x2x7k logged KeyError for bob@example.com and jane@example.com\n"
 

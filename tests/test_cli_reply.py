@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.cli import main
+from replyguard.proxy.cli import main
 
 RULES = str(Path(__file__).parents[1] / "config/reply-rules.example.yaml")
 REPLY = ("Your card 4111 1111 1111 1111 is on file; the card 4111 1111 1111 1112 is not. "

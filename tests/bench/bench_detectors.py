@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine import ReplyRules, compile_rules, find, screen_text  # noqa: E402
+from replyguard.engine import ReplyRules, compile_rules, find, screen_text  # noqa: E402
 
 RULES = compile_rules(ReplyRules())
 

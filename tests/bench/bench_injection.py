@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from engine.injection import detect_injection, normalize_injection_text  # noqa: E402
+from replyguard.engine.injection import detect_injection, normalize_injection_text  # noqa: E402
 from tests.bench.bench_detectors import _time as _best  # noqa: E402  (best CPU seconds)
 from tests.data.injection_cases import BENIGN  # noqa: E402
 

@@ -62,7 +62,7 @@ def _engine_child(what: str, units: int) -> None:
     import bench_proxy
     import bench_reply
 
-    from engine import ReplyScreen, read_context, screen_request
+    from replyguard.engine import ReplyScreen, read_context, screen_request
 
     rules = bench_reply.RULES
     messages: list[dict[str, Any]] = bench_proxy.BODY["messages"]  # type: ignore[assignment]
@@ -119,7 +119,7 @@ def _serve_child(kind: str, port: int, upstream: str, stub: bool) -> None:
     os.environ["REPLYGUARD_LOG_LEVEL"] = "warning"
     if stub:
         _stub_screens()
-    from proxy.cli import main
+    from replyguard.proxy.cli import main
 
     sys.argv = ["replyguard", "serve", "--upstream", upstream, "--port", str(port),
                 "--rules", str(ROOT / "config" / "reply-rules.example.yaml")]
@@ -130,8 +130,8 @@ def _stub_screens() -> None:
     """Reply text passes unscreened; the request verdict is computed once and reused."""
     from collections import Counter
 
-    import proxy.completions as completions
-    import proxy.request_side as request_side
+    import replyguard.proxy.completions as completions
+    import replyguard.proxy.request_side as request_side
 
     class PassThrough:
         def __init__(self, *args: object, **kwargs: object) -> None:

@@ -237,7 +237,8 @@ def main() -> int:
     procs = [
         subprocess.Popen([sys.executable, __file__, "--serve-upstream", str(up)]),
         subprocess.Popen([sys.executable, __file__, "--serve-bare", str(bare), upstream_url]),
-        subprocess.Popen([sys.executable, "-m", "proxy.cli", "serve", "--upstream", upstream_url,
+        subprocess.Popen([sys.executable, "-m", "replyguard.proxy.cli", "serve",
+                          "--upstream", upstream_url,
                           "--rules", str(ROOT / "config" / "reply-rules.example.yaml"),
                           "--port", str(rg)], env=env, cwd=ROOT, stderr=subprocess.DEVNULL),
     ]

@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from config.rules import load_rules  # noqa: E402
-from engine import ReplyScreen, compile_rules, read_context  # noqa: E402
+from replyguard.config.rules import load_rules  # noqa: E402
+from replyguard.engine import ReplyScreen, compile_rules, read_context  # noqa: E402
 
 RULES = compile_rules(load_rules(ROOT / "config/reply-rules.example.yaml"))
 CONTEXT = read_context([

@@ -7,9 +7,9 @@ from types import MappingProxyType
 
 import pytest
 
-from config.errors import ConfigError
-from config.rules import load_rules
-from engine import MustAccompany, ReplyExactly, ReplyRules
+from replyguard.config.errors import ConfigError
+from replyguard.config.rules import load_rules
+from replyguard.engine import MustAccompany, ReplyExactly, ReplyRules
 
 EXAMPLE = Path(__file__).parents[2] / "config" / "reply-rules.example.yaml"
 KNOWN_CLASSES = ("api_key, aws_access_key, card, email, iban, ip_address, jwt, national_id, "

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from config.errors import ConfigError
-from config.settings import (
+from replyguard.config.errors import ConfigError
+from replyguard.config.settings import (
     AdminSettings,
     LimitsSettings,
     ListenSettings,

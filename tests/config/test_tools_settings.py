@@ -7,9 +7,9 @@ from types import MappingProxyType
 
 import pytest
 
-from config.errors import ConfigError
-from config.settings import load_settings
-from engine.tools import Phrasing, ToolRules, ToolSpec
+from replyguard.config.errors import ConfigError
+from replyguard.config.settings import load_settings
+from replyguard.engine.tools import Phrasing, ToolRules, ToolSpec
 
 SHOP = """\
 tools:

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Phrasing, ReplyRules, ToolRules, ToolSpec, compile_rules
+from replyguard.engine import Phrasing, ReplyRules, ToolRules, ToolSpec, compile_rules
 
 CARD = "4111 1111 1111 1111"
 REFUND = ToolSpec(

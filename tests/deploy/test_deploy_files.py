@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from proxy.metrics import Metrics
+from replyguard.proxy.metrics import Metrics
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import (
+from replyguard.engine import (
     ActionCheck,
     MustAccompany,
     Phrasing,

@@ -9,7 +9,7 @@ import codecs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Piece, ReplyScreen, compile_tools, read_context, screen_reply
+from replyguard.engine import Piece, ReplyScreen, compile_tools, read_context, screen_reply
 from tests.data.action_cases import (
     CANCELLED,
     DONE,

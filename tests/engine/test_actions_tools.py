@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import BUILT_IN, Phrasing, ToolRules, ToolSpec, compile_tools
-from engine.tools import fill
+from replyguard.engine import BUILT_IN, Phrasing, ToolRules, ToolSpec, compile_tools
+from replyguard.engine.tools import fill
 
 
 def _tools(**phrasing: str) -> ToolRules:
@@ -120,5 +120,5 @@ def test_schema_ranges_read_by_property_name() -> None:
 ])
 def test_fill_with_formats(template: str, language: str, fields: dict[str, object],
                            expected: str | None) -> None:
-    from engine.tools import fill
+    from replyguard.engine.tools import fill
     assert fill(template, fields, language) == expected

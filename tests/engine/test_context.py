@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engine.context import compact, content_text, outcome_of, read_context
+from replyguard.engine.context import compact, content_text, outcome_of, read_context
 
 
 def _call(name: str, arguments: object, call_id: str = "c1") -> dict:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from config.rules import load_rules
-from engine import Finding, ReplyRules, compile_rules, find, screen_text
+from replyguard.config.rules import load_rules
+from replyguard.engine import Finding, ReplyRules, compile_rules, find, screen_text
 
 RULES = compile_rules(load_rules("config/reply-rules.example.yaml"), "en")
 #: Every class masked (the shop allows email and withholds national_id).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import DETECTORS, Detector, ReplyRules, compile_rules, find, screen_text
+from replyguard.engine import DETECTORS, Detector, ReplyRules, compile_rules, find, screen_text
 
 RULES = compile_rules(ReplyRules())
 REDACT_ALL = compile_rules(ReplyRules(personal_data={"email": "redact", "phone": "redact",

@@ -9,9 +9,16 @@ from typing import Any
 
 import pytest
 
-from engine import ReplyRules, ToolRules, ToolSpec, compile_rules, compile_tools, read_context
-from engine.facts import parse_number, stated_values
-from engine.reply import screen_reply
+from replyguard.engine import (
+    ReplyRules,
+    ToolRules,
+    ToolSpec,
+    compile_rules,
+    compile_tools,
+    read_context,
+)
+from replyguard.engine.facts import parse_number, stated_values
+from replyguard.engine.reply import screen_reply
 
 NOW = 1_733_000_000.0  # 2024-11-30T20:53:20Z
 ORDER = ToolSpec("get_order", fresh_for_s=300, output_schema={

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from stdnum import iban as stdnum_iban
 from stdnum import luhn
 
-from engine import DETECTORS, find
-from engine.find import Finding, _confirmed, _settle
+from replyguard.engine import DETECTORS, find
+from replyguard.engine.find import Finding, _confirmed, _settle
 
 MB = 1_000_000
 
@@ -112,8 +112,8 @@ SAMPLES = [
 ]
 
 
-FIND_MODULE = importlib.import_module("engine.find")  # (`engine.find` is the function)
-PLAN_MODULE = importlib.import_module("engine.plan")
+FIND_MODULE = importlib.import_module("replyguard.engine.find")  # (`engine.find` is the function)
+PLAN_MODULE = importlib.import_module("replyguard.engine.plan")
 
 
 @pytest.fixture(params=["in-tests", "vectorscan"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import ReplyRules, compile_rules, find, screen_text
+from replyguard.engine import ReplyRules, compile_rules, find, screen_text
 
 RULES = compile_rules(ReplyRules())
 THAI = str.maketrans("0123456789", "\u0e50\u0e51\u0e52\u0e53\u0e54\u0e55\u0e56\u0e57\u0e58\u0e59")

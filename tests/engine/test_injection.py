@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.injection import (
+from replyguard.engine.injection import (
     CATEGORIES,
     INJECTION_PATTERNS,
     InjectionMatch,

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import injection
-from engine.injection import (
+from replyguard.engine import injection
+from replyguard.engine.injection import (
     INJECTION_PATTERNS,
     InjectionMatcher,
     InjectionPattern,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.check_reply import ACCOUNT_ENUMERATION
-from engine.internals import REPLY_RULES, ReplyRule
+from replyguard.engine.check_reply import ACCOUNT_ENUMERATION
+from replyguard.engine.internals import REPLY_RULES, ReplyRule
 
 ALL_RULES = (*REPLY_RULES, ACCOUNT_ENUMERATION)
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from config.rules import load_rules
-from engine import JsonReplyScreen, ScreeningError, compile_rules
+from replyguard.config.rules import load_rules
+from replyguard.engine import JsonReplyScreen, ScreeningError, compile_rules
 
 RULES = compile_rules(load_rules("config/reply-rules.example.yaml"))
 DOC = ('{"status": "on file", "card": "4111 1111 1111 1111", '
@@ -45,8 +45,8 @@ def test_closed_after_finish() -> None:
 
 
 def test_keys_holding_personal_data_are_masked() -> None:
-    from engine.json_reply import JsonReplyScreen
-    from engine.rules import ReplyRules, compile_rules
+    from replyguard.engine.json_reply import JsonReplyScreen
+    from replyguard.engine.rules import ReplyRules, compile_rules
     screen = JsonReplyScreen(compile_rules(ReplyRules(personal_data={"card": "withhold"}), "en"))
     screen.feed('{"4111 1111 1111 1111": "on file", "5555 5555 5555 4444": "x", "ok": 1}')
     assert screen.finish() == '{"**** 1111":"on file","**** 4444":"x","ok":1}'
@@ -54,10 +54,10 @@ def test_keys_holding_personal_data_are_masked() -> None:
 
 
 def test_json_string_values_get_the_action_checks() -> None:
-    from engine.context import read_context
-    from engine.json_reply import JsonReplyScreen
-    from engine.rules import ReplyRules, compile_rules
-    from engine.tools import Phrasing, ToolRules, ToolSpec, compile_tools
+    from replyguard.engine.context import read_context
+    from replyguard.engine.json_reply import JsonReplyScreen
+    from replyguard.engine.rules import ReplyRules, compile_rules
+    from replyguard.engine.tools import Phrasing, ToolRules, ToolSpec, compile_tools
     spec = ToolSpec("refund_card", True, {"*": ("refunded",)},
                     {"*": Phrasing(not_done="I haven't refunded anything.")})
     screen = JsonReplyScreen(compile_rules(ReplyRules(), "en"),
@@ -69,8 +69,8 @@ def test_json_string_values_get_the_action_checks() -> None:
 
 
 def test_card_numbers_written_as_floats_are_screened() -> None:
-    from engine.json_reply import JsonReplyScreen
-    from engine.rules import ReplyRules, compile_rules
+    from replyguard.engine.json_reply import JsonReplyScreen
+    from replyguard.engine.rules import ReplyRules, compile_rules
     rules = compile_rules(ReplyRules(), "en")
     for document in ('{"card": 4111111111111111.0}', '{"card": 4.111111111111111e15}'):
         screen = JsonReplyScreen(rules)

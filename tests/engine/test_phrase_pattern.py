@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.text import phrase_pattern
+from replyguard.engine.text import phrase_pattern
 
 PHRASES = ("guaranteed refund", "refund", "no fee", "$5 off", "fee", "ação grátis", "_x")
 PATTERN = phrase_pattern(PHRASES, strip_accents=True)
@@ -41,8 +41,8 @@ def test_examples() -> None:
 def test_compiled_rules_and_tools_compare_equal() -> None:
     """Two compilations of the same rules (or tools) are equal, as with `re.Pattern` fields
     (found by the breaker session)."""
-    from engine.rules import ReplyRules, compile_rules
-    from engine.tools import ToolRules, ToolSpec, compile_tools
+    from replyguard.engine.rules import ReplyRules, compile_rules
+    from replyguard.engine.tools import ToolRules, ToolSpec, compile_tools
 
     rules = ReplyRules(never_say=("guaranteed refund",), offers_markers=("discount",))
     assert compile_rules(rules, "en") == compile_rules(rules, "en")

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import DETECTORS, find
-from engine.plan import Plan
-from engine.views import Views
+from replyguard.engine import DETECTORS, find
+from replyguard.engine.plan import Plan
+from replyguard.engine.views import Views
 from tests.engine.test_find import _whole_text_scan
 
-PLAN = importlib.import_module("engine.find")._PLANS[id(DETECTORS)]
+PLAN = importlib.import_module("replyguard.engine.find")._PLANS[id(DETECTORS)]
 
 #: Digits, separators, the letters of shape and text keywords (shapes in either case), `@`,
 #: `:`, `_`, `=`.

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from config.rules import load_rules
-from engine import (
+from replyguard.config.rules import load_rules
+from replyguard.engine import (
     MustAccompany,
     ReplyExactly,
     ReplyRules,
@@ -24,7 +24,7 @@ from engine import (
     screen_reply,
     screen_request,
 )
-from engine.request import WITHHELD_REPLY
+from replyguard.engine.request import WITHHELD_REPLY
 
 SHOP = compile_rules(load_rules(Path(__file__).parents[2] / "config/reply-rules.example.yaml"))
 CARD = "4111 1111 1111 1111"
@@ -459,7 +459,7 @@ def test_values_of_the_new_shapes_masked_however_the_reply_is_streamed() -> None
 # -- the screen's contract ----------------------------------------------------------------------
 
 def test_closed_after_finish() -> None:
-    from engine import ScreeningError
+    from replyguard.engine import ScreeningError
 
     screen = ReplyScreen(RULES)
     screen.finish()
@@ -472,7 +472,7 @@ def test_withheld_reply_text_is_the_request_sides() -> None:
 
 
 def test_forced_split_keeps_a_password_label_with_its_value() -> None:
-    from engine import ReplyRules, ReplyScreen, compile_rules
+    from replyguard.engine import ReplyRules, ReplyScreen, compile_rules
 
     rules = compile_rules(ReplyRules())
     for pad in range(230, 270):
@@ -499,7 +499,7 @@ def test_leading_whitespace_over_the_cap_screens_the_sentences_after_it() -> Non
 def test_a_delta_that_is_not_text_fails_closed(delta: object) -> None:
     """The delta gate fails closed like the rest of `feed`: a ScreeningError naming the type,
     the screen closed, and nothing released after it."""
-    from engine import ScreeningError
+    from replyguard.engine import ScreeningError
 
     screen = ReplyScreen(SHOP)
     assert screen.feed("Your card 4111 1111 ") == ""

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import ReplyRules, ReplyScreen, compile_rules
-from engine.internals import internal_spans
+from replyguard.engine import ReplyRules, ReplyScreen, compile_rules
+from replyguard.engine.internals import internal_spans
 
 RULES = compile_rules(ReplyRules())
 REPLY = ("We restarted pod api-7d9f8b6c5-x2x7k after a KeyError. "

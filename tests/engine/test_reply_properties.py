@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stdnum import luhn
 
-from engine import (
+from replyguard.engine import (
     MustAccompany,
     ReplyExactly,
     ReplyRules,
@@ -264,6 +264,6 @@ def test_each_sentence_released_as_soon_as_the_segmenter_decides_it(
 @given(st.text(alphabet=" \t\n\u00a0\u2003\x1cab.", max_size=12))
 def test_one_space_is_the_whitespace_substitution(text: str) -> None:
     """`engine.reply._one_space` gives what `re.sub(r"\\s+", " ", text)` gives."""
-    from engine.reply import _one_space
+    from replyguard.engine.reply import _one_space
 
     assert _one_space(text) == re.sub(r"\s+", " ", text)

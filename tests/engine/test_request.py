@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from engine import ReplyExactly, ReplyRules, compile_rules, screen_request
-from engine.request import WITHHELD_REPLY
+from replyguard.engine import ReplyExactly, ReplyRules, compile_rules, screen_request
+from replyguard.engine.request import WITHHELD_REPLY
 
 CARD = "4111 1111 1111 1111"
 SSN = "123-45-6789"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine import ReplyRules, ScreenCache, compile_rules, screen_fields, screen_request
+from replyguard.engine import ReplyRules, ScreenCache, compile_rules, screen_fields, screen_request
 
 RULES = compile_rules(ReplyRules(personal_data={"national_id": "withhold", "email": "redact"}))
 CARD = "4111 1111 1111 1111"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from config.rules import load_rules
-from engine import compile_rules, screen_request
+from replyguard.config.rules import load_rules
+from replyguard.engine import compile_rules, screen_request
 
 RULES = compile_rules(load_rules("config/reply-rules.example.yaml"), "en")
 CARD = "4111 1111 1111 1111"

@@ -12,8 +12,15 @@ from typing import Any
 
 import pytest
 
-from engine import ReplyRules, ScreenCache, compile_rules, find, screen_fields, screen_request
-from engine.request_fields import MAX_DEPTH, PLAIN, NestingTooDeep, screen_value
+from replyguard.engine import (
+    ReplyRules,
+    ScreenCache,
+    compile_rules,
+    find,
+    screen_fields,
+    screen_request,
+)
+from replyguard.engine.request_fields import MAX_DEPTH, PLAIN, NestingTooDeep, screen_value
 
 RULES = compile_rules(ReplyRules(personal_data={"national_id": "withhold", "email": "redact"}))
 CARD = "4111 1111 1111 1111"

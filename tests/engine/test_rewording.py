@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import TEMPERATURE_KEPT, TEMPERATURE_VARIED, locked_words, rewording_kept
+from replyguard.engine import TEMPERATURE_KEPT, TEMPERATURE_VARIED, locked_words, rewording_kept
 
 TEMPLATE = "I've refunded 12.50 for order 4412."
 LOCKED = locked_words(TEMPLATE, ["12.50", "4412"], "en")

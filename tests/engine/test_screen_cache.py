@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import ReplyRules, ScreenCache, compile_rules, screen_request, screen_text
+from replyguard.engine import ReplyRules, ScreenCache, compile_rules, screen_request, screen_text
 
 CARD = "4111 1111 1111 1111"
 SSN = "123-45-6789"

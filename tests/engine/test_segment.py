@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.segment import HOLDBACK, SentenceSegmenter, split_sentences
+from replyguard.engine.segment import HOLDBACK, SentenceSegmenter, split_sentences
 
 ENGLISH = [
     pytest.param("Hello. World.  ", ["Hello. ", "World.  "], id="trailing_space"),
@@ -385,9 +385,10 @@ def test_segment_imports_only_the_standard_library() -> None:
             for alias in node.names
         }
         names |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-        roots = {name.split(".")[0] for name in names} - {"engine"}
+        roots = {name.split(".")[0] for name in names} - {"replyguard"}
         assert roots <= set(sys.stdlib_module_names) | {"__future__"}, path
-        assert not {name for name in names if name.startswith("engine.")} - {"engine.segment_rules"}
+        assert not {name for name in names
+                    if name.startswith("replyguard.")} - {"replyguard.engine.segment_rules"}
 
 
 def test_empty_text_gives_no_pieces() -> None:
@@ -647,7 +648,7 @@ _EVENT_PLAIN = re.compile(r"[.!?…]+[\"')\]}»”’*_`]*(?=\s)|\n")
 @given(st.text(alphabet="ab .!?…\n\"')]}»”’*_`\t", max_size=16), st.integers(0, 16))
 def test_event_pattern_matches_its_plain_form(text: str, pos: int) -> None:
     """`engine.segment._EVENT` is written for speed; it finds what its plain form finds."""
-    from engine.segment import _EVENT
+    from replyguard.engine.segment import _EVENT
 
     ours, plain = _EVENT.search(text, pos), _EVENT_PLAIN.search(text, pos)
     assert (ours and ours.span()) == (plain and plain.span())

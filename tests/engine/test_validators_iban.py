@@ -9,7 +9,7 @@ import random
 import pytest
 from stdnum import iban as stdnum_iban
 
-from engine import validators
+from replyguard.engine import validators
 
 _CHARS = {"n": "0123456789", "a": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
           "c": "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"}

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import ReplyExactly, ReplyRules, ReplyScreen, compile_rules, screen_request
-from engine.text import wording
+from replyguard.engine import ReplyExactly, ReplyRules, ReplyScreen, compile_rules, screen_request
+from replyguard.engine.text import wording
 
 RULES = compile_rules(ReplyRules(never_say=("guaranteed refund",),
                                  offers_markers=("discount",), offers_allowed=("free delivery",)))

@@ -15,13 +15,13 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from config.rules import load_rules
-from config.settings import load_settings
-from engine.rules import ReplyRules
-from proxy.app import create_app
-from proxy.fake_upstream import SHOP_SCRIPT, Reply, ScriptedUpstream, seed_script
-from proxy.sse import SSEDecoder
-from proxy.state import METRICS
+from replyguard.config.rules import load_rules
+from replyguard.config.settings import load_settings
+from replyguard.engine.rules import ReplyRules
+from replyguard.proxy.app import create_app
+from replyguard.proxy.fake_upstream import SHOP_SCRIPT, Reply, ScriptedUpstream, seed_script
+from replyguard.proxy.sse import SSEDecoder
+from replyguard.proxy.state import METRICS
 
 SHOP_RULES_PATH = Path(__file__).resolve().parents[2] / "config" / "reply-rules.example.yaml"
 SHOP_RULES = load_rules(SHOP_RULES_PATH)

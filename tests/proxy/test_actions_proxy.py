@@ -10,8 +10,8 @@ import openai
 import orjson
 import pytest
 
-from engine.rules import ReplyRules
-from proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.engine.rules import ReplyRules
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
 from tests.proxy.conftest import RawUpstream, StartUpstream, events, streamed_text
 
 REFUND = {

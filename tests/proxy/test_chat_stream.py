@@ -12,7 +12,7 @@ import orjson
 import pytest
 from conftest import DONE, HEAD, RawUpstream, user
 
-from proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
 
 ROLE = {"role": "assistant", "content": ""}
 STREAM_HEADERS = {"Content-Type": "text/event-stream; charset=utf-8",

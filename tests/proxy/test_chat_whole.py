@@ -12,10 +12,10 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from conftest import DONE, RawUpstream, events, streamed_text, user
 
-from engine.request import WITHHELD_REPLY
-from engine.rules import ReplyExactly, ReplyRules
-from proxy.fake_upstream import Reply, ScriptedUpstream
-from proxy.state import SCREEN_CACHE
+from replyguard.engine.request import WITHHELD_REPLY
+from replyguard.engine.rules import ReplyExactly, ReplyRules
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.state import SCREEN_CACHE
 
 CARD_TURN = "my card is 4111 1111 1111 1111, is it on file?"
 SSN_TURN = "my social security number is 123-45-6789"

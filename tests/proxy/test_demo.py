@@ -8,7 +8,7 @@ import sys
 
 from conftest import SHOP_RULES_PATH
 
-from proxy.demo import run_demo
+from replyguard.proxy.demo import run_demo
 
 EXPECTED = """\
 my card is 4111 1111 1111 1111, is it on file?
@@ -56,7 +56,7 @@ async def test_run_demo_prints_the_seed_outputs(capsys) -> None:
 
 
 def test_replyguard_demo_command_ends_by_itself() -> None:
-    done = subprocess.run([sys.executable, "-m", "proxy.cli", "demo"], capture_output=True,
-                          text=True, timeout=60, check=False)
+    done = subprocess.run([sys.executable, "-m", "replyguard.proxy.cli", "demo"],
+                          capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.partition("\n\n")[2] == EXPECTED

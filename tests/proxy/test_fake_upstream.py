@@ -11,14 +11,14 @@ import orjson
 import pytest
 from openai import AsyncOpenAI, InternalServerError, RateLimitError
 
-from proxy.fake_upstream import (
+from replyguard.proxy.fake_upstream import (
     SHOP_SCRIPT,
     Reply,
     ScriptedUpstream,
     fake_embedding,
     seed_script,
 )
-from proxy.sse import SSEDecoder
+from replyguard.proxy.sse import SSEDecoder
 
 PARCEL = "the parcel for 4412 vanished"
 CARD = "my card is **** 1111, is it on file?"

@@ -13,8 +13,8 @@ import orjson
 import pytest
 from conftest import DONE, HEAD, RawUpstream, events, user, wait_for
 
-from engine.reply import ReplyScreen
-from proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.engine.reply import ReplyScreen
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
 
 ROLE = {"role": "assistant", "content": ""}
 
@@ -325,12 +325,12 @@ async def test_error_event_message_is_not_sent_on(stack) -> None:
 
 
 async def test_embeddings_screening_raises_is_500(stack, monkeypatch) -> None:
-    import proxy.routes
+    import replyguard.proxy.routes
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(proxy.routes, "screen_text", boom)
+    monkeypatch.setattr(replyguard.proxy.routes, "screen_text", boom)
     up = ScriptedUpstream(lambda _m: Reply())
     s = await stack(up)
     async with s.client.post("/v1/embeddings", json={"model": "e", "input": "x"}) as resp:
@@ -342,12 +342,12 @@ async def test_embeddings_screening_raises_is_500(stack, monkeypatch) -> None:
 
 
 async def test_unexpected_exception_is_openai_500(stack, monkeypatch) -> None:
-    import proxy.routes
+    import replyguard.proxy.routes
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(proxy.routes, "upstream_url", boom)
+    monkeypatch.setattr(replyguard.proxy.routes, "upstream_url", boom)
     s = await stack(ScriptedUpstream(lambda _m: Reply()))
     async with s.client.get("/v1/models") as resp:
         assert resp.status == 500

@@ -15,9 +15,9 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from proxy.fake_upstream import Reply, ScriptedUpstream
-from proxy.guardrails import GENERAL_BLOCK, TOPIC_BLOCK
-from proxy.judges import windows
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.guardrails import GENERAL_BLOCK, TOPIC_BLOCK
+from replyguard.proxy.judges import windows
 from tests.proxy.conftest import StartUpstream, events, streamed_text, user
 
 BAD_WORD = "EVIL"  # the fake moderation flags any input holding it
@@ -396,7 +396,7 @@ async def test_a_stage_fault_then_an_upstream_drop_ends_with_an_error_event(
         stack: StartUpstream, checks: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The stage fails on one chunk, then the upstream closes without [DONE]: the client gets
     what was checked before, an error event and [DONE] — never a hang."""
-    from proxy.output import OutputStage
+    from replyguard.proxy.output import OutputStage
     from tests.proxy.conftest import RawUpstream, sse
 
     original = OutputStage.__call__

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import events, streamed_text, user
 
-from proxy import relay
-from proxy.fake_upstream import Reply
+from replyguard.proxy import relay
+from replyguard.proxy.fake_upstream import Reply
 
 
 async def test_keepalive_comments_while_text_is_held(stack, monkeypatch: pytest.MonkeyPatch

@@ -8,7 +8,7 @@ from typing import Any
 
 from conftest import events, streamed_text, user
 
-from proxy.metrics import SEED_COUNTS
+from replyguard.proxy.metrics import SEED_COUNTS
 
 TURNS = (
     "my card is 4111 1111 1111 1111, is it on file?",
@@ -124,7 +124,7 @@ async def test_metrics_content_type_and_no_text(stack) -> None:
 
 
 async def test_upstream_fault_counted(stack) -> None:
-    from proxy.fake_upstream import Reply
+    from replyguard.proxy.fake_upstream import Reply
 
     s = await stack(Reply(status=500))
     async with s.client.post("/v1/chat/completions", json=user("hi")) as resp:
@@ -150,7 +150,7 @@ def cache_samples(text: str) -> dict[str, float]:
 
 
 async def test_screen_cache_hits_misses_and_entries(stack) -> None:
-    from proxy.fake_upstream import Reply
+    from replyguard.proxy.fake_upstream import Reply
 
     s = await stack(Reply(content="Noted."))
     system = {"role": "system", "content": "You are the shop's assistant."}

@@ -12,8 +12,8 @@ import orjson
 import pytest
 from conftest import RawUpstream, events, sse, user
 
-from engine.rules import ReplyRules
-from proxy.fake_upstream import Reply
+from replyguard.engine.rules import ReplyRules
+from replyguard.proxy.fake_upstream import Reply
 
 CARD = "4111 1111 1111 1111"
 HEAD = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}

@@ -13,7 +13,7 @@ import pytest
 from conftest import RawUpstream, sse, user
 from test_upstream_errors import upstream_errors
 
-from proxy import reply_keys
+from replyguard.proxy import reply_keys
 
 CARD = "4111 1111 1111 1111"
 HEAD = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}

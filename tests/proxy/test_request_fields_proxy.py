@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from conftest import events, streamed_text
 
-from engine.request import WITHHELD_REPLY
-from engine.rules import ReplyRules
-from proxy.fake_upstream import Reply
+from replyguard.engine.request import WITHHELD_REPLY
+from replyguard.engine.rules import ReplyRules
+from replyguard.proxy.fake_upstream import Reply
 
 RULES = ReplyRules(personal_data={"national_id": "withhold", "email": "redact"})
 CARD = "4111 1111 1111 1111"

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from conftest import streamed_text
 
-from engine.request_fields import MAX_DEPTH
-from engine.rules import ReplyRules
-from proxy.fake_upstream import Reply
+from replyguard.engine.request_fields import MAX_DEPTH
+from replyguard.engine.rules import ReplyRules
+from replyguard.proxy.fake_upstream import Reply
 
 RULES = ReplyRules(personal_data={"national_id": "withhold", "email": "redact"})
 CARD = "4111 1111 1111 1111"

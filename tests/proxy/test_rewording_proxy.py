@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from engine.rules import ReplyExactly, ReplyRules
-from proxy.fake_upstream import Reply, ScriptedUpstream
-from proxy.output import REWORD_PROMPT
+from replyguard.engine.rules import ReplyExactly, ReplyRules
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.output import REWORD_PROMPT
 from tests.proxy.conftest import StartUpstream, streamed_text
 from tests.proxy.test_actions_proxy import DECLINED, TOOLS, count, refund_turn
 

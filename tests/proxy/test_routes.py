@@ -10,8 +10,8 @@ import pytest
 import yarl
 from conftest import DONE, RawUpstream, events
 
-from engine.request import WITHHELD_REPLY
-from proxy.fake_upstream import Reply, ScriptedUpstream, fake_embedding
+from replyguard.engine.request import WITHHELD_REPLY
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream, fake_embedding
 
 CARD = "4111 1111 1111 1111"
 

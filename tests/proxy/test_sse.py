@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proxy.sse import DONE, SSEDecodeError, SSEDecoder, SSEEvent, encode_event
+from replyguard.proxy.sse import DONE, SSEDecodeError, SSEDecoder, SSEEvent, encode_event
 
 
 def decode_whole(stream: bytes) -> list[SSEEvent]:

@@ -15,12 +15,12 @@ from conftest import SHOP_RULES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.context import read_context
-from engine.reply import ReplyScreen
-from engine.rules import compile_rules
-from proxy.relay import _bytes, _handle
-from proxy.sse import SSEDecoder, encode_event
-from proxy.stream import ChunkShapeError, StreamScreen, screen_completion
+from replyguard.engine.context import read_context
+from replyguard.engine.reply import ReplyScreen
+from replyguard.engine.rules import compile_rules
+from replyguard.proxy.relay import _bytes, _handle
+from replyguard.proxy.sse import SSEDecoder, encode_event
+from replyguard.proxy.stream import ChunkShapeError, StreamScreen, screen_completion
 
 RULES = compile_rules(SHOP_RULES)
 REFUND_DONE = read_context([
