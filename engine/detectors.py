@@ -76,6 +76,15 @@ _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
 # `4111 1111 1111 1111 1111` is one longer run. Not followed by a decimal part either.
 _END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d)"
 
+#: A character of a private key block after its BEGIN line (RFC 7468 PEM and RFC 4880 OpenPGP
+#: armor: base64 lines, armor headers such as `Version: 1`, the `=` checksum) as the block is
+#: quoted in a reply: line breaks written as `\\n` in JSON, the prefixes of a quoted, commented
+#: or listed line (`> `, `# `, `- `, `* `, `| `), `<br>` and `&gt;`, quotes and commas of a
+#: list of lines. A `-` only where no `-----` line starts.
+KEY_BODY = r"""(?:[A-Za-z0-9+/=\s:,.\\"'<>#|*_&;]|-(?!----))"""
+#: The END line of a private key block (PEM or OpenPGP).
+KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+
 #: Where a number detector runs: from the start of a run of digits and separators to 3
 #: characters past its end (its look-aheads read at most 2).
 _NEAR_RUN = (0, 3)
@@ -94,13 +103,11 @@ DETECTORS: tuple[Detector, ...] = (
         id="private_key",
         category="private_key",
         regex=re.compile(
-            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"
-            r"(?:[A-Za-z0-9+/=\s:,.\\\"']|-(?!----))*"
-            r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?"
-            r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}"
-            r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----"
+            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----" + KEY_BODY + "*"
+            r"(?:" + KEY_END + ")?"
+            r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}" + KEY_END
         ),
-        keywords=("PRIVATE KEY-----",),
+        keywords=("PRIVATE KEY",),
         validate=None,
         mask=masks.private_key,
         priority=0,
@@ -109,9 +116,15 @@ DETECTORS: tuple[Detector, ...] = (
             "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4\n"
             "-----END RSA PRIVATE KEY-----",
             "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"
+            "lQOYBF0Tj0sBCADIxTk7bZKq5m3kO1VZ9x\n=Zx9Q\n-----END PGP PRIVATE KEY BLOCK-----",
+            "-----BEGIN RSA PRIVATE KEY-----\n> MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy\n"
+            "> 1tPf9Cnzj4p4\n> -----END RSA PRIVATE KEY-----",
         ),
         counterexamples=("-----BEGIN PUBLIC KEY-----\nMFwwDQYJKoZIhvcNAQEBBQADSwAwSAJBAKj34Gkx\n",
-                         "the private key is kept in the vault"),
+                         "the private key is kept in the vault",
+                         "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF0Tj0sBCADIxTk7bZKq\n",
+                         "Keep your PRIVATE KEY safe."),
     ),
     Detector(
         id="jwt",

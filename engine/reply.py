@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from replyguard.engine.actions import ActionCheck
 from replyguard.engine.context import TurnContext, compact
+from replyguard.engine.detectors import KEY_BODY, KEY_END
 from replyguard.engine.find import Finding, apply_masks, find
 from replyguard.engine.internals import internal_spans
 from replyguard.engine.rules import Action, CompiledRules
@@ -38,10 +39,12 @@ EXACT_REPLY = "reply_exact_reply"
 INTERNALS_REDACTED = "replyguard_internals_redacted"
 INTERNALS_WITHHELD = "replyguard_internals_withheld"
 INTERNAL_MASK = "[internal]"
-#: The rest of a private key block whose start a forced split (the sentence cap) cut off: its
-#: base64 lines and END line. Sources: RFC 7468 section 2 (PEM textual encoding).
-_KEY_REST = re.compile(r"[A-Za-z0-9+/=\s]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?")
-_KEY_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----")
+#: The rest of a private key block whose start went out in an earlier piece (cut off by the
+#: sentence cap, or by a line that ends a piece: a listed or headed line of the block): its
+#: lines, as the detector reads them (`KEY_BODY`: quoted, prefixed, JSON-escaped), and its END
+#: line. Sources: RFC 7468 section 2 (PEM), RFC 4880 section 6.2 (OpenPGP armor).
+_KEY_REST = re.compile(KEY_BODY + "*(?:" + KEY_END + ")?")
+_KEY_END = re.compile(KEY_END)
 
 # The delta gate (`ReplyScreen._holds`): text that cannot let a piece be released is held back
 # from the segmenter, so a stream of small deltas costs about one segmenter call per sentence

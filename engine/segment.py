@@ -11,8 +11,13 @@ from collections.abc import Callable, Sequence
 
 from replyguard.engine.segment_rules import ABBREVIATIONS
 
-#: Characters kept free before the cap: a forced split cuts at or before `max_chars - HOLDBACK`.
+#: Characters kept free before the cap: a forced split cuts at or before `max_chars - HOLDBACK`
+#: when it can.
 HOLDBACK = 256
+#: How far past the cap a forced split reads before it is chosen: `no_cut` sees every value
+#: that starts before the cap whole, up to this many characters past it (longer than any value
+#: a detector finds but a key block or a token of unbounded length).
+CUT_WINDOW = 1024
 _SLICE = 4096  # the longest chunk taken in one step (see `feed`)
 _LOOKAHEAD = 256  # the most a line's start is read ahead to decide what kind of line it is
 
@@ -21,11 +26,16 @@ _CLOSERS = "\"')]}»”’*_`"
 _OPENERS = "\"'([{«“‘¿¡*_"
 _NOT_START = ",;:)]}»”’…-–—.!?%"
 _MARK_START = "`~|#-*+0123456789"
-#: An event: `.!?…` runs and closers with whitespace after them, or a newline. (Written to
-#: start with one character class, so that `re` scans for it in C rather than trying the
-#: pattern at every position; same matches as `[.!?…]+[closers]*(?=\s)|\n`.)
-_EVENT = re.compile(r"[.!?…\n](?:(?<=\n)|[.!?…]*[\"')\]}»”’*_`]*(?=\s))")
+#: An event: `.!?…` runs and closers with whitespace after them, or a newline; the same
+#: matches as `[.!?…]+[closers]*(?=\s)|\n`. Written to start with one character class, so
+#: that `re` scans for it in C rather than trying the pattern at every position, and to be
+#: tried only at the first character of a run of `.!?…` (the look-behind), its runs taken
+#: without backtracking (`*+`): a run of `.` with no whitespace after it is read once, not
+#: once from each of its characters (which took cubic time in a stream of dots).
+_EVENT = re.compile(r"[.!?…\n](?:(?<=\n)|(?<![.!?…][.!?…])[.!?…]*+[\"')\]}»”’*_`]*+(?=\s))")
 _NONSPACE = re.compile(r"\S")
+#: The rest of a run of `.!?…` and closers (`_event_at`).
+_RUN = re.compile(r"[.!?…\"')\]}»”’*_`]*+")
 _LINE = re.compile(r"(`{3,}|~{3,})|(\|)|(#{1,6}[ \t])|([-*+][ \t]|[0-9]{1,9}[.)][ \t])")
 
 _PROSE, _LIST, _HEADING, _TABLE, _FENCE, _CLOSE = "prose list heading table fence close".split()
@@ -86,6 +96,15 @@ class SentenceSegmenter:
         self._kind: str | None = None  # kind of the line being scanned; None before any text
         self._fence: tuple[str, int] | None = None
         self.waiting = ANY
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop what was remembered of the text after `_pos` (it moved): what each scan read,
+        so that the next one goes on from there rather than reading it again (a run of `.`
+        or of spaces growing by a few characters a delta would be read whole each time)."""
+        self._open = -1  # `buf[_pos:_open]`: a run of `.!?…` and closers, no event yet
+        self._event: tuple[int, int, int] | None = None  # the event at `_pos` (`_event_at`)
+        self._blank = -1  # `buf[k:_blank]`: whitespace after that event
 
     def feed(self, text: str) -> list[str]:
         """Add a chunk of the reply; return the pieces it completes, in order.
@@ -118,6 +137,7 @@ class SentenceSegmenter:
             out.append(self._buf[:end])
             self._buf = self._buf[end:]
             self._pos = max(0, self._pos - end)
+            self._forget()
         return out
 
     def _next(self, final: bool) -> int | None:
@@ -131,38 +151,41 @@ class SentenceSegmenter:
                 if found is None or found.start() >= cap:  # whitespace up to the cap or more
                     self._pos = n if found is None else found.start()  # (not past its text)
                     self.waiting = NON_SPACE
-                    return self._cut() if n >= cap else None
+                    return self._cut(final) if n >= cap else None
                 line = self._classify(found.start(), final)
                 if line is None:
                     self.waiting = ANY
                     return None
                 self._enter(line)
                 continue
-            punct = -1
             if self._kind in _LINE_ONLY:
                 start = k = buf.find("\n", pos)
+                punct = -1
             else:
-                event = _EVENT.search(buf, pos)
-                start = k = event.start() if event else -1
-                if event and buf[start] != "\n":
-                    punct, k = start, event.end()
+                start, k, punct = self._event_at(buf, pos)
             if start < 0:  # no event yet: none can start before `safe`
-                safe = n if final or self._kind in _LINE_ONLY else _safe(buf)
+                if final or self._kind in _LINE_ONLY:
+                    safe = n
+                else:
+                    safe = pos if self._open >= 0 else _safe(buf)
+                    self._open = n if max(pos, safe) < n else -1
                 self._pos = max(pos, safe)
                 # (a trailing `.` or `.)` becomes an event with the whitespace after it)
                 self.waiting = EVENT if safe == n else NON_SPACE
-                return self._cut() if safe >= cap else None
-            found = _NONSPACE.search(buf, k)
+                # (the cap applies whatever the text: a run of `.` straddling it included)
+                return self._cut(final) if n >= cap else None
+            found = _NONSPACE.search(buf, max(k, self._blank))
             if found is None:  # whitespace up to the end of what was seen
+                self._blank = n
                 self.waiting = NON_SPACE
                 if n >= cap:
-                    return self._cut()
+                    return self._cut(final)
                 if final:
                     self._pos = n
                 return None
             m = found.start()
             if m >= cap:
-                return self._cut()
+                return self._cut(final)
             decision = self._decide(punct, k, m, buf.count("\n", k, m), final)
             if decision is None:
                 self.waiting = ANY
@@ -170,6 +193,7 @@ class SentenceSegmenter:
             split, line = decision
             if line is None:
                 self._pos = m
+                self._forget()
             else:
                 self._enter(line)
             if split:
@@ -177,6 +201,32 @@ class SentenceSegmenter:
 
     def _enter(self, line: _Line) -> None:
         self._kind, self._pos, self._fence = line
+        self._forget()
+
+    def _event_at(self, buf: str, pos: int) -> tuple[int, int, int]:
+        """The first event at or after `pos`: `(start, end of its punctuation, start)` for
+        `.!?…` and closers, `(start, start, -1)` for a newline; `(-1, -1, -1)` for none
+        yet. Goes on from what an earlier call read (`_open`, `_event`)."""
+        if self._event is not None:
+            return self._event
+        if self._open >= 0:  # an open run of `.!?…` and closers: does it go on?
+            end = _RUN.match(buf, self._open).end()  # type: ignore[union-attr]
+            if end == len(buf):
+                self._open = end
+                return -1, -1, -1
+            self._open = -1
+            if buf[end].isspace():
+                body = buf[pos:end].rstrip(_CLOSERS)
+                start = pos + len(body.rstrip(_TERMINALS))  # its last `.!?…` and closers
+                self._event = start, end, start
+                return self._event
+            pos = end  # the run is followed by a word: no event in it
+        event = _EVENT.search(buf, pos)
+        if event is None:
+            return -1, -1, -1
+        start = event.start()
+        self._event = (start, start, -1) if buf[start] == "\n" else (start, event.end(), start)
+        return self._event
 
     def _decide(
         self, punct: int, k: int, m: int, newlines: int, final: bool
@@ -222,8 +272,10 @@ class SentenceSegmenter:
         if buf[punct] != "." or buf[punct + 1] in _TERMINALS:
             return True
         # The word the period ends and the one before it (words split at whitespace; none
-        # when the period follows whitespace), as `str.rsplit` finds them from the right.
-        head = buf[:punct]
+        # when the period follows whitespace), as `str.rsplit` finds them from the right, in
+        # the `_LOOKAHEAD` characters before it (no abbreviation is longer; reading the whole
+        # piece at each period made a piece of many periods cost its length squared).
+        head = buf[max(0, punct - _LOOKAHEAD) : punct]
         if head[-1:].isspace():
             words = [*head.rsplit(None, 1)[-1:], ""]
         else:
@@ -278,23 +330,37 @@ class SentenceSegmenter:
         kind = next(kind for kind, group in zip(kinds, match.groups()[1:], strict=True) if group)
         return kind, m + (match.end() if kind == _LIST else 0), None
 
-    def _cut(self) -> int:
-        """Where to force-split the current piece, decided on its first `max_chars` characters."""
+    def _cut(self, final: bool) -> int | None:
+        """Where to force-split the current piece, which has reached `max_chars`; None until
+        `CUT_WINDOW` characters past the cap have been seen (or the reply has ended).
+
+        Decided on the first `max_chars + CUT_WINDOW` characters, so that `no_cut` sees whole
+        every value starting before the cap: a cut falls at whitespace at or before
+        `max_chars - HOLDBACK` (the last such), else at whitespace up to the cap, else
+        anywhere up to the cap, never inside a `no_cut` span. When spans cover every place
+        up to the cap (one long value), the cut falls at the first place after them in the
+        window, else (a value longer than the window: a key block) at `max_chars - HOLDBACK`.
+        """
         cap = self._max
-        head = self._buf[:cap]
-        blocked = bytearray(cap + 1)
-        for start, end in self._no_cut(head) if self._no_cut else ():
-            low, high = max(start + 1, 1), min(end, cap + 1)
+        if len(self._buf) < cap + CUT_WINDOW and not final:
+            self.waiting = ANY
+            return None
+        window = self._buf[: cap + CUT_WINDOW]
+        size = len(window)
+        blocked = bytearray(size + 1)
+        for start, end in self._no_cut(window) if self._no_cut else ():
+            low, high = max(start + 1, 1), min(end, size + 1)
             if low < high:
                 blocked[low:high] = b"\x01" * (high - low)
         limit = cap - HOLDBACK
         for cut in (*range(limit + 1, 0, -1), *range(limit + 2, cap + 1)):
-            if head[cut - 1].isspace() and not blocked[cut]:
+            if window[cut - 1].isspace() and not blocked[cut]:
                 return cut
         for cut in (*range(limit, 0, -1), *range(limit + 1, cap + 1)):
             if not blocked[cut]:
                 return cut
-        return limit
+        free = blocked.find(0, cap + 1, size)
+        return free if free != -1 else limit
 
 
 def _indented(buf: str, k: int, m: int) -> bool:
@@ -306,11 +372,11 @@ def _indented(buf: str, k: int, m: int) -> bool:
 
 
 def _safe(buf: str) -> int:
-    """Start of the trailing run of punctuation and closers: the earliest event still open."""
-    end = len(buf)
-    while end > 0 and (buf[end - 1] in _TERMINALS or buf[end - 1] in _CLOSERS):
-        end -= 1
-    return end
+    """Where the event still open at the end of `buf` starts: its trailing run of `.!?…`
+    then closers (`len(buf)` if it ends in neither)."""
+    body = buf.rstrip(_CLOSERS)
+    start = len(body.rstrip(_TERMINALS))
+    return start if start < len(body) else len(buf)
 
 
 def split_sentences(text: str, language: str = "en", max_chars: int = 2000) -> list[str]:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from replyguard.engine.segment import HOLDBACK, SentenceSegmenter, split_sentences
@@ -647,8 +647,19 @@ _EVENT_PLAIN = re.compile(r"[.!?…]+[\"')\]}»”’*_`]*(?=\s)|\n")
 @settings(max_examples=2000)
 @given(st.text(alphabet="ab .!?…\n\"')]}»”’*_`\t", max_size=16), st.integers(0, 16))
 def test_event_pattern_matches_its_plain_form(text: str, pos: int) -> None:
-    """`engine.segment._EVENT` is written for speed; it finds what its plain form finds."""
+    """`engine.segment._EVENT` is written for speed; it finds what its plain form finds from
+    any place the segmenter searches from: never the inside of a run of `.!?…` (it searches
+    from a run's first character, or after whitespace)."""
     from replyguard.engine.segment import _EVENT
 
+    assume(pos == 0 or pos > len(text) or text[pos - 1] not in ".!?…")
     ours, plain = _EVENT.search(text, pos), _EVENT_PLAIN.search(text, pos)
     assert (ours and ours.span()) == (plain and plain.span())
+
+
+@pytest.mark.parametrize("text", ["." * 9 + " A", "a?!?!" + "…" * 4 + "\") A", "x" + "!" * 5])
+def test_event_pattern_never_starts_inside_a_run(text: str) -> None:
+    from replyguard.engine.segment import _EVENT
+
+    starts = {m.start() for m in (_EVENT.search(text, pos) for pos in range(len(text))) if m}
+    assert starts <= {0, 1}
