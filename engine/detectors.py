@@ -45,6 +45,10 @@ class Detector:
     overlapping findings: the lower number keeps the text (card > iban > national_id >
     ip_address > phone, DESIGN section 3). `examples` must each be found whole;
     `counterexamples` must give no finding of this detector.
+
+    `rest`, for a value of no bounded length (a key block, a token): what continues it past
+    the end of the text read, so that a value running out of a window of text (`engine.find`)
+    or out of a piece of a reply (`engine.reply`) is read, or dropped, to its real end.
     """
 
     id: str
@@ -64,6 +68,7 @@ class Detector:
     min_digits: int = 0
     run_filter: Callable[[str], bool] | None = None
     start: re.Pattern[str] | None = None
+    rest: re.Pattern[str] | None = None
 
 
 # Look-behinds sit after the first character: `\d(?<![\w+.]\d)` = "a digit not preceded by a
@@ -111,6 +116,7 @@ DETECTORS: tuple[Detector, ...] = (
         validate=None,
         mask=masks.private_key,
         priority=0,
+        rest=re.compile(KEY_BODY + "*(?:" + KEY_END + ")?"),
         examples=(
             "-----BEGIN RSA PRIVATE KEY-----\n"
             "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4\n"
@@ -129,13 +135,17 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="jwt",
         category="jwt",
+        # Header, payload and signature (RFC 7519); a token cut short by the end of the text
+        # read, after its payload has started, is a token too (its rest: `rest`).
         regex=re.compile(
-            r"e(?<![\w-]e)yJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*(?![\w-])"
+            r"e(?<![\w-]e)yJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}+(?:\.[A-Za-z0-9_-]*+|\Z)"
+            r"(?![\w-])"
         ),
         keywords=("eyJ",),
         validate=validators.jwt,
         mask=masks.jwt,
         priority=1,
+        rest=re.compile(r"[A-Za-z0-9_.-]*+"),
         examples=(
             "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
             "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",

@@ -233,10 +233,76 @@ def _matches(views: Views, detector: Detector) -> Iterator[re.Match[str]]:
 _PLANS = {id(DETECTORS): Plan.of(DETECTORS)}
 
 
+#: A text longer than this is read in windows of this many characters (`_windowed`).
+WINDOW = 32_768
+#: What each window also reads on either side of it: more than any value of bounded length
+#: and the context a detector reads before one (a password's label, an e-mail's local part).
+_AROUND = 1024
+
+
 def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
-    """Every value the detectors find in `text`, in order of position, overlaps settled.
-    No-break and thin spaces, non-ASCII dashes and other scripts' digits read as their ASCII
-    look-alikes (`LOOKALIKE`, and any script's decimal digits). A text holding invisible
+    """Every value the detectors find in `text`, in order of position, overlaps settled
+    (`_find`). A text longer than `WINDOW` is read in windows (`_windowed`): the same
+    findings, and no single scan of the text (a regex search, a translation) reads more than
+    a window and its surroundings, so that screening in a worker thread lets the thread that
+    serves requests run between scans."""
+    if len(text) > WINDOW:
+        return _windowed(text, detectors)
+    return _find(text, detectors)
+
+
+def _windowed(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+    """`find` over `text` in windows of `WINDOW` characters, each read with `_AROUND`
+    characters of the text on either side: a window keeps the findings that start in it
+    and do not overlap one kept before (one that starts before it and runs into it was
+    settled by the window it starts in, which read both). A value running to the end of
+    what its window read (a key block, a token: a detector with a `rest`) is read on to
+    its end, a window at a time (`_read_on`)."""
+    out: list[Finding] = []
+    held = 0  # where the last kept finding ends
+    size = len(text)
+    by_id = {d.id: d for d in detectors}
+    for low in range(0, size, WINDOW):
+        high = min(size, low + WINDOW)
+        base, top = max(0, low - _AROUND), min(size, high + _AROUND)
+        for f in _find(text[base:top], detectors):
+            start, end = f.start + base, f.end + base
+            if start < max(low, held) or start >= high:
+                continue
+            if end == top < size:
+                end = _read_on(text, end, by_id[f.detector])
+            out.append(Finding(f.cls, start, end, f.detector))
+            held = end
+    return out
+
+
+def _read_on(text: str, end: int, detector: Detector) -> int:
+    """Where a value the end of a window cut short (it runs to `end`) really ends: its
+    detector's `rest` matched on from `end`, a window (and a margin past it, for a closing
+    line) at a time. A detector without a `rest` finds only values shorter than `_AROUND`,
+    which no window cuts."""
+    rest = detector.rest
+    if rest is None:
+        return end
+    size = len(text)
+    while True:
+        stop = min(size, end + WINDOW)
+        match = rest.match(text, end, min(size, stop + _MARGIN))
+        assert match is not None  # (a rest matches the empty string)
+        if match.end() <= stop or stop == size:
+            return match.end()
+        end = stop  # (read the margin again, with what follows it)
+
+
+#: How far past a window `_read_on` reads, so that a value's closing line (`-----END ...`)
+#: straddling the window's end is read whole.
+_MARGIN = 128
+
+
+def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
+    """Every value the detectors find in `text` read whole, in order of position, overlaps
+    settled. No-break and thin spaces, non-ASCII dashes and other scripts' digits read as
+    their ASCII look-alikes (`LOOKALIKE`, and any script's decimal digits). A text holding invisible
     characters (`engine.text.INVISIBLE`) is read without them and with them as spaces
     (`_through_invisible`): `4111\u200b1111\u200b1111\u200b1111` is a card, its span the
     whole of it.
@@ -276,12 +342,12 @@ def _through_invisible(text: str, detectors: Sequence[Detector]) -> list[Finding
     value (its mask replaces them too); and with each read as a space, where it stands in
     for a separator (`4111\u00ad1111 1111 1111`). A finding of the second reading is kept
     where it overlaps none of the first's."""
-    seen = find(visible(text), detectors)
+    seen = _find(visible(text), detectors)
     if seen:
         gaps = invisible_gaps(text)
         seen = [Finding(f.cls, f.start + bisect_right(gaps, f.start),
                         f.end + bisect_right(gaps, f.end - 1), f.detector) for f in seen]
-    spaced = find(invisible_as_spaces(text), detectors)
+    spaced = _find(invisible_as_spaces(text), detectors)
     if not spaced or not seen:
         return spaced or seen
     out: list[Finding] = []

@@ -28,10 +28,12 @@ from replyguard.proxy.counts import new_counts
 from replyguard.proxy.errors import NotFound, ProxyError, error_response
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.metrics import Metrics
+from replyguard.proxy.offload import Offload
 from replyguard.proxy.state import (
     GUARDRAILS,
     INFO,
     METRICS,
+    OFFLOAD,
     REFUSING,
     REQUEST_IDS,
     RULES,
@@ -145,6 +147,7 @@ async def _session_ctx(app: web.Application) -> AsyncIterator[None]:
                                          json_serialize=lambda o: orjson.dumps(o).decode())
     yield
     await app[SESSION].close()
+    app[OFFLOAD].close()
 
 
 def create_app(settings: Settings, rules: ReplyRules | None = None,
@@ -163,6 +166,8 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[REFUSING] = refusing(app[TOOLS])
     app[REQUEST_IDS] = RequestIds()
     app[SCREEN_CACHE] = ScreenCache()
+    app[OFFLOAD] = Offload()
+    app[GUARDRAILS].offload = app[OFFLOAD]
     app[METRICS].screen_cache_entries.set_function(app[SCREEN_CACHE].__len__)
     app.cleanup_ctx.append(_session_ctx)
     app.router.add_post("/v1/chat/completions", chat_completions)

@@ -7,7 +7,6 @@ a whole completion is screened whole; a stream is relayed through one ReplyScree
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from replyguard.proxy.errors import (
     error_response,
 )
 from replyguard.proxy.metrics import Metrics
+from replyguard.proxy.offload import Offload
 from replyguard.proxy.output import OutputStage
 from replyguard.proxy.permissions import CallFilter, offered_tools
 from replyguard.proxy.relay import StreamStats, relay
@@ -46,6 +46,7 @@ from replyguard.proxy.state import (
     GUARDRAILS,
     INFO,
     METRICS,
+    OFFLOAD,
     REFUSING,
     RULES,
     SCREEN_CACHE,
@@ -66,9 +67,6 @@ from replyguard.proxy.upstream import error_from_status, fault, returned_headers
 LANGUAGE_HEADER = "X-ReplyGuard-Language"
 AUDIENCE_HEADER = "X-ReplyGuard-Audience"
 _LANGUAGES_BY_LOWER = {known.lower(): known for known in LANGUAGES}
-#: A whole reply larger than this (bytes) is screened in a worker thread, so a multi-megabyte
-#: reply does not hold up every other client's requests on the event loop.
-OFFLOAD_BYTES = 256 * 1024
 
 
 def compiled_rules(request: web.Request) -> CompiledRules:
@@ -127,9 +125,13 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
     # loop, the cache's only user, so the difference is this request's own).
     cache = app[SCREEN_CACHE]
     hits, misses = cache.hits, cache.misses
+    size = request.content_length or 0
     try:
-        verdict, fields = verdict_chat(body, rules, tools, cache) \
-            if kind == "chat" else verdict_text(body, rules, cache)
+        if kind == "chat":
+            verdict, fields = await app[OFFLOAD].run(size, verdict_chat, body, rules, tools,
+                                                     cache)
+        else:
+            verdict, fields = await app[OFFLOAD].run(size, verdict_text, body, rules, cache)
     except ProxyError:
         raise
     except Exception as exc:
@@ -222,7 +224,8 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
             metrics.active_streams.inc()
             try:
                 response = await relay(request, upstream, screen, stats, headers,
-                                       settings.limits.max_response_bytes, stage)
+                                       settings.limits.max_response_bytes, stage,
+                                       app[OFFLOAD])
             finally:
                 metrics.active_streams.dec()
                 add_counts(counts, screen.counts())
@@ -243,7 +246,7 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
                                                     kind=kind, calls=calls,
                                                     pieces=stage is not None),
                                   counts, info["route"], own, metrics,
-                                  settings.limits.max_response_bytes)
+                                  settings.limits.max_response_bytes, app[OFFLOAD])
         except UpstreamError as exc:  # too large, broke off, timed out, not a completion
             metrics.upstream_errors_by(exc.kind).inc()
             raise
@@ -286,7 +289,7 @@ def _turn_text(verdict: RequestVerdict, kind: Kind) -> str:
 
 async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, Any]], Counter[str]],
                  counts: Counter[str], route: str, own: float, metrics: Metrics,
-                 limit: int) -> dict[str, Any]:
+                 limit: int, offload: Offload) -> dict[str, Any]:
     """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
     refused (502) rather than held in memory whole."""
     length = upstream.content_length
@@ -317,10 +320,7 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
     if "choices" not in parsed:  # e.g. a 200 carrying {"error": ...}: never sent on as it is
         raise UpstreamError("the upstream answered without any choices", code="upstream_protocol")
     try:
-        if len(raw) > OFFLOAD_BYTES:  # a long reply: screened off the event loop
-            add_counts(counts, await asyncio.to_thread(screen, parsed))
-        else:
-            add_counts(counts, screen(parsed))
+        add_counts(counts, await offload.run(len(raw), screen, parsed))
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc

@@ -31,6 +31,7 @@ from replyguard.proxy.judges import (
     windows,
 )
 from replyguard.proxy.metrics import Metrics
+from replyguard.proxy.offload import Offload
 
 log = logging.getLogger("replyguard.guardrails")
 
@@ -74,6 +75,8 @@ class Guardrails:
         #: Is any check run on the turn?
         self.input: bool = settings.prompt_injection.enabled or settings.topic.enabled or (
             m.enabled and m.input)
+        #: Where the local patterns read a long text (off the event loop).
+        self.offload = Offload()
 
     def block_message(self, check: str, language: str) -> str:
         """What a turn blocked by `check` is told: the custom `block_message`, else the
@@ -95,7 +98,8 @@ class Guardrails:
         s = self.settings
         if s.prompt_injection.enabled:
             started = time.perf_counter()
-            match = detect_injection(everything if everything is not None else text)
+            read = everything if everything is not None else text
+            match = await self.offload.run(len(read), detect_injection, read)
             self._observe("prompt_injection_local", "input", started)
             if match is not None:
                 return "prompt_injection", "pattern"

@@ -22,6 +22,7 @@ from aiohttp import web
 from replyguard.engine.reply import ScreeningError
 from replyguard.proxy.direct import SSE_HEADERS
 from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
+from replyguard.proxy.offload import Offload
 from replyguard.proxy.sse import DONE, SSEDecodeError, SSEDecoder
 from replyguard.proxy.state import prepare
 from replyguard.proxy.stream import TEXT_FIELDS, ChunkShapeError, StreamScreen
@@ -60,12 +61,14 @@ async def relay(
     headers: dict[str, str],
     max_event_chars: int = 1 << 24,
     stage: Stage | None = None,
+    offload: Offload | None = None,
 ) -> web.StreamResponse:
     """Relay `upstream` (an SSE response with status 200) to the client through `screen`.
     An upstream event longer than `max_event_chars` ends the stream with an error event.
     With `stage` (the output stage: moderation, rewording), each chunk's released text goes
     through it before it is written: the checks run while the upstream keeps streaming, and
-    chunks are written in their order.
+    chunks are written in their order. With `offload`, events holding a long text are
+    screened in its worker thread (`_screened`).
 
     Chunks screened before a fault are still sent, then the error event: the output does not
     depend on how the network cut the stream. Never swallows CancelledError.
@@ -81,7 +84,7 @@ async def relay(
             async for data in upstream.content.iter_any():
                 started = time.perf_counter()
                 try:
-                    finished = _handle(decoder.feed(data), screen, out)
+                    finished = await _screened(decoder.feed(data), screen, out, offload)
                 finally:
                     stats.own_s += time.perf_counter() - started
                 await out.write()
@@ -142,6 +145,20 @@ async def relay(
 def _encode(chunk: dict[str, Any]) -> bytes:
     # encode_event(orjson.dumps(chunk)), short: JSON from orjson holds no line break.
     return b"data: " + orjson.dumps(chunk) + b"\n\n"
+
+
+async def _screened(events: list[Any], screen: StreamScreen, out: _Out,
+                    offload: Offload | None) -> bool:
+    """`_handle`, in `offload`'s worker thread when the events hold a long text (a delta of
+    megabytes): the chunks are collected there and handed to `out` back on the loop."""
+    size = sum(len(event.data) for event in events)
+    if offload is None or size < offload.threshold:
+        return _handle(events, screen, out)
+    items: list[Item] = []
+    try:
+        return await offload.run(size, _handle, events, screen, items)
+    finally:
+        out.extend(items)  # (what was screened before a fault is still sent, as on the loop)
 
 
 def _handle(events: list[Any], screen: StreamScreen, out: _Out | list[Item]) -> bool:

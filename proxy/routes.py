@@ -3,13 +3,16 @@ as they are), and the operations routes (metrics, health, readiness)."""
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import unquote
 
 import aiohttp
 import orjson
 from aiohttp import web
 
-from replyguard.engine.screen import screen_text
+from replyguard.engine.rules import CompiledRules
+from replyguard.engine.screen import Screened, screen_text
+from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy.body import read_json
 from replyguard.proxy.completions import compiled_rules
 from replyguard.proxy.counts import add_counts
@@ -21,7 +24,15 @@ from replyguard.proxy.errors import (
     error_response,
 )
 from replyguard.proxy.request_side import other_fields
-from replyguard.proxy.state import INFO, METRICS, SCREEN_CACHE, SESSION, SETTINGS, prepare
+from replyguard.proxy.state import (
+    INFO,
+    METRICS,
+    OFFLOAD,
+    SCREEN_CACHE,
+    SESSION,
+    SETTINGS,
+    prepare,
+)
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -44,6 +55,13 @@ def upstream_url(request: web.Request, path: str) -> str:
     return base + tail
 
 
+def _screen_embeddings(inputs: list[str], body: dict[str, Any], rules: CompiledRules,
+                       cache: ScreenCache) -> tuple[list[Screened], dict[str, Any]]:
+    """Each input screened as a turn, and the other fields' strings (`other_fields`)."""
+    return ([screen_text(text, rules, "turn") for text in inputs],
+            other_fields(body, rules, cache, ("input",)))
+
+
 async def embeddings(request: web.Request) -> web.StreamResponse:
     """`POST /v1/embeddings`: each input string screened as a turn before forwarding, and
     every other field's strings as in a chat request (`user`, `metadata`, ...). A withheld
@@ -62,8 +80,8 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
     cache, metrics = request.app[SCREEN_CACHE], request.app[METRICS]
     hits, misses = cache.hits, cache.misses  # this request's own: see proxy.completions
     try:
-        results = [screen_text(text, rules, "turn") for text in inputs]
-        fields = other_fields(body, rules, cache, ("input",))
+        results, fields = await request.app[OFFLOAD].run(
+            request.content_length or 0, _screen_embeddings, inputs, body, rules, cache)
     except ProxyError:
         raise
     except Exception as exc:

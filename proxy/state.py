@@ -17,6 +17,7 @@ from replyguard.engine.screen_cache import ScreenCache
 from replyguard.engine.tools import CompiledTools, compile_tools
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.metrics import Metrics
+from replyguard.proxy.offload import Offload
 
 
 @dataclass
@@ -74,6 +75,7 @@ REQUEST_IDS = web.AppKey("request_ids", RequestIds)
 #: Screened texts of the history and system prompt clients resend with every request
 #: (`engine.ScreenCache`: digests and screened results only), one per server.
 SCREEN_CACHE = web.AppKey("screen_cache", ScreenCache)
+OFFLOAD = web.AppKey("offload", Offload)
 #: The declared tools compiled once per (language, audience); empty when none is declared.
 TOOLS = web.AppKey("tools", dict)
 AUDIENCES = ("customer", "staff")

@@ -280,3 +280,43 @@ def test_a_text_without_invisible_characters_is_read_once(
     only: the others take the path they took before."""
     monkeypatch.setattr(FIND_MODULE, "_through_invisible", None)
     assert find(text + " \u00e9") == _whole_text_scan(text + " \u00e9")
+
+
+# -- long texts, read in windows ----------------------------------------------------------
+
+_PIECES = ["4111 1111 1111 1111", "GB82 WEST 1234 5698 7654 32", "jane.doe@example.com",
+           "password: S3cr3t-value", "203.0.113.42", "123-45-6789", " ", "\n", "word ",
+           "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+           "-----BEGIN RSA PRIVATE KEY-----\n", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n",
+           "-----END RSA PRIVATE KEY-----", "a" * 700, "\u200b", "sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_PIECES), st.integers(0, 900)), min_size=1,
+                max_size=40))
+def test_a_long_text_read_in_windows_gives_the_whole_texts_findings(
+        parts: list[tuple[str, int]]) -> None:
+    """Values placed anywhere around the window edges (fillers of any length between them)
+    are found as reading the whole text finds them."""
+    window = FIND_MODULE.WINDOW
+    text = "".join("x " * (gap // 2) + piece for piece, gap in parts)
+    text = ("y " * (window // 2 - 300)) + text
+    text = text * (1 + 3 * window // max(len(text), 1))
+    assert FIND_MODULE.find(text) == FIND_MODULE._find(text)
+
+
+@pytest.mark.parametrize("length", [40_000, 100_000])
+def test_a_key_block_longer_than_a_window_is_read_to_its_end(length: int) -> None:
+    body = _base64(length).replace("A", "\n", 50)
+    text = "x " * 20_000 + "-----BEGIN RSA PRIVATE KEY-----\n" + body + \
+        "\n-----END RSA PRIVATE KEY-----\nThanks."
+    start = text.index("-----BEGIN")
+    end = text.index("\nThanks.")
+    assert find(text) == [Finding("private_key", start, end, "private_key")]
+
+
+def test_a_token_longer_than_a_window_is_read_to_its_end() -> None:
+    token = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ" + "a" * 70_000 + ".sig")
+    text = "x " * 16_000 + token + " done"
+    start = text.index("eyJ")
+    assert find(text) == [Finding("jwt", start, start + len(token), "jwt")]

@@ -1,0 +1,164 @@
+"""No request holds up another: a long text (a request body, a whole reply, one streamed delta
+of `OFFLOAD_CHARS` or more) is screened in the worker thread while the event loop serves
+other clients. Shown by ordering, not by timing: the screen of the long text is held at its
+start until another client's request has been answered."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import replyguard.proxy.completions as completions
+import replyguard.proxy.guardrails as guardrails
+import replyguard.proxy.relay as relay
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.offload import OFFLOAD_CHARS, Offload, Overloaded
+from replyguard.proxy.state import GUARDRAILS, OFFLOAD
+from tests.proxy.conftest import StartUpstream, streamed_text, user
+
+CARD = "4111 1111 1111 1111"
+LONG = "a://a: " * (OFFLOAD_CHARS // 7 + 10) + f"my card is {CARD}."
+
+
+class Gate:
+    """Wraps a function so that its call, in whichever thread, records the thread and waits
+    until `open()`; `entered` is set once the call has started."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.entered = threading.Event()
+        self._open = threading.Event()
+        self.threads: list[str] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.threads.append(threading.current_thread().name)
+        self.entered.set()
+        assert self._open.wait(30), "the gate was never opened"
+        return self.fn(*args, **kwargs)
+
+    def open(self) -> None:
+        self._open.set()
+
+
+async def _entered(gate: Gate) -> None:
+    await asyncio.get_running_loop().run_in_executor(None, gate.entered.wait, 30)
+
+
+async def _healthz_while_held(s: Any, gate: Gate, task: asyncio.Task[Any]) -> None:
+    """Another client is answered while the long screen is held, then the long one ends."""
+    await _entered(gate)
+    async with s.client.get("/healthz") as resp:
+        assert resp.status == 200
+    assert not task.done()
+    gate.open()
+
+
+async def test_a_long_request_body_is_screened_while_others_are_served(
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = Gate(completions.verdict_chat)
+    monkeypatch.setattr(completions, "verdict_chat", gate)
+    up = ScriptedUpstream(lambda _m: Reply("Noted."))
+    s = await stack(up)
+
+    async def long_request() -> Any:
+        async with s.client.post("/v1/chat/completions", json=user(LONG)) as resp:
+            return resp.status, await resp.json()
+
+    task = asyncio.create_task(long_request())
+    await _healthz_while_held(s, gate, task)
+    status, body = await task
+    assert (status, body["choices"][0]["message"]["content"]) == (200, "Noted.")
+    assert gate.threads == ["replyguard-screen_0"]
+    assert up.seen[0]["messages"][-1]["content"].endswith("my card is **** 1111.")
+
+
+async def test_a_short_request_body_is_screened_on_the_loop(
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = Gate(completions.verdict_chat)
+    gate.open()
+    monkeypatch.setattr(completions, "verdict_chat", gate)
+    s = await stack(ScriptedUpstream(lambda _m: Reply("Noted.")))
+    async with s.client.post("/v1/chat/completions", json=user(f"card {CARD}")) as resp:
+        assert resp.status == 200
+    assert gate.threads == [threading.current_thread().name]
+
+
+async def test_a_long_whole_reply_is_screened_while_others_are_served(
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = Gate(completions.screen_completion)
+    monkeypatch.setattr(completions, "screen_completion", gate)
+    s = await stack(ScriptedUpstream(lambda _m: Reply(LONG)))
+
+    async def long_request() -> Any:
+        async with s.client.post("/v1/chat/completions", json=user("hi")) as resp:
+            return resp.status, await resp.json()
+
+    task = asyncio.create_task(long_request())
+    await _healthz_while_held(s, gate, task)
+    status, body = await task
+    assert status == 200
+    assert body["choices"][0]["message"]["content"] == LONG.replace(CARD, "**** 1111")
+    assert gate.threads == ["replyguard-screen_0"]
+
+
+async def test_a_long_streamed_delta_is_screened_while_others_are_served(
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = Gate(relay._handle)
+    monkeypatch.setattr(relay, "_handle", gate)
+    gate.open()  # short events pass; the long one is held below
+    s = await stack(ScriptedUpstream(lambda _m: Reply(LONG, chunk_chars=len(LONG))))
+    held = Gate(lambda *a: None)
+    real = gate.fn
+
+    def handle(events: list[Any], *args: Any) -> Any:
+        if sum(len(e.data) for e in events) >= OFFLOAD_CHARS:
+            held(events)
+        return real(events, *args)
+
+    gate.fn = handle
+
+    async def long_request() -> bytes:
+        async with s.client.post("/v1/chat/completions", json=user("hi", stream=True)) as resp:
+            return await resp.read()
+
+    task = asyncio.create_task(long_request())
+    await _healthz_while_held(s, held, task)
+    raw = await task
+    assert streamed_text(raw) == LONG.replace(CARD, "**** 1111")
+    assert held.threads == ["replyguard-screen_0"]
+
+
+async def test_more_long_texts_than_the_worker_can_queue_are_refused() -> None:
+    offload = Offload(threshold=1, max_waiting=1)
+    gate = Gate(lambda: "done")
+    first = asyncio.create_task(offload.run(5, gate))
+    await _entered(gate)
+    with pytest.raises(Overloaded) as refused:
+        await offload.run(5, gate)
+    assert (refused.value.status, refused.value.code) == (503, "overloaded")
+    assert await offload.run(0, lambda: "short") == "short"  # (short texts stay on the loop)
+    gate.open()
+    assert await first == "done"
+    offload.close()
+
+
+async def test_a_long_turn_is_read_by_the_injection_patterns_in_the_worker(
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = Gate(guardrails.detect_injection)
+    monkeypatch.setattr(guardrails, "detect_injection", gate)
+    s = await stack(ScriptedUpstream(lambda _m: Reply("Noted.")),
+                    guardrails__prompt_injection__enabled=True)
+    assert s.app[GUARDRAILS].offload is s.app[OFFLOAD]
+
+    async def long_request() -> Any:
+        async with s.client.post("/v1/chat/completions", json=user(LONG)) as resp:
+            return resp.status
+
+    task = asyncio.create_task(long_request())
+    await _healthz_while_held(s, gate, task)
+    assert await task == 200
+    assert gate.threads == ["replyguard-screen_0"]
