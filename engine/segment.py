@@ -137,7 +137,7 @@ class SentenceSegmenter:
             out.append(self._buf[:end])
             self._buf = self._buf[end:]
             self._pos = max(0, self._pos - end)
-            self._forget()
+            self._open, self._event, self._blank = -1, None, -1  # (`_forget`, inline: per piece)
         return out
 
     def _next(self, final: bool) -> int | None:
@@ -162,7 +162,7 @@ class SentenceSegmenter:
                 start = k = buf.find("\n", pos)
                 punct = -1
             else:
-                start, k, punct = self._event_at(buf, pos)
+                start, k, punct = self._event or self._event_at(buf, pos)
             if start < 0:  # no event yet: none can start before `safe`
                 if final or self._kind in _LINE_ONLY:
                     safe = n
@@ -193,7 +193,7 @@ class SentenceSegmenter:
             split, line = decision
             if line is None:
                 self._pos = m
-                self._forget()
+                self._open, self._event, self._blank = -1, None, -1  # (`_forget`, inline)
             else:
                 self._enter(line)
             if split:
@@ -201,14 +201,12 @@ class SentenceSegmenter:
 
     def _enter(self, line: _Line) -> None:
         self._kind, self._pos, self._fence = line
-        self._forget()
+        self._open, self._event, self._blank = -1, None, -1  # (`_forget`, inline)
 
     def _event_at(self, buf: str, pos: int) -> tuple[int, int, int]:
         """The first event at or after `pos`: `(start, end of its punctuation, start)` for
         `.!?…` and closers, `(start, start, -1)` for a newline; `(-1, -1, -1)` for none
-        yet. Goes on from what an earlier call read (`_open`, `_event`)."""
-        if self._event is not None:
-            return self._event
+        yet. Goes on from what an earlier call read (`_open`; the caller reads `_event`)."""
         if self._open >= 0:  # an open run of `.!?…` and closers: does it go on?
             end = _RUN.match(buf, self._open).end()  # type: ignore[union-attr]
             if end == len(buf):

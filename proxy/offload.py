@@ -4,7 +4,7 @@ A request body, a whole reply or a streamed event of `OFFLOAD_CHARS` or more is 
 one worker thread: the event loop goes on serving every other client meanwhile. A thread is
 enough because the screening core never holds the interpreter for long: a long text is read
 in windows of 32,768 characters (`engine.find.WINDOW`) and a reply sentence by sentence, so
-the interpreter changes hands between scans (every 5 ms by default). Below the threshold,
+the interpreter changes hands between scans (every millisecond: `SWITCH_S`). Below the threshold,
 screening on the loop costs less than handing it to the thread: the slowest input family
 measured (`a://a:` repeated) screens at about 1.3 ms a kilobyte, so 32 KB is about 40 ms in
 the worst case and well under 5 ms for ordinary text.
@@ -13,6 +13,7 @@ the worst case and well under 5 ms for ordinary text.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -25,6 +26,9 @@ OFFLOAD_CHARS = 32_768
 #: Jobs waiting for the worker at most; beyond it a request is refused (503, `overloaded`)
 #: rather than queued without bound.
 MAX_WAITING = 32
+
+#: The interpreter's switch interval while a worker exists (`sys.setswitchinterval`).
+SWITCH_S = 0.001
 
 T = TypeVar("T")
 
@@ -55,6 +59,9 @@ class Offload:
             raise Overloaded()
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="replyguard-screen")
+            # The loop waits for the interpreter at most this long while the worker screens
+            # (Python's default is 5 ms: each step of an answer to another client waited that).
+            sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_S))
         self._waiting += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(

@@ -149,16 +149,48 @@ def _encode(chunk: dict[str, Any]) -> bytes:
 
 async def _screened(events: list[Any], screen: StreamScreen, out: _Out,
                     offload: Offload | None) -> bool:
-    """`_handle`, in `offload`'s worker thread when the events hold a long text (a delta of
-    megabytes): the chunks are collected there and handed to `out` back on the loop."""
-    size = sum(len(event.data) for event in events)
-    if offload is None or size < offload.threshold:
-        return _handle(events, screen, out)
-    items: list[Item] = []
-    try:
-        return await offload.run(size, _handle, events, screen, items)
-    finally:
-        out.extend(items)  # (what was screened before a fault is still sent, as on the loop)
+    """`_handle`, a batch of events at a time (`_batches`): a batch holding a long text (a
+    delta of megabytes) in `offload`'s worker thread, its chunks collected there and handed
+    to `out` back on the loop; the others on the loop, which runs other clients' work
+    between two batches (a network read can hold thousands of small events)."""
+    batches = _batches(events, offload.threshold if offload is not None else 1 << 62)
+    for i, (batch, size) in enumerate(batches):
+        if i:
+            await asyncio.sleep(0)
+        if offload is None or size < offload.threshold:
+            if _handle(batch, screen, out):
+                return True
+            continue
+        items: list[Item] = []
+        try:
+            if await offload.run(size, _handle, batch, screen, items):
+                return True
+        finally:
+            out.extend(items)  # (what was screened before a fault is still sent, as on the loop)
+    return False
+
+
+#: Events screened on the loop in one go at most (`_batches`).
+_BATCH_EVENTS = 64
+
+
+def _batches(events: list[Any], threshold: int) -> list[tuple[list[Any], int]]:
+    """`events` in batches, each with the characters of its data: an event of `threshold`
+    characters or more alone, the others at most `_BATCH_EVENTS` and `threshold` characters
+    a batch."""
+    out: list[tuple[list[Any], int]] = []
+    batch: list[Any] = []
+    size = 0
+    for event in events:
+        length = len(event.data)
+        if batch and (size + length >= threshold or len(batch) == _BATCH_EVENTS):
+            out.append((batch, size))
+            batch, size = [], 0
+        batch.append(event)
+        size += length
+    if batch:
+        out.append((batch, size))
+    return out
 
 
 def _handle(events: list[Any], screen: StreamScreen, out: _Out | list[Item]) -> bool:

@@ -59,19 +59,23 @@ def _collected(stderr: str) -> int:
 def _engine_child(what: str, units: int) -> None:
     """Do `units` units of `what` after one warm-up unit (imports and first compiles)."""
     sys.path[:0] = [str(ROOT), str(BENCH)]
+    import bench_detectors
     import bench_proxy
     import bench_reply
 
-    from replyguard.engine import ReplyScreen, read_context, screen_request
+    from replyguard.engine import ReplyScreen, find, read_context, screen_request
 
     rules = bench_reply.RULES
     messages: list[dict[str, Any]] = bench_proxy.BODY["messages"]  # type: ignore[assignment]
     context = read_context(messages)
     stream = bench_reply.corpus(4_000, seed=11)
     deltas = [stream[i : i + 4] for i in range(0, len(stream), 4)]
+    realistic = bench_detectors.realistic(64_000, seed=5)
 
     def unit() -> None:
-        if what == "request":
+        if what == "detectors":  # 64 KB of bench_detectors' realistic corpus, as one text
+            find(realistic)
+        elif what == "request":
             screen_request(messages, rules)
         elif what == "reply":
             screen = ReplyScreen(rules, context)
@@ -93,16 +97,18 @@ def _engine_child(what: str, units: int) -> None:
 
 
 def engine_counts(units: int = 100) -> dict[str, float]:
-    """Instructions per request screen, per whole reply and per streamed KB."""
+    """Instructions per request screen, per whole reply, per streamed KB and per KB of the
+    realistic corpus read by the detectors."""
     out = {}
-    for what in ("request", "reply", "stream"):
+    for what in ("request", "reply", "stream", "detectors"):
         counts = []
         for k in (0, units):
             run = subprocess.run(_valgrind([__file__, "--engine-child", what, str(k)]),
                                  capture_output=True, text=True, check=True,
                                  env={**os.environ, "PYTHONHASHSEED": "0"})
             counts.append(_collected(run.stderr))
-        out[what] = (counts[1] - counts[0]) / units / (4 if what == "stream" else 1)
+        per = {"stream": 4, "detectors": 64}.get(what, 1)
+        out[what] = (counts[1] - counts[0]) / units / per
     return out
 
 
@@ -243,6 +249,7 @@ def main() -> int:
     print(f"  request screen, one short turn:        {engine['request']:>12,.0f}")
     print(f"  reply screen, the 315-character reply: {engine['reply']:>12,.0f}")
     print(f"  reply screen, 4-character deltas:      {engine['stream']:>12,.0f} per KB")
+    print(f"  detectors, realistic corpus:           {engine['detectors']:>12,.0f} per KB")
     if args.proxy:
         proxy = proxy_counts(args.stub)
         print("server instructions per non-streamed request:")
