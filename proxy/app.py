@@ -28,6 +28,7 @@ from replyguard.proxy.counts import new_counts
 from replyguard.proxy.errors import NotFound, ProxyError, error_response
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.metrics import Metrics
+from replyguard.proxy.request_id import client_request_id
 from replyguard.proxy.state import (
     GUARDRAILS,
     INFO,
@@ -68,9 +69,7 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
     """
     started = perf_counter()
     app = request.app
-    request_id = request.headers.get("X-Request-Id")
-    if not request_id or len(request_id) > 128 or not request_id.isprintable():
-        request_id = app[REQUEST_IDS]()
+    request_id = client_request_id(request.headers.get("X-Request-Id")) or app[REQUEST_IDS]()
     resource = request.match_info.route.resource
     route = resource.canonical if resource is not None else "unmatched"
     info: dict[str, object] = {"route": route, "counts": new_counts(), "verdict": None,

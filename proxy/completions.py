@@ -78,7 +78,7 @@ def compiled_rules(request: web.Request) -> CompiledRules:
     language = request.headers.get(LANGUAGE_HEADER) or app[SETTINGS].language
     language = _LANGUAGES_BY_LOWER.get(language.lower(), language)
     if language not in LANGUAGES:
-        raise BadRequest(f"{LANGUAGE_HEADER}: unknown language {language!r} (known: "
+        raise BadRequest(f"{LANGUAGE_HEADER}: not a language ReplyGuard reads (known: "
                          f"{', '.join(LANGUAGES)})", code="invalid_language")
     return app[RULES].for_language(language)
 
@@ -90,7 +90,7 @@ def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools |
     app = request.app
     audience = (request.headers.get(AUDIENCE_HEADER) or app[SETTINGS].audience).lower()
     if audience not in AUDIENCES:
-        raise BadRequest(f"{AUDIENCE_HEADER}: unknown audience {audience!r} (known: "
+        raise BadRequest(f"{AUDIENCE_HEADER}: not an audience ReplyGuard knows (known: "
                          f"{', '.join(AUDIENCES)})", code="invalid_audience")
     tools = app[TOOLS]
     if not tools:

@@ -37,10 +37,12 @@ def upstream_headers(request: web.Request, settings: Settings) -> dict[str, str]
     return headers
 
 
-def returned_headers(response: aiohttp.ClientResponse) -> dict[str, str]:
-    """The upstream response headers a client may need (rate limits, request id)."""
+def returned_headers(response: aiohttp.ClientResponse,
+                     more: tuple[str, ...] = ()) -> dict[str, str]:
+    """The upstream response headers a client may need (rate limits, request id), and those
+    named in `more`: an allow-list, nothing else the upstream sent is passed on."""
     given = response.headers.get
-    return {name: value for name in RETURNED if (value := given(name)) is not None}
+    return {name: value for name in (*RETURNED, *more) if (value := given(name)) is not None}
 
 
 def timeout(settings: Settings) -> aiohttp.ClientTimeout:
