@@ -21,13 +21,14 @@ from aiohttp import web
 from replyguard.config.settings import Settings
 from replyguard.engine.rules import ReplyRules
 from replyguard.engine.screen_cache import ScreenCache
-from replyguard.proxy import routes
+from replyguard.proxy import health, routes
 from replyguard.proxy.admin import check_reply_route
 from replyguard.proxy.completions import chat_completions, completions
 from replyguard.proxy.counts import new_counts
 from replyguard.proxy.errors import NotFound, ProxyError, error_response
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.metrics import Metrics
+from replyguard.proxy.overload import PoolConnector, UpstreamWatch
 from replyguard.proxy.request_id import client_request_id
 from replyguard.proxy.state import (
     GUARDRAILS,
@@ -40,6 +41,7 @@ from replyguard.proxy.state import (
     SESSION,
     SETTINGS,
     TOOLS,
+    WATCH,
     ActiveRules,
     RequestIds,
     compile_all_tools,
@@ -133,14 +135,17 @@ def _from_http(exc: web.HTTPException) -> ProxyError:
 
 async def _session_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS]
-    connector = aiohttp.TCPConnector(limit=settings.upstream.max_connections,
-                                     enable_cleanup_closed=True)
+    connector = PoolConnector(limit=settings.upstream.max_connections,
+                              pool_wait_s=settings.upstream.pool_wait_s,
+                              retry_after_s=settings.upstream.retry_after_s,
+                              enable_cleanup_closed=True)
     # No cookie jar: the session is shared by every client, so a cookie the upstream set on one
     # client's request must not ride on the next client's (each request's own `Cookie` header
     # goes through as the client sent it).
     app[SESSION] = aiohttp.ClientSession(connector=connector, auto_decompress=True,
                                          cookie_jar=aiohttp.DummyCookieJar(),
                                          timeout=timeout(settings),
+                                         trace_configs=[app[WATCH].trace_config()],
                                          json_serialize=lambda o: orjson.dumps(o).decode())
     yield
     await app[SESSION].close()
@@ -161,6 +166,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[TOOLS] = compile_all_tools(settings)
     app[REFUSING] = refusing(app[TOOLS])
     app[REQUEST_IDS] = RequestIds()
+    app[WATCH] = UpstreamWatch(app[METRICS])
     app[SCREEN_CACHE] = ScreenCache()
     app[METRICS].screen_cache_entries.set_function(app[SCREEN_CACHE].__len__)
     app.cleanup_ctx.append(_session_ctx)
@@ -170,9 +176,9 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app.router.add_get("/v1/models", routes.models)
     app.router.add_get("/v1/models/{model}", routes.models)
     app.router.add_post("/v1/check-reply", check_reply_route)
-    app.router.add_get("/metrics", routes.metrics)
-    app.router.add_get("/healthz", routes.healthz)
-    app.router.add_get("/readyz", routes.readyz)
+    app.router.add_get("/metrics", health.metrics)
+    app.router.add_get("/healthz", health.healthz)
+    app.router.add_get("/readyz", health.readyz)
     for prefix in settings.passthrough:
         app.router.add_route("*", prefix.rstrip("/") + "{tail:(/.*)?}", routes.passthrough)
     return app

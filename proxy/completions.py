@@ -38,6 +38,7 @@ from replyguard.proxy.errors import (
 )
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.output import OutputStage
+from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
 from replyguard.proxy.relay import StreamStats, relay
 from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
@@ -201,7 +202,7 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
         upstream = await upstream_cm.__aenter__()
     except Exception as exc:  # no answer: refused, unreachable, timed out, broke off
         failed = fault(exc, settings.upstream.base_url)
-        metrics.upstream_errors_by(failed.kind).inc()
+        count_fault(metrics, failed)  # overload (503) or an upstream fault
         raise failed from None
     try:
         metrics.upstream_latency_by(info["route"]).observe(

@@ -1,5 +1,5 @@
 """The other routes: embeddings (input screened as a turn), models and passthrough (forwarded
-as they are), and the operations routes (metrics, health, readiness)."""
+as they are). The operations routes (metrics, health, readiness) are in proxy.health."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from replyguard.proxy.errors import (
     ScreeningFailed,
     error_response,
 )
+from replyguard.proxy.overload import count_fault
 from replyguard.proxy.paths import AmbiguousPath, canonical_path
 from replyguard.proxy.request_side import other_fields
 from replyguard.proxy.state import INFO, METRICS, SCREEN_CACHE, SESSION, SETTINGS, prepare
@@ -154,7 +155,7 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
         if response is None or not response.prepared:
             error = fault(exc, settings.upstream.base_url)
             if not counted:
-                metrics.upstream_errors_by(error.kind).inc()
+                count_fault(metrics, error)
             raise error from None
         if not counted:
             metrics.upstream_errors_by("upstream_dropped").inc()
@@ -162,22 +163,3 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
         if request.transport is not None:
             request.transport.abort()
         return response
-
-
-async def metrics(request: web.Request) -> web.Response:
-    """`GET /metrics`: the Prometheus text format."""
-    body, content_type = request.app[METRICS].render()
-    return web.Response(body=body, headers={"Content-Type": content_type})
-
-
-async def healthz(request: web.Request) -> web.Response:
-    """`GET /healthz`: the process is up."""
-    return web.json_response({"status": "ok"})
-
-
-async def readyz(request: web.Request) -> web.Response:
-    """`GET /readyz`: rules loaded and the upstream session open."""
-    session = request.app.get(SESSION)
-    if session is None or session.closed:
-        return web.json_response({"status": "starting"}, status=503)
-    return web.json_response({"status": "ready"})
