@@ -30,9 +30,11 @@ from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.overload import PoolConnector, UpstreamWatch
 from replyguard.proxy.request_id import client_request_id
+from replyguard.proxy.slow_clients import head_read
 from replyguard.proxy.state import (
     GUARDRAILS,
     INFO,
+    LIFECYCLE,
     METRICS,
     REFUSING,
     REQUEST_IDS,
@@ -43,12 +45,14 @@ from replyguard.proxy.state import (
     TOOLS,
     WATCH,
     ActiveRules,
+    Lifecycle,
     RequestIds,
     compile_all_tools,
     refusing,
     stamp,
 )
 from replyguard.proxy.upstream import timeout
+from replyguard.proxy.watchdog import STREAMS, LiveStreams
 
 access_log = logging.getLogger("replyguard.access")
 log = logging.getLogger("replyguard")
@@ -157,7 +161,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
 
     The upstream ClientSession is created on startup and closed on cleanup.
     """
-    app = web.Application(middlewares=[screening_middleware],
+    app = web.Application(middlewares=[head_read, screening_middleware],
                           client_max_size=settings.limits.max_body_bytes)
     app[SETTINGS] = settings
     app[RULES] = ActiveRules(rules if rules is not None else ReplyRules())
@@ -167,6 +171,8 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[REFUSING] = refusing(app[TOOLS])
     app[REQUEST_IDS] = RequestIds()
     app[WATCH] = UpstreamWatch(app[METRICS])
+    app[STREAMS] = LiveStreams()
+    app[LIFECYCLE] = Lifecycle()
     app[SCREEN_CACHE] = ScreenCache()
     app[METRICS].screen_cache_entries.set_function(app[SCREEN_CACHE].__len__)
     app.cleanup_ctx.append(_session_ctx)

@@ -30,6 +30,8 @@ class ProxyError(Exception):
     code: str | None = None
     #: Response headers the error is answered with (`Retry-After`), if any.
     headers: dict[str, str] | None = None
+    #: Close the connection after answering (the request's rest cannot be read).
+    close = False
 
     def __init__(self, message: str, *, code: str | None = None, param: str | None = None,
                  status: int | None = None) -> None:
@@ -80,6 +82,7 @@ _FAULT_KINDS = {
     "upstream_protocol": "protocol",
     "upstream_dropped": "upstream_dropped",
     "upstream_stream_error": "upstream_error",
+    "upstream_idle": "idle",
 }
 
 
@@ -117,10 +120,13 @@ def error_response(error: ProxyError, headers: dict[str, str] | None = None) -> 
     """The JSON response for `error`, with `headers` and the error's own (`Retry-After`)."""
     if error.headers:
         headers = {**(headers or {}), **error.headers}
-    return web.Response(
+    response = web.Response(
         body=orjson.dumps(error.body()), status=error.status,
         content_type="application/json", headers=headers,
     )
+    if error.close:
+        response.force_close()
+    return response
 
 
 def error_event(error: ProxyError) -> bytes:

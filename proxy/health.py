@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from replyguard.proxy.errors import NotFound, error_response
-from replyguard.proxy.state import METRICS, PEERS, SESSION, STOPPING, WATCH
+from replyguard.proxy.slow_clients import head_read
+from replyguard.proxy.state import LIFECYCLE, METRICS, PEERS, SESSION, WATCH
 
 #: The app whose state an admin listener's routes read.
 MAIN = web.AppKey("main", web.Application)
@@ -36,7 +37,7 @@ async def readyz(request: web.Request) -> web.Response:
     app = _main(request)
     session = app.get(SESSION)
     upstream = app[WATCH].detail()
-    if app.get(STOPPING):
+    if app[LIFECYCLE].stopping:
         return web.json_response({"status": "stopping", "upstream": upstream}, status=503)
     if session is None or session.closed:
         return web.json_response({"status": "starting", "upstream": upstream}, status=503)
@@ -73,7 +74,7 @@ async def _only_ops(request: web.Request, handler: Handler) -> web.StreamRespons
 
 def ops_app(main: web.Application) -> web.Application:
     """The admin listener's application: `/healthz`, `/readyz` and `/metrics` of `main`."""
-    app = web.Application(middlewares=[_only_ops])
+    app = web.Application(middlewares=[head_read, _only_ops])
     app[MAIN] = main
     for path, handler in (("/healthz", healthz), ("/readyz", readyz), ("/metrics", metrics)):
         app.router.add_get(path, handler)

@@ -112,6 +112,9 @@ class Metrics:
         self.overloaded = Counter(
             "replyguard_overloaded", "requests answered 503 overloaded: no upstream "
             "connection came free within upstream.pool_wait_s", registry=r)
+        self.client_timeouts = Counter(
+            "replyguard_client_timeouts", "client connections closed (phase header) or "
+            "requests refused 408 (phase body) for sending too slowly", ("phase",), registry=r)
         self.upstream_reachable = Gauge(
             "replyguard_upstream_reachable", "1 when the latest upstream call connected or "
             "was answered, 0 when it could not connect, NaN before the first", registry=r)
@@ -169,6 +172,7 @@ class Metrics:
         self.first_token_by = Children(self.first_token)
         self.turns_by = Children(self.turns)
         self.upstream_errors_by = Children(self.upstream_errors)
+        self.client_timeouts_by = Children(self.client_timeouts)
 
     def count(self, counts: Mapping[str, int]) -> None:
         """Add seed 000 counts (name -> increment). A name that is not a seed count is not

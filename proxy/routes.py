@@ -9,7 +9,7 @@ from aiohttp import web
 from yarl import URL
 
 from replyguard.engine.screen import screen_text
-from replyguard.proxy.body import read_json
+from replyguard.proxy.body import in_time, read_json
 from replyguard.proxy.completions import compiled_rules
 from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
@@ -102,7 +102,8 @@ async def models(request: web.Request) -> web.StreamResponse:
 async def passthrough(request: web.Request) -> web.StreamResponse:
     """A route the settings list under `passthrough`: forwarded unscreened, streamed back."""
     limit = request.app[SETTINGS].limits.max_body_bytes
-    data = await request.content.read(limit + 1) if request.can_read_body else None
+    data = await in_time(request, request.content.read(limit + 1)) \
+        if request.can_read_body else None
     if data is not None and len(data) > limit:
         raise ProxyError(f"request body is over the limit of {limit} bytes",
                          code="body_too_large", status=413)

@@ -77,8 +77,16 @@ REQUEST_IDS = web.AppKey("request_ids", RequestIds)
 WATCH = web.AppKey("watch", UpstreamWatch)
 #: The other workers' metrics, when several serve one port (proxy.peers); absent with one.
 PEERS = web.AppKey("peers", Peers)
-#: Set once shutdown began: /readyz answers 503 `stopping`.
-STOPPING = web.AppKey("stopping", bool)
+
+
+@dataclass
+class Lifecycle:
+    """The server's state the routes read: `stopping` once shutdown began (/readyz 503)."""
+
+    stopping: bool = False
+
+
+LIFECYCLE = web.AppKey("lifecycle", Lifecycle)
 #: Screened texts of the history and system prompt clients resend with every request
 #: (`engine.ScreenCache`: digests and screened results only), one per server.
 SCREEN_CACHE = web.AppKey("screen_cache", ScreenCache)
