@@ -40,10 +40,16 @@ LOWEST = frozenset({"replyguard_upstream_reachable"})
 Family = list[Any]  # [name, type, help, unit, [[sample name, labels, value], ...]]
 
 
+def _plain(value: float) -> float | str:
+    """A sample value JSON can carry: NaN and infinities as text (`nan`, `inf`)."""
+    return value if math.isfinite(value) else str(value)
+
+
 def snapshot(registry: CollectorRegistry) -> list[Family]:
     """Every metric family of `registry` as plain data (JSON-able)."""
     return [[m.name, m.type, m.documentation, m.unit,
-             [[s.name, s.labels, s.value] for s in m.samples]] for m in registry.collect()]
+             [[s.name, s.labels, _plain(s.value)] for s in m.samples]]
+            for m in registry.collect()]
 
 
 def _combine(name: str, sample: str, old: float, new: float) -> float:
@@ -65,7 +71,8 @@ def merge(snapshots: Iterable[tuple[int, list[Family]]]) -> list[Metric]:
             if name not in families:
                 families[name], values[name] = Metric(name, doc, kind, unit), {}
             seen = values[name]
-            for sample, labels, value in samples:
+            for sample, labels, given in samples:
+                value = float(given)
                 if name.startswith("process_"):
                     labels = {**labels, "worker": str(worker)}
                 key = (sample, tuple(sorted(labels.items())))
@@ -133,7 +140,14 @@ class Peers:
             writer.close()
 
     async def _ask(self, index: int) -> list[Family]:
-        reader, writer = await asyncio.open_unix_connection(address(self.group, index))
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        try:  # connected here: uvloop refuses an abstract name given as a path
+            await asyncio.get_running_loop().sock_connect(sock, address(self.group, index))
+        except BaseException:
+            sock.close()
+            raise
+        reader, writer = await asyncio.open_unix_connection(sock=sock)
         try:
             writer.write(b"m")
             await writer.drain()
