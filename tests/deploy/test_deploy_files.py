@@ -41,11 +41,3 @@ def test_alerts_query_only_exported_metrics() -> None:
     ]
     missing = sorted(_queried(" ".join(r["expr"] for r in rules)) - _exported())
     assert missing == []
-
-
-def test_sidecar_manifest_parses_and_probes_health_routes() -> None:
-    docs = list(yaml.safe_load_all((DEPLOY / "kubernetes" / "sidecar.yaml").read_text()))
-    assert [d["kind"] for d in docs] == ["ConfigMap", "Deployment"]
-    sidecar = docs[1]["spec"]["template"]["spec"]["containers"][1]
-    assert sidecar["readinessProbe"]["httpGet"]["path"] == "/readyz"
-    assert sidecar["livenessProbe"]["httpGet"]["path"] == "/healthz"
