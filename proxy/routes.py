@@ -110,6 +110,17 @@ async def passthrough(request: web.Request) -> web.StreamResponse:
     return await _forward(request, request.method, request.raw_path, data, raw=True)
 
 
+async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> web.Response:
+    """A screened route's answer to an upstream error status: its OpenAI error, masked."""
+    rules = compiled_rules(request)
+    error = await error_from_status(upstream, request.app[SETTINGS].upstream.base_url,
+                                    lambda text: screen_text(text, rules, "tool").text)
+    if isinstance(error, bytes):
+        return web.Response(body=error, status=upstream.status, content_type="application/json",
+                            headers=returned_headers(upstream))
+    return error_response(error)
+
+
 async def _forward(request: web.Request, method: str, path: str, data: bytes | None,
                    raw: bool = False) -> web.StreamResponse:
     """Send the request on and its answer back as it comes. Each upstream fault is counted
@@ -132,15 +143,7 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
                 metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
                 counted = True
                 if not raw:
-                    rules = compiled_rules(request)
-                    error = await error_from_status(
-                        upstream, settings.upstream.base_url,
-                        lambda text: screen_text(text, rules, "tool").text)
-                    if isinstance(error, bytes):
-                        return web.Response(body=error, status=upstream.status,
-                                            content_type="application/json",
-                                            headers=returned_headers(upstream))
-                    return error_response(error)
+                    return await _refused(request, upstream)
             kept = returned_headers(upstream, _PASSED_BACK)
             if method == "HEAD":  # the headers only: no body, and none read
                 return web.Response(status=upstream.status, headers=kept)
