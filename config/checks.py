@@ -117,10 +117,30 @@ def string(
     return check
 
 
+def without_userinfo(url: str) -> str:
+    """`url` with any user name and password replaced by `***` (`http://***@host/v1`), for an
+    error or a log line: a URL is never shown with its credentials. Text that is not a URL
+    with a `//` authority is returned as it is."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, tail = rest.partition("/")
+    if "@" not in authority:
+        return url
+    return f"{scheme}://***@{authority.rpartition('@')[2]}{slash}{tail}"
+
+
 def http_url(v: object, key: str, given: bool, ctx: Ctx) -> Any:
-    """An http(s) URL with a host and no query or fragment; trailing slashes stripped."""
+    """An http(s) URL with a host, no credentials (`user:password@`), no query or fragment;
+    trailing slashes stripped. A URL holding credentials is refused without showing them."""
     if (url := string()(v, key, given, ctx)) is BAD:
         return BAD
+    shown = without_userinfo(url)
+    if shown != url:
+        where = key[:-8] + "api_key" if key.endswith("base_url") else \
+            key[:-8] + "API_KEY" if key.endswith("BASE_URL") else "its api_key setting"
+        return fail(ctx, key, f"{shown!r} holds credentials (user:password@), which are "
+                              f"not accepted in a URL: put the key in {where}")
     try:
         parts = urlsplit(url)
         ok = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
@@ -129,6 +149,19 @@ def http_url(v: object, key: str, given: bool, ctx: Ctx) -> Any:
     if not ok or parts.query or parts.fragment:
         return fail(ctx, key, f"{url!r} is not an http(s) URL")
     return url.rstrip("/")
+
+
+def workers(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    """A number of worker processes, 1..256, or "auto" (the CPUs the process may use)."""
+    if isinstance(v, str) and v.strip().lower() == "auto":
+        return "auto"
+    if given and isinstance(v, str) and re.fullmatch(r"\s*[+-]?\d+\s*", v):
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        return fail(ctx, key, f"{v!r} is neither a whole number nor 'auto'")
+    if not 1 <= v <= 256:
+        return fail(ctx, key, f"{v} is out of range (1..256, or 'auto')")
+    return v
 
 
 def optional(check: Check) -> Check:

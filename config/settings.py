@@ -24,12 +24,14 @@ from replyguard.config.checks import (
     http_url,
     integer,
     number,
+    optional,
     routes,
     seconds,
     section,
     section_check,
     setting,
     string,
+    workers,
 )
 from replyguard.config.errors import ConfigError
 from replyguard.config.files import read_document
@@ -40,7 +42,8 @@ from replyguard.engine.tools import ToolRules, ToolSpec, compile_tools
 
 __all__ = [
     "ENV_PREFIX", "AdminSettings", "LimitsSettings", "ListenSettings", "LogSettings",
-    "RepliesSettings", "Settings", "UpstreamSettings", "env_names", "load_settings"
+    "RepliesSettings", "Settings", "StreamsSettings", "UpstreamSettings", "env_names",
+    "load_settings"
 ]  # fmt: skip
 
 ENV_PREFIX = "REPLYGUARD_"
@@ -49,10 +52,28 @@ ENV_PREFIX = "REPLYGUARD_"
 
 @dataclass(frozen=True, slots=True)
 class ListenSettings:
-    """Where the proxy listens. `host`: interface address; `port`: TCP port, 0 = any free port."""
+    """Where and how the proxy listens. `host`: interface address; `port`: TCP port, 0 = any
+    free port. `backlog`: connections the kernel queues before they are accepted (capped by
+    net.core.somaxconn). `workers`: server processes sharing the port, or "auto" (the CPUs
+    the process may use, its cgroup quota included). `admin_host`, `admin_port`: a second
+    listener serving only /healthz, /readyz and /metrics (None: off), for probes and scrapes
+    from outside a pod whose model traffic stays on loopback. `shutdown_timeout_s`: how long
+    a stopping server lets requests and streams finish before it ends them."""
 
     host: str = setting("127.0.0.1", string())
     port: int = setting(8080, integer(0, 65535))
+    backlog: int = setting(2048, integer(1, 65535))
+    workers: int | str = setting(1, workers)
+    admin_host: str = setting("0.0.0.0", string())
+    admin_port: int | None = setting(None, optional(integer(0, 65535)))
+    shutdown_timeout_s: float = setting(30.0, seconds)
+
+    def problems(self) -> list[tuple[str, str]]:
+        """Cross-field rules: the admin listener needs a port of its own."""
+        if self.admin_port is not None and self.admin_port == self.port != 0:
+            return [("admin_port", f"{self.admin_port} is listen.port too (the admin "
+                                   "listener needs a port of its own)")]
+        return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +84,9 @@ class UpstreamSettings:
     `Authorization` (Bearer) header; if None the client's header is forwarded. `connect_timeout_s`:
     seconds to open a connection. `read_timeout_s`: seconds for the whole response when not
     streaming, between two chunks when streaming. `max_connections`: pooled connections, >= 1.
+    `pool_wait_s`: how long a request may wait for a pooled connection when all are busy;
+    beyond it the client gets 503 `overloaded` with `Retry-After: <retry_after_s>` (whole
+    seconds), never an upstream error.
     """
 
     base_url: str = setting("https://api.openai.com/v1", http_url)
@@ -70,6 +94,8 @@ class UpstreamSettings:
     connect_timeout_s: float = setting(10.0, seconds)
     read_timeout_s: float = setting(600.0, seconds)
     max_connections: int = setting(100, integer(1))
+    pool_wait_s: float = setting(3.0, seconds)
+    retry_after_s: int = setting(2, integer(1, 3600))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +116,28 @@ class RepliesSettings:
 class LimitsSettings:
     """Size limits, in bytes. `max_body_bytes`: largest request body accepted (default
     4 MiB). `max_response_bytes`: largest upstream reply screened, a whole completion or one
-    streamed event (default 16 MiB); a larger one is refused (502), never passed unscreened."""
+    streamed event (default 16 MiB); a larger one is refused (502), never passed unscreened.
+    `header_timeout_s`: seconds a client has to send a whole request head, from its connection
+    (or, on a kept-alive connection, from the first byte of its next request); then the
+    connection is closed. `body_timeout_s`: seconds to send the whole body once the head came
+    (else 408 `body_timeout`)."""
 
     max_body_bytes: int = setting(4 * 1024 * 1024, integer(1))
     max_response_bytes: int = setting(16 * 1024 * 1024, integer(1024))
+    header_timeout_s: float = setting(30.0, seconds)
+    body_timeout_s: float = setting(60.0, seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamsSettings:
+    """Streamed replies. `keepalive_s`: while nothing was written to the client for this long
+    (the upstream is silent, or a long sentence is held back) an SSE comment is sent, which
+    clients ignore and proxies and load balancers read as traffic. `idle_timeout_s`: an
+    upstream silent this long mid-stream ends the stream with an `upstream_idle` error event
+    (the upstream's `read_timeout_s` still applies too)."""
+
+    keepalive_s: float = setting(15.0, seconds)
+    idle_timeout_s: float = setting(300.0, seconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +169,7 @@ class Settings:
     language: str = setting("en", string(choices=("en", "pt-BR"), noun="language"))
     passthrough: tuple[str, ...] = setting((), routes)
     limits: LimitsSettings = section(LimitsSettings)
+    streams: StreamsSettings = section(StreamsSettings)
     admin: AdminSettings = section(AdminSettings)
     log: LogSettings = section(LogSettings)
     guardrails: GuardrailsSettings = section(GuardrailsSettings)

@@ -21,7 +21,7 @@ from aiohttp import web
 from replyguard.config.settings import Settings
 from replyguard.engine.rules import ReplyRules
 from replyguard.engine.screen_cache import ScreenCache
-from replyguard.proxy import routes
+from replyguard.proxy import health, routes
 from replyguard.proxy.admin import check_reply_route
 from replyguard.proxy.completions import chat_completions, completions
 from replyguard.proxy.counts import new_counts
@@ -29,9 +29,13 @@ from replyguard.proxy.errors import NotFound, ProxyError, error_response
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
+from replyguard.proxy.overload import PoolConnector, UpstreamWatch
+from replyguard.proxy.request_id import client_request_id
+from replyguard.proxy.slow_clients import head_read
 from replyguard.proxy.state import (
     GUARDRAILS,
     INFO,
+    LIFECYCLE,
     METRICS,
     OFFLOAD,
     REFUSING,
@@ -41,13 +45,16 @@ from replyguard.proxy.state import (
     SESSION,
     SETTINGS,
     TOOLS,
+    WATCH,
     ActiveRules,
+    Lifecycle,
     RequestIds,
     compile_all_tools,
     refusing,
     stamp,
 )
 from replyguard.proxy.upstream import timeout
+from replyguard.proxy.watchdog import STREAMS, LiveStreams
 
 access_log = logging.getLogger("replyguard.access")
 log = logging.getLogger("replyguard")
@@ -70,9 +77,7 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
     """
     started = perf_counter()
     app = request.app
-    request_id = request.headers.get("X-Request-Id")
-    if not request_id or len(request_id) > 128 or not request_id.isprintable():
-        request_id = app[REQUEST_IDS]()
+    request_id = client_request_id(request.headers.get("X-Request-Id")) or app[REQUEST_IDS]()
     resource = request.match_info.route.resource
     route = resource.canonical if resource is not None else "unmatched"
     info: dict[str, object] = {"route": route, "counts": new_counts(), "verdict": None,
@@ -136,14 +141,17 @@ def _from_http(exc: web.HTTPException) -> ProxyError:
 
 async def _session_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS]
-    connector = aiohttp.TCPConnector(limit=settings.upstream.max_connections,
-                                     enable_cleanup_closed=True)
+    connector = PoolConnector(limit=settings.upstream.max_connections,
+                              pool_wait_s=settings.upstream.pool_wait_s,
+                              retry_after_s=settings.upstream.retry_after_s,
+                              enable_cleanup_closed=True)
     # No cookie jar: the session is shared by every client, so a cookie the upstream set on one
     # client's request must not ride on the next client's (each request's own `Cookie` header
     # goes through as the client sent it).
     app[SESSION] = aiohttp.ClientSession(connector=connector, auto_decompress=True,
                                          cookie_jar=aiohttp.DummyCookieJar(),
                                          timeout=timeout(settings),
+                                         trace_configs=[app[WATCH].trace_config()],
                                          json_serialize=lambda o: orjson.dumps(o).decode())
     yield
     await app[SESSION].close()
@@ -156,7 +164,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
 
     The upstream ClientSession is created on startup and closed on cleanup.
     """
-    app = web.Application(middlewares=[screening_middleware],
+    app = web.Application(middlewares=[head_read, screening_middleware],
                           client_max_size=settings.limits.max_body_bytes)
     app[SETTINGS] = settings
     app[RULES] = ActiveRules(rules if rules is not None else ReplyRules())
@@ -165,8 +173,11 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[TOOLS] = compile_all_tools(settings)
     app[REFUSING] = refusing(app[TOOLS])
     app[REQUEST_IDS] = RequestIds()
+    app[WATCH] = UpstreamWatch(app[METRICS])
+    app[STREAMS] = LiveStreams()
+    app[LIFECYCLE] = Lifecycle()
     app[SCREEN_CACHE] = ScreenCache()
-    app[OFFLOAD] = Offload()
+    app[OFFLOAD] = Offload(refused=app[METRICS].overloaded.inc)
     app[GUARDRAILS].offload = app[OFFLOAD]
     app[METRICS].screen_cache_entries.set_function(app[SCREEN_CACHE].__len__)
     app.cleanup_ctx.append(_session_ctx)
@@ -176,9 +187,9 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app.router.add_get("/v1/models", routes.models)
     app.router.add_get("/v1/models/{model}", routes.models)
     app.router.add_post("/v1/check-reply", check_reply_route)
-    app.router.add_get("/metrics", routes.metrics)
-    app.router.add_get("/healthz", routes.healthz)
-    app.router.add_get("/readyz", routes.readyz)
+    app.router.add_get("/metrics", health.metrics)
+    app.router.add_get("/healthz", health.healthz)
+    app.router.add_get("/readyz", health.readyz)
     for prefix in settings.passthrough:
         app.router.add_route("*", prefix.rstrip("/") + "{tail:(/.*)?}", routes.passthrough)
     return app

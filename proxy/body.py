@@ -1,13 +1,43 @@
-"""Reading a client's request body: size limit, strict UTF-8, JSON object."""
+"""Reading a client's request body: size limit, time limit, strict UTF-8, JSON object."""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 import orjson
 from aiohttp import web
 
-from replyguard.proxy.errors import BadRequest, BodyTooLarge
+from replyguard.proxy.errors import BadRequest, BodyTooLarge, ProxyError
+from replyguard.proxy.state import METRICS, SETTINGS
+
+T = TypeVar("T")
+
+
+class BodyTimeout(ProxyError):
+    """408: the body did not come within `limits.body_timeout_s`; the connection is closed
+    (the rest of the body would be read as the next request)."""
+
+    status = 408
+    type = "invalid_request_error"
+    code = "body_timeout"
+    close = True
+
+
+async def in_time(request: web.Request, read: Awaitable[T]) -> T:
+    """Await `read` (reading the request's body) within `limits.body_timeout_s`; raises
+    BodyTimeout (counted in `replyguard_client_timeouts_total{phase="body"}`)."""
+    settings = request.app.get(SETTINGS)
+    if settings is None:
+        return await read
+    try:
+        async with asyncio.timeout(settings.limits.body_timeout_s):
+            return await read
+    except TimeoutError:
+        request.app[METRICS].client_timeouts_by("body").inc()
+        raise BodyTimeout(f"the request body did not come within "
+                          f"{settings.limits.body_timeout_s:g} s") from None
 
 
 async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
@@ -21,7 +51,7 @@ async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
         raise BodyTooLarge(f"request body of {length} bytes is over the limit "
                            f"of {max_bytes} bytes")
     try:
-        raw = await request.read()  # aiohttp refuses more than client_max_size
+        raw = await in_time(request, request.read())  # aiohttp refuses over client_max_size
     except web.HTTPRequestEntityTooLarge:
         raise BodyTooLarge(f"request body is over the limit of {max_bytes} bytes") from None
     try:

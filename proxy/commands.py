@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
-import re
 import sys
 from pathlib import Path
 from typing import Any
-
-from aiohttp import web
 
 from replyguard.config.rules import load_rules
 from replyguard.config.settings import Settings, load_settings
@@ -28,7 +24,8 @@ def load(args: argparse.Namespace) -> tuple[Settings, ReplyRules]:
     overrides: dict[str, Any] = {}
     for flag, key in (("upstream", "upstream.base_url"), ("rules", "replies.rules"),
                       ("host", "listen.host"), ("port", "listen.port"),
-                      ("language", "language")):
+                      ("language", "language"), ("workers", "listen.workers"),
+                      ("backlog", "listen.backlog"), ("admin_port", "listen.admin_port")):
         value = getattr(args, flag, None)
         if value is not None:
             overrides[key] = value
@@ -42,45 +39,19 @@ def configure_logging(level: str) -> None:
     logging.basicConfig(level=level.upper(), stream=sys.stderr, format="%(message)s")
 
 
-def install_uvloop() -> None:
-    """Use uvloop's event loop where it is installed (not on Windows)."""
-    try:
-        import uvloop
-    except ImportError:  # pragma: no cover - uvloop is a dependency off Windows
-        return
-    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the proxy until interrupted."""
-    from replyguard.proxy.app import create_app
+    """Run the proxy until SIGTERM or SIGINT (SIGHUP reloads the rules file)."""
+    from replyguard.proxy.workers import serve
 
     settings, rules = load(args)
     configure_logging(settings.log.level)
-    install_uvloop()
-    app = create_app(settings, rules)
-
-    def announce(message: str) -> None:  # run_app calls it once the port is bound
-        bound = re.search(r"://\S+:(\d+)", message)  # "Running on http://host:port": port 0
-        port = int(bound.group(1)) if bound else settings.listen.port  # gives the real one
-        logging.getLogger("replyguard").info(json.dumps({
-            "event": "serving", "host": settings.listen.host, "port": port,
-            "upstream": settings.upstream.base_url,
-            "rules": str(settings.replies.rules or "(defaults)")}))
-
-    try:
-        web.run_app(app, host=settings.listen.host, port=settings.listen.port,
-                    access_log=None, handler_cancellation=True, print=announce)
-    except OSError as exc:
-        sys.stderr.write(f"replyguard: cannot listen on {settings.listen.host}:"
-                         f"{settings.listen.port}: {exc.strerror or exc}\n")
-        return 1
-    return 0
+    return serve(settings, rules)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run seed 000's shop conversation through the proxy with the real openai SDK."""
     from replyguard.proxy.demo import run_demo
+    from replyguard.proxy.workers import install_uvloop
 
     install_uvloop()
     return asyncio.run(run_demo(args.rules or str(EXAMPLE_RULES), args.chunk_chars))
@@ -95,6 +66,11 @@ def add_proxy_commands(sub: Any) -> None:
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.add_argument("--language", choices=("en", "pt-BR"))
+    serve.add_argument("--workers", help="server processes sharing the port: a number, or "
+                                         "auto (the CPUs this process may use)")
+    serve.add_argument("--backlog", type=int, help="listen backlog (default 2048)")
+    serve.add_argument("--admin-port", type=int,
+                       help="a second port serving only /healthz, /readyz and /metrics")
     serve.set_defaults(func=cmd_serve)
 
     demo = sub.add_parser("demo", help="the shop example end to end, on a built-in upstream")

@@ -38,6 +38,7 @@ from replyguard.proxy.errors import (
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
 from replyguard.proxy.output import OutputStage
+from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
 from replyguard.proxy.relay import StreamStats, relay
 from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
@@ -76,7 +77,7 @@ def compiled_rules(request: web.Request) -> CompiledRules:
     language = request.headers.get(LANGUAGE_HEADER) or app[SETTINGS].language
     language = _LANGUAGES_BY_LOWER.get(language.lower(), language)
     if language not in LANGUAGES:
-        raise BadRequest(f"{LANGUAGE_HEADER}: unknown language {language!r} (known: "
+        raise BadRequest(f"{LANGUAGE_HEADER}: not a language ReplyGuard reads (known: "
                          f"{', '.join(LANGUAGES)})", code="invalid_language")
     return app[RULES].for_language(language)
 
@@ -88,7 +89,7 @@ def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools |
     app = request.app
     audience = (request.headers.get(AUDIENCE_HEADER) or app[SETTINGS].audience).lower()
     if audience not in AUDIENCES:
-        raise BadRequest(f"{AUDIENCE_HEADER}: unknown audience {audience!r} (known: "
+        raise BadRequest(f"{AUDIENCE_HEADER}: not an audience ReplyGuard knows (known: "
                          f"{', '.join(AUDIENCES)})", code="invalid_audience")
     tools = app[TOOLS]
     if not tools:
@@ -203,7 +204,7 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
         upstream = await upstream_cm.__aenter__()
     except Exception as exc:  # no answer: refused, unreachable, timed out, broke off
         failed = fault(exc, settings.upstream.base_url)
-        metrics.upstream_errors_by(failed.kind).inc()
+        count_fault(metrics, failed)  # overload (503) or an upstream fault
         raise failed from None
     try:
         metrics.upstream_latency_by(info["route"]).observe(

@@ -8,6 +8,7 @@ The exception tree of the proxy package:
      ├── NotFound                 404: a route ReplyGuard does not serve
      ├── Unauthorized             401: admin routes without the right bearer token
      ├── UpstreamError            502/504: the upstream refused, failed or timed out
+     ├── Overloaded               503: no upstream connection free in time (proxy.overload)
      └── ScreeningFailed          500: screening raised; nothing unscreened was released
 """
 
@@ -27,6 +28,10 @@ class ProxyError(Exception):
     status = 500
     type = "server_error"
     code: str | None = None
+    #: Response headers the error is answered with (`Retry-After`), if any.
+    headers: dict[str, str] | None = None
+    #: Close the connection after answering (the request's rest cannot be read).
+    close = False
 
     def __init__(self, message: str, *, code: str | None = None, param: str | None = None,
                  status: int | None = None) -> None:
@@ -77,6 +82,7 @@ _FAULT_KINDS = {
     "upstream_protocol": "protocol",
     "upstream_dropped": "upstream_dropped",
     "upstream_stream_error": "upstream_error",
+    "upstream_idle": "idle",
 }
 
 
@@ -111,11 +117,16 @@ class ScreeningFailed(ProxyError):
 
 
 def error_response(error: ProxyError, headers: dict[str, str] | None = None) -> web.Response:
-    """The JSON response for `error`."""
-    return web.Response(
+    """The JSON response for `error`, with `headers` and the error's own (`Retry-After`)."""
+    if error.headers:
+        headers = {**(headers or {}), **error.headers}
+    response = web.Response(
         body=orjson.dumps(error.body()), status=error.status,
         content_type="application/json", headers=headers,
     )
+    if error.close:
+        response.force_close()
+    return response
 
 
 def error_event(error: ProxyError) -> bytes:

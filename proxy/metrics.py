@@ -15,6 +15,7 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    ProcessCollector,
     generate_latest,
 )
 
@@ -108,6 +109,16 @@ class Metrics:
         self.client_disconnects = Counter(
             "replyguard_client_disconnects", "clients gone before the end of a stream",
             registry=r)
+        self.overloaded = Counter(
+            "replyguard_overloaded", "requests answered 503 overloaded: no upstream "
+            "connection came free within upstream.pool_wait_s, or too many long texts were "
+            "waiting to be screened", registry=r)
+        self.client_timeouts = Counter(
+            "replyguard_client_timeouts", "client connections closed (phase header) or "
+            "requests refused 408 (phase body) for sending too slowly", ("phase",), registry=r)
+        self.upstream_reachable = Gauge(
+            "replyguard_upstream_reachable", "1 when the latest upstream call connected or "
+            "was answered, 0 when it could not connect, NaN before the first", registry=r)
         self.rules_reloads = Counter(
             "replyguard_rules_reloads", "reply rules loads by result", ("result",), registry=r)
         self.guardrail_blocks = Counter(
@@ -152,6 +163,9 @@ class Metrics:
         self.screen_cache_entries = Gauge(
             "replyguard_screen_cache_entries", "screened texts the screen cache holds now",
             registry=r)
+        # process_* (CPU seconds, resident memory, open files, start time) of this process:
+        # with several workers, each worker's, labelled by worker (proxy.peers).
+        ProcessCollector(registry=r)
         self.requests_by = Children(self.requests)
         self.request_latency_by = Children(self.request_latency)
         self.upstream_latency_by = Children(self.upstream_latency)
@@ -159,6 +173,7 @@ class Metrics:
         self.first_token_by = Children(self.first_token)
         self.turns_by = Children(self.turns)
         self.upstream_errors_by = Children(self.upstream_errors)
+        self.client_timeouts_by = Children(self.client_timeouts)
 
     def count(self, counts: Mapping[str, int]) -> None:
         """Add seed 000 counts (name -> increment). A name that is not a seed count is not

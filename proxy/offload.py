@@ -34,20 +34,26 @@ T = TypeVar("T")
 
 
 class Overloaded(ProxyError):
-    """More large texts are waiting to be screened than `MAX_WAITING`."""
+    """503: more long texts are waiting to be screened than `MAX_WAITING`."""
+
+    status = 503
+    code = "overloaded"
 
     def __init__(self) -> None:
-        super().__init__("ReplyGuard is screening too many large texts; try again shortly",
-                         code="overloaded", status=503)
+        super().__init__("ReplyGuard is screening too many long texts; retry after 1 s")
+        self.headers = {"Retry-After": "1"}
 
 
 class Offload:
     """Runs `fn(*args)` on the event loop when `size` is under `threshold`, else in the one
-    worker thread (started on first use). A job whose caller went away (client gone) still
+    worker thread (started on first use); `refused` is called for each job refused
+    (`Overloaded`). A job whose caller went away (client gone) still
     runs to its end: a thread cannot be stopped midway; its result is dropped."""
 
-    def __init__(self, threshold: int = OFFLOAD_CHARS, max_waiting: int = MAX_WAITING) -> None:
+    def __init__(self, threshold: int = OFFLOAD_CHARS, max_waiting: int = MAX_WAITING,
+                 refused: Callable[[], object] | None = None) -> None:
         self.threshold = threshold
+        self._refused = refused  # called for each job refused (a metric's `inc`)
         self._max_waiting = max_waiting
         self._waiting = 0
         self._pool: ThreadPoolExecutor | None = None
@@ -56,6 +62,8 @@ class Offload:
         if size < self.threshold:
             return fn(*args)
         if self._waiting >= self._max_waiting:
+            if self._refused is not None:
+                self._refused()
             raise Overloaded()
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="replyguard-screen")

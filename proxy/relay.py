@@ -26,6 +26,7 @@ from replyguard.proxy.offload import Offload
 from replyguard.proxy.sse import DONE, SSEDecodeError, SSEDecoder
 from replyguard.proxy.state import prepare
 from replyguard.proxy.stream import TEXT_FIELDS, ChunkShapeError, StreamScreen
+from replyguard.proxy.watchdog import ShuttingDown, watchdog
 
 log = logging.getLogger("replyguard.relay")
 
@@ -43,6 +44,7 @@ class StreamStats:
         self.first_text_at: float | None = None
         self.outcome = "ok"
         self.fault: str | None = None
+        self.keepalive_s = KEEPALIVE_S  # streams.keepalive_s, set by the watchdog
 
 
 KEEPALIVE = b": keep-alive\n\n"
@@ -75,6 +77,7 @@ async def relay(
     """
     response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **headers})
     await prepare(request, response)
+    watch = watchdog(request, response, upstream, stats)  # keep-alive, idle limit, shutdown
     decoder = SSEDecoder(max_event_chars=max_event_chars)
     out = _Out(response, screen, stats) if stage is None else \
         _Pipelined(response, screen, stats, stage)
@@ -105,16 +108,13 @@ async def relay(
         except _ClientGone:
             raise
         except (TimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientConnectionError,
-                SSEDecodeError) as exc:
-            stats.outcome = stats.fault = "upstream_dropped"
-            await out.fail(UpstreamError(
-                f"the upstream stream broke off ({type(exc).__name__}); nothing unscreened "
-                "was sent", code="upstream_dropped"))
-        except UpstreamError as exc:
-            stats.outcome = "upstream_dropped" if exc.code == "upstream_dropped" else \
-                "upstream_error"
-            stats.fault = exc.kind
-            await out.fail(exc)
+                SSEDecodeError, UpstreamError) as exc:
+            error = watch.reason() or exc  # the watchdog ended it: idle upstream, shutdown
+            if not isinstance(error, ProxyError):
+                error = UpstreamError(f"the upstream stream broke off ({type(exc).__name__}); "
+                                      "nothing unscreened was sent", code="upstream_dropped")
+            stats.outcome, stats.fault = _outcome(error)
+            await out.fail(error)
         except ChunkShapeError as exc:
             stats.outcome, stats.fault = "upstream_error", "protocol"
             await out.fail(UpstreamError(f"{exc}; the rest of the reply was not sent",
@@ -136,10 +136,20 @@ async def relay(
         stats.outcome = "client_gone"
         raise
     finally:
+        watch.cancel()
         out.cancel()
         if not finished:
             upstream.close()
     return response
+
+
+def _outcome(error: ProxyError) -> tuple[str, str | None]:
+    """A failed stream's (outcome, upstream fault kind) for the relay's StreamStats."""
+    if isinstance(error, ShuttingDown):
+        return "shutdown", None
+    if error.code == "upstream_dropped":
+        return "upstream_dropped", "upstream_dropped"
+    return "upstream_error", getattr(error, "kind", None)
 
 
 def _encode(chunk: dict[str, Any]) -> bytes:
@@ -248,7 +258,7 @@ Stage = Callable[[str], Awaitable[str]]
 class _Out:
     """Screened output not yet written (chunk objects and raw event bytes, in order), and
     how it reaches the client: written as it comes. Keep-alive comments while text is held
-    back (a long sentence) and nothing was written for KEEPALIVE_S seconds keep the
+    back (a long sentence) and nothing was written for `streams.keepalive_s` keep the
     connection open through proxies and load balancers that drop idle ones."""
 
     def __init__(self, response: web.StreamResponse, screen: StreamScreen,
@@ -265,7 +275,7 @@ class _Out:
     def _take(self) -> list[Item]:
         now = time.monotonic()
         if not self.items:
-            if now - self.stats.last_write < KEEPALIVE_S:
+            if now - self.stats.last_write < self.stats.keepalive_s:
                 return []
             self.items.append(KEEPALIVE)
         self.stats.last_write = now

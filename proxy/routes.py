@@ -1,19 +1,19 @@
 """The other routes: embeddings (input screened as a turn), models and passthrough (forwarded
-as they are), and the operations routes (metrics, health, readiness)."""
+as they are). The operations routes (metrics, health, readiness) are in proxy.health."""
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import unquote
 
 import aiohttp
 import orjson
 from aiohttp import web
+from yarl import URL
 
 from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import Screened, screen_text
 from replyguard.engine.screen_cache import ScreenCache
-from replyguard.proxy.body import read_json
+from replyguard.proxy.body import in_time, read_json
 from replyguard.proxy.completions import compiled_rules
 from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
@@ -23,6 +23,8 @@ from replyguard.proxy.errors import (
     ScreeningFailed,
     error_response,
 )
+from replyguard.proxy.overload import count_fault
+from replyguard.proxy.paths import AmbiguousPath, canonical_path
 from replyguard.proxy.request_side import other_fields
 from replyguard.proxy.state import (
     INFO,
@@ -35,24 +37,30 @@ from replyguard.proxy.state import (
 )
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
-_HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
-                         "te", "trailers", "transfer-encoding", "upgrade", "host",
-                         "content-length", "content-encoding"})
+#: Upstream response headers passed on from a passthrough or models route (besides
+#: `upstream.RETURNED`, the rate-limit and request-id headers): what a client needs to read
+#: the body. Anything else the upstream sent (cookies, server and routing details, CORS and
+#: caching policies of the upstream's own site) is not passed on.
+_PASSED_BACK = ("content-type", "content-disposition", "content-language", "etag",
+                "last-modified", "cache-control", "openai-organization")
 
 
-def upstream_url(request: web.Request, path: str) -> str:
-    """The upstream URL for a client path: `/v1/x` -> `<base_url>/x` (base_url ends in /v1).
+def upstream_url(request: web.Request, path: str) -> URL:
+    """The upstream URL for a client path: `/v1/x` -> `<base_url>/x` (base_url ends in /v1),
+    the path in one canonical encoding and the query as the client sent it.
 
-    Raises NotFound for a path with a `.` or `..` segment (`%2e%2e` and `%2F` included: the path
-    is read decoded): the upstream's URL would be normalised to another route, so that
-    `/v1/files/../chat/completions` on a passthrough prefix would reach the chat route
-    unscreened (RFC 3986 section 5.2.4)."""
-    plain = unquote(path.partition("?")[0])
-    if "/." in plain and any(seg in (".", "..") for seg in plain.split("/")):
-        raise NotFound("a path with '.' or '..' segments is not served by ReplyGuard")
+    Raises NotFound for a path an upstream could read as another route (`proxy.paths`):
+    a `.` or `..` segment (`%2e%2e` and `%252e%252e` too), `..%5C`, `..;`, `..%00`,
+    full-width dots, `%2F`, `//`: `/v1/files/../chat/completions` on a passthrough prefix
+    would otherwise reach the chat route unscreened (RFC 3986 section 5.2.4)."""
+    raw, mark, query = path.partition("?")
+    try:
+        plain = canonical_path(raw)
+    except AmbiguousPath as exc:
+        raise NotFound(f"this path is not served by ReplyGuard: {exc}") from None
     base = request.app[SETTINGS].upstream.base_url
-    tail = path[3:] if path.startswith("/v1/") or path == "/v1" else path
-    return base + tail
+    tail = plain[3:] if plain.startswith("/v1/") or plain == "/v1" else plain
+    return URL(base + tail + mark + query, encoded=True)
 
 
 def _screen_embeddings(inputs: list[str], body: dict[str, Any], rules: CompiledRules,
@@ -105,18 +113,31 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
 
 
 async def models(request: web.Request) -> web.StreamResponse:
-    """`GET /v1/models` and `/v1/models/{model}`, passed through."""
-    return await _forward(request, "GET", request.path, None)
+    """`GET /v1/models` and `/v1/models/{model}` (and `HEAD`: forwarded as HEAD, answered
+    without a body), passed through."""
+    return await _forward(request, request.method, request.raw_path, None)
 
 
 async def passthrough(request: web.Request) -> web.StreamResponse:
     """A route the settings list under `passthrough`: forwarded unscreened, streamed back."""
     limit = request.app[SETTINGS].limits.max_body_bytes
-    data = await request.content.read(limit + 1) if request.can_read_body else None
+    data = await in_time(request, request.content.read(limit + 1)) \
+        if request.can_read_body else None
     if data is not None and len(data) > limit:
         raise ProxyError(f"request body is over the limit of {limit} bytes",
                          code="body_too_large", status=413)
-    return await _forward(request, request.method, request.path_qs, data, raw=True)
+    return await _forward(request, request.method, request.raw_path, data, raw=True)
+
+
+async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> web.Response:
+    """A screened route's answer to an upstream error status: its OpenAI error, masked."""
+    rules = compiled_rules(request)
+    error = await error_from_status(upstream, request.app[SETTINGS].upstream.base_url,
+                                    lambda text: screen_text(text, rules, "tool").text)
+    if isinstance(error, bytes):
+        return web.Response(body=error, status=upstream.status, content_type="application/json",
+                            headers=returned_headers(upstream))
+    return error_response(error)
 
 
 async def _forward(request: web.Request, method: str, path: str, data: bytes | None,
@@ -141,17 +162,11 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
                 metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
                 counted = True
                 if not raw:
-                    rules = compiled_rules(request)
-                    error = await error_from_status(
-                        upstream, settings.upstream.base_url,
-                        lambda text: screen_text(text, rules, "tool").text)
-                    if isinstance(error, bytes):
-                        return web.Response(body=error, status=upstream.status,
-                                            content_type="application/json",
-                                            headers=returned_headers(upstream))
-                    return error_response(error)
-            response = web.StreamResponse(status=upstream.status, headers={
-                k: v for k, v in upstream.headers.items() if k.lower() not in _HOP_BY_HOP})
+                    return await _refused(request, upstream)
+            kept = returned_headers(upstream, _PASSED_BACK)
+            if method == "HEAD":  # the headers only: no body, and none read
+                return web.Response(status=upstream.status, headers=kept)
+            response = web.StreamResponse(status=upstream.status, headers=kept)
             await prepare(request, response)
             async for chunk in upstream.content.iter_any():
                 await response.write(chunk)
@@ -163,7 +178,7 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
         if response is None or not response.prepared:
             error = fault(exc, settings.upstream.base_url)
             if not counted:
-                metrics.upstream_errors_by(error.kind).inc()
+                count_fault(metrics, error)
             raise error from None
         if not counted:
             metrics.upstream_errors_by("upstream_dropped").inc()
@@ -171,22 +186,3 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
         if request.transport is not None:
             request.transport.abort()
         return response
-
-
-async def metrics(request: web.Request) -> web.Response:
-    """`GET /metrics`: the Prometheus text format."""
-    body, content_type = request.app[METRICS].render()
-    return web.Response(body=body, headers={"Content-Type": content_type})
-
-
-async def healthz(request: web.Request) -> web.Response:
-    """`GET /healthz`: the process is up."""
-    return web.json_response({"status": "ok"})
-
-
-async def readyz(request: web.Request) -> web.Response:
-    """`GET /readyz`: rules loaded and the upstream session open."""
-    session = request.app.get(SESSION)
-    if session is None or session.closed:
-        return web.json_response({"status": "starting"}, status=503)
-    return web.json_response({"status": "ready"})

@@ -18,6 +18,8 @@ from replyguard.engine.tools import CompiledTools, compile_tools
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
+from replyguard.proxy.overload import UpstreamWatch
+from replyguard.proxy.peers import Peers
 
 
 @dataclass
@@ -72,6 +74,20 @@ METRICS = web.AppKey("metrics", Metrics)
 SESSION = web.AppKey("session", aiohttp.ClientSession)
 GUARDRAILS = web.AppKey("guardrails", Guardrails)
 REQUEST_IDS = web.AppKey("request_ids", RequestIds)
+#: The upstream client's trace hooks: pool-wait timeouts, upstream reachability.
+WATCH = web.AppKey("watch", UpstreamWatch)
+#: The other workers' metrics, when several serve one port (proxy.peers); absent with one.
+PEERS = web.AppKey("peers", Peers)
+
+
+@dataclass
+class Lifecycle:
+    """The server's state the routes read: `stopping` once shutdown began (/readyz 503)."""
+
+    stopping: bool = False
+
+
+LIFECYCLE = web.AppKey("lifecycle", Lifecycle)
 #: Screened texts of the history and system prompt clients resend with every request
 #: (`engine.ScreenCache`: digests and screened results only), one per server.
 SCREEN_CACHE = web.AppKey("screen_cache", ScreenCache)

@@ -10,8 +10,10 @@ import aiohttp
 import orjson
 from aiohttp import web
 
+from replyguard.config.checks import without_userinfo
 from replyguard.config.settings import Settings
 from replyguard.proxy.errors import ProxyError, UpstreamError
+from replyguard.proxy.overload import Overloaded, connect_timeout, overloaded
 
 #: Client headers sent on to the upstream (besides Authorization and Content-Type).
 FORWARDED = ("openai-organization", "openai-project", "openai-beta", "user-agent", "accept")
@@ -37,25 +39,33 @@ def upstream_headers(request: web.Request, settings: Settings) -> dict[str, str]
     return headers
 
 
-def returned_headers(response: aiohttp.ClientResponse) -> dict[str, str]:
-    """The upstream response headers a client may need (rate limits, request id)."""
+def returned_headers(response: aiohttp.ClientResponse,
+                     more: tuple[str, ...] = ()) -> dict[str, str]:
+    """The upstream response headers a client may need (rate limits, request id), and those
+    named in `more`: an allow-list, nothing else the upstream sent is passed on."""
     given = response.headers.get
-    return {name: value for name in RETURNED if (value := given(name)) is not None}
+    return {name: value for name in (*RETURNED, *more) if (value := given(name)) is not None}
 
 
 def timeout(settings: Settings) -> aiohttp.ClientTimeout:
-    """Connect timeout, and read timeout between two reads of the response."""
-    return aiohttp.ClientTimeout(
-        total=None, connect=settings.upstream.connect_timeout_s,
-        sock_read=settings.upstream.read_timeout_s,
-    )
+    """Connect timeout (the wait for a pooled connection included: `overload`), and read
+    timeout between two reads of the response."""
+    up = settings.upstream
+    connect, sock_connect = connect_timeout(up.pool_wait_s, up.connect_timeout_s)
+    return aiohttp.ClientTimeout(total=None, connect=connect, sock_connect=sock_connect,
+                                 sock_read=up.read_timeout_s)
 
 
-def fault(exc: BaseException, url: str, *, answered: bool = False) -> UpstreamError:
+def fault(exc: BaseException, url: str, *,
+          answered: bool = False) -> UpstreamError | Overloaded:
     """The client-facing error for an upstream exception (never the request body), raised
     before the upstream's response headers came, or after them (`answered`: reading the
     body). Its `kind` (metrics): `timeout` for a timeout; else `connect` before the headers,
-    `upstream_dropped` after them (the reply broke off)."""
+    `upstream_dropped` after them (the reply broke off). A timeout while waiting for a
+    pooled connection is no upstream fault: Overloaded (503), kind None."""
+    if (busy := overloaded(exc)) is not None:
+        return busy
+    url = without_userinfo(url)  # none is accepted in a setting: never shown all the same
     if isinstance(exc, (asyncio.TimeoutError, aiohttp.ServerTimeoutError)):
         return UpstreamError(f"the upstream at {url} did not answer in time",
                              code="upstream_timeout", status=504)

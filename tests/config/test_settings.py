@@ -15,6 +15,7 @@ from replyguard.config.settings import (
     LogSettings,
     RepliesSettings,
     Settings,
+    StreamsSettings,
     UpstreamSettings,
     env_names,
     load_settings,
@@ -22,7 +23,8 @@ from replyguard.config.settings import (
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config" / "replyguard.example.yaml"
 KNOWN_TOP = ("admin, audience, guardrails, highlight, language, limits, listen, log, passthrough, "
-             "replies, reply_temperature, tools, upstream")
+             "replies, reply_temperature, streams, tools, upstream")
+KNOWN_LISTEN = "admin_host, admin_port, backlog, host, port, shutdown_timeout_s, workers"
 
 
 def write(tmp_path: Path, text: str, name: str = "replyguard.yaml") -> Path:
@@ -40,18 +42,24 @@ def errors_of(path: Path | None, **kwargs: object) -> list[str]:
 def test_defaults() -> None:
     s = load_settings(env={})
     assert s == Settings()
-    assert s.listen == ListenSettings(host="127.0.0.1", port=8080)
+    assert s.listen == ListenSettings(host="127.0.0.1", port=8080, backlog=2048, workers=1,
+                                      admin_host="0.0.0.0", admin_port=None,
+                                      shutdown_timeout_s=30.0)
     assert s.upstream == UpstreamSettings(
         base_url="https://api.openai.com/v1",
         api_key=None,
         connect_timeout_s=10.0,
         read_timeout_s=600.0,
         max_connections=100,
+        pool_wait_s=3.0,
+        retry_after_s=2,
     )
+    assert s.streams == StreamsSettings(keepalive_s=15.0, idle_timeout_s=300.0)
     assert s.replies == RepliesSettings(rules=None, max_sentence_chars=2000)
     assert s.language == "en"
     assert s.passthrough == ()
-    assert s.limits == LimitsSettings(max_body_bytes=4194304, max_response_bytes=16777216)
+    assert s.limits == LimitsSettings(max_body_bytes=4194304, max_response_bytes=16777216,
+                                      header_timeout_s=30.0, body_timeout_s=60.0)
     assert s.admin == AdminSettings(token=None)
     assert s.log == LogSettings(level="info", access=True)
 
@@ -115,6 +123,11 @@ def test_secrets_stay_out_of_repr(tmp_path: Path) -> None:
             "upstream: {base_url: 'https://x.test'}\n",
             Settings(upstream=UpstreamSettings("https://x.test")),
         ),
+        ("listen: {workers: AUTO}\n", Settings(listen=ListenSettings(workers="auto"))),
+        ("listen: {workers: 4, admin_port: 9090}\n",
+         Settings(listen=ListenSettings(workers=4, admin_port=9090))),
+        ("listen: {port: 0, admin_port: 0}\n",
+         Settings(listen=ListenSettings(port=0, admin_port=0))),
     ],
 )
 def test_valid_small_files(tmp_path: Path, text: str, expected: Settings) -> None:
@@ -123,7 +136,8 @@ def test_valid_small_files(tmp_path: Path, text: str, expected: Settings) -> Non
 
 INVALID = [
     ("unknown top key", "upstrem: {}\n", [f"upstrem: unknown key (known: {KNOWN_TOP})"]),
-    ("unknown nested key", "listen: {hots: x}\n", ["listen.hots: unknown key (known: host, port)"]),
+    ("unknown nested key", "listen: {hots: x}\n",
+     [f"listen.hots: unknown key (known: {KNOWN_LISTEN})"]),
     ("port not an integer", "listen: {port: x}\n", ["listen.port: 'x' is not an integer"]),
     ("port quoted", "listen: {port: '8080'}\n", ["listen.port: '8080' is not an integer"]),
     ("port bool", "listen: {port: true}\n", ["listen.port: True is not an integer"]),
@@ -156,6 +170,54 @@ INVALID = [
         ["upstream.base_url: 'https://x.test/v1?a=1' is not an http(s) URL"],
     ),
     ("url not a string", "upstream: {base_url: 12}\n", ["upstream.base_url: 12 is not a string"]),
+    (
+        "url with credentials, never shown",
+        "upstream: {base_url: 'http://admin:S3cret@host.test/v1'}\n",
+        ["upstream.base_url: 'http://***@host.test/v1' holds credentials (user:password@), "
+         "which are not accepted in a URL: put the key in upstream.api_key"],
+    ),
+    (
+        "url with a user name only",
+        "upstream: {base_url: 'https://sk-abc@host.test'}\n",
+        ["upstream.base_url: 'https://***@host.test' holds credentials (user:password@), "
+         "which are not accepted in a URL: put the key in upstream.api_key"],
+    ),
+    (
+        "judge url with credentials",
+        "guardrails: {topic: {judge: {base_url: 'http://u:p@judge.test/v1'}}}\n",
+        ["guardrails.topic.judge.base_url: 'http://***@judge.test/v1' holds credentials "
+         "(user:password@), which are not accepted in a URL: put the key in "
+         "guardrails.topic.judge.api_key"],
+    ),
+    ("workers word", "listen: {workers: many}\n",
+     ["listen.workers: 'many' is neither a whole number nor 'auto'"]),
+    ("workers zero", "listen: {workers: 0}\n",
+     ["listen.workers: 0 is out of range (1..256, or 'auto')"]),
+    ("workers quoted number", "listen: {workers: '2'}\n",
+     ["listen.workers: '2' is neither a whole number nor 'auto'"]),
+    ("backlog", "listen: {backlog: 0}\n", ["listen.backlog: 0 is out of range (1..65535)"]),
+    (
+        "admin port is the main port",
+        "listen: {port: 9000, admin_port: 9000}\n",
+        ["listen.admin_port: 9000 is listen.port too (the admin listener needs a port of its "
+         "own)"],
+    ),
+    ("admin port range", "listen: {admin_port: -1}\n",
+     ["listen.admin_port: -1 is out of range (0..65535)"]),
+    ("shutdown timeout", "listen: {shutdown_timeout_s: 0}\n",
+     ["listen.shutdown_timeout_s: 0 is out of range (> 0)"]),
+    ("pool wait", "upstream: {pool_wait_s: -1}\n",
+     ["upstream.pool_wait_s: -1 is out of range (> 0)"]),
+    ("retry after", "upstream: {retry_after_s: 0.5}\n",
+     ["upstream.retry_after_s: 0.5 is not an integer"]),
+    ("header timeout", "limits: {header_timeout_s: 0}\n",
+     ["limits.header_timeout_s: 0 is out of range (> 0)"]),
+    ("body timeout", "limits: {body_timeout_s: soon}\n",
+     ["limits.body_timeout_s: 'soon' is not a number"]),
+    ("keepalive", "streams: {keepalive_s: 0}\n", ["streams.keepalive_s: 0 is out of range (> 0)"]),
+    ("idle timeout", "streams: {idle_timeout_s: x, keepalive: 1}\n",
+     ["streams.idle_timeout_s: 'x' is not a number",
+      "streams.keepalive: unknown key (known: idle_timeout_s, keepalive_s)"]),
     (
         "api key value not shown",
         "upstream: {api_key: 12345}\n",
@@ -497,7 +559,7 @@ def test_override_errors_name_the_dotted_key() -> None:
     overrides = {"listen.port": "x", "listen.prot": 1, "upstrem.base_url": "http://x.test"}
     assert errors_of(None, overrides=overrides) == [
         "listen.port: 'x' is not an integer",
-        "listen.prot: unknown key (known: host, port)",
+        f"listen.prot: unknown key (known: {KNOWN_LISTEN})",
         f"upstrem: unknown key (known: {KNOWN_TOP})",
     ]
 
@@ -518,3 +580,10 @@ def test_unknown_replyguard_variables_are_refused_by_name() -> None:
         "REPLYGUARD_TOOLS: not a setting read from the environment (`tools` is read from the "
         "settings file only)",
     ]
+
+
+def test_workers_from_the_environment_and_flags() -> None:
+    assert load_settings(env={"REPLYGUARD_LISTEN_WORKERS": "3"}).listen.workers == 3
+    assert load_settings(env={}, overrides={"listen.workers": "auto"}).listen.workers == "auto"
+    assert errors_of(None, env={"REPLYGUARD_LISTEN_WORKERS": "two"}) == [
+        "REPLYGUARD_LISTEN_WORKERS: 'two' is neither a whole number nor 'auto'"]

@@ -1,12 +1,17 @@
-"""The deploy files parse, and every metric they query is one the proxy exports."""
+"""The deploy files parse, every metric they query is one the proxy exports, the dashboard
+has an instance variable every query uses, the alert rules pass `promtool test rules`, and
+the compose file is valid against the Compose Specification's schema."""
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
+import jsonschema
 import yaml
+from conftest import tool
 
 from replyguard.proxy.metrics import Metrics
 
@@ -22,7 +27,7 @@ def _exported() -> set[str]:
 
 
 def _queried(text: str) -> set[str]:
-    return set(re.findall(r"\b(reply(?:guard)?_[a-z_]+)\b", text))
+    return set(re.findall(r"\b((?:reply(?:guard)?|process)_[a-z_]+)\b", text))
 
 
 def test_dashboard_queries_only_exported_metrics() -> None:
@@ -36,16 +41,76 @@ def test_alerts_query_only_exported_metrics() -> None:
     text = (DEPLOY / "prometheus" / "alerts.yaml").read_text()
     rules = yaml.safe_load(text)["groups"][0]["rules"]
     assert [r["alert"] for r in rules] == [
-        "ReplyGuardScreeningErrors", "ReplyGuardUpstreamErrors", "ReplyGuardAddedLatencyHigh",
-        "ReplyGuardWithheldSpike",
+        "ReplyGuardTargetDown", "ReplyGuardScreeningErrors", "ReplyGuardOverloaded",
+        "ReplyGuardUpstreamErrors", "ReplyGuardUpstreamUnreachable",
+        "ReplyGuardAddedLatencyHigh", "ReplyGuardWithheldSpike",
     ]
+    assert "offset" not in text  # every rule can fire in a deployment's first day
     missing = sorted(_queried(" ".join(r["expr"] for r in rules)) - _exported())
     assert missing == []
 
 
-def test_sidecar_manifest_parses_and_probes_health_routes() -> None:
-    docs = list(yaml.safe_load_all((DEPLOY / "kubernetes" / "sidecar.yaml").read_text()))
-    assert [d["kind"] for d in docs] == ["ConfigMap", "Deployment"]
-    sidecar = docs[1]["spec"]["template"]["spec"]["containers"][1]
-    assert sidecar["readinessProbe"]["httpGet"]["path"] == "/readyz"
-    assert sidecar["livenessProbe"]["httpGet"]["path"] == "/healthz"
+def test_dashboard_has_an_instance_variable_every_query_uses() -> None:
+    dashboard = json.loads((DEPLOY / "grafana" / "replyguard-dashboard.json").read_text())
+    variables = {v["name"]: v for v in dashboard["templating"]["list"]}
+    assert variables["instance"]["query"]["query"] == \
+        "label_values(replyguard_requests_total, instance)"
+    assert variables["instance"]["includeAll"] is True
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            for selector in re.findall(r"\b(?:reply|replyguard|process)_[a-z_]+(\{[^}]*\})?",
+                                       target["expr"]):
+                assert 'instance=~"$instance"' in selector, (panel["title"], target["expr"])
+    titles = {p["title"] for p in dashboard["panels"]}
+    assert {"Guardrail blocks and check failures", "Screen cache: hit ratio and entries",
+            "Refused tool calls and phrasing fallbacks",
+            "Overload, slow clients and upstream reachability",
+            "Memory and CPU per worker"} <= titles
+    assert len({p["id"] for p in dashboard["panels"]}) == len(dashboard["panels"])
+
+
+def test_alert_rules_pass_promtool() -> None:
+    promtool = tool("promtool", "Debian's prometheus package: `promtool test rules`")
+    for args in (["check", "rules", "alerts.yaml"], ["test", "rules", "alerts_test.yaml"]):
+        done = subprocess.run([promtool, *args], cwd=DEPLOY / "prometheus", capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+    tested = yaml.safe_load((DEPLOY / "prometheus" / "alerts_test.yaml").read_text())
+    fired = {t["alertname"] for test in tested["tests"] for t in test["alert_rule_test"]
+             if t["exp_alerts"]}
+    rules = yaml.safe_load((DEPLOY / "prometheus" / "alerts.yaml").read_text())
+    assert fired == {r["alert"] for r in rules["groups"][0]["rules"]}  # each shown firing
+
+
+def test_compose_file_is_valid_and_wires_the_stack() -> None:
+    schema = json.loads((Path(__file__).parent / "schemas" / "compose-spec.json").read_text())
+    compose = yaml.safe_load((DEPLOY / "compose" / "compose.yaml").read_text())
+    jsonschema.Draft7Validator(schema).validate(compose)
+    assert set(compose["services"]) == {"replyguard", "postgres", "prometheus", "grafana"}
+    scrape = yaml.safe_load((DEPLOY / "compose" / "prometheus.yml").read_text())
+    (job,) = scrape["scrape_configs"]
+    settings = yaml.safe_load((DEPLOY / "compose" / "replyguard.yaml").read_text())
+    assert job["static_configs"][0]["targets"] == [
+        f"replyguard:{settings['listen']['admin_port']}"]
+    compose_dir = DEPLOY / "compose"
+    for service in compose["services"].values():
+        for volume in service.get("volumes", []):
+            source = volume.split(":")[0]
+            if source.startswith("."):
+                assert (compose_dir / source).exists(), source
+
+
+def test_compose_file_schema_refuses_an_unknown_key() -> None:
+    schema = json.loads((Path(__file__).parent / "schemas" / "compose-spec.json").read_text())
+    compose = yaml.safe_load((DEPLOY / "compose" / "compose.yaml").read_text())
+    compose["services"]["replyguard"]["enviroment"] = {}
+    try:
+        jsonschema.Draft7Validator(schema).validate(compose)
+    except jsonschema.ValidationError:
+        return
+    raise AssertionError("a misspelt key passed the Compose schema")
+
+
+def test_image_sets_no_setting_that_would_override_the_settings_file() -> None:
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    assert "REPLYGUARD_" not in dockerfile.replace("# No REPLYGUARD_LISTEN_* here", "")

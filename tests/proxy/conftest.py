@@ -73,8 +73,8 @@ class RawUpstream:
     """An upstream that answers every request with `parts`, each its own `write()` followed by
     a drain and a short sleep, so the proxy reads them as separate network reads.
 
-    Records `seen` (request bodies, None when empty), `paths` (path and query of each) and
-    `cancelled` (responses whose client went away)."""
+    Records `seen` (request bodies, None when empty), `paths` (path and query of each),
+    `methods` and `cancelled` (responses whose client went away)."""
 
     parts: Sequence[bytes]
     content_type: str = "text/event-stream"
@@ -86,6 +86,7 @@ class RawUpstream:
     headers: dict[str, str] = field(default_factory=dict)
     seen: list[Any] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    methods: list[str] = field(default_factory=list)
     cancelled: int = 0
 
     def app(self) -> web.Application:
@@ -97,13 +98,14 @@ class RawUpstream:
         raw = await request.read()
         self.seen.append(orjson.loads(raw) if raw else None)
         self.paths.append(request.path_qs)
+        self.methods.append(request.method)
         resp = web.StreamResponse(status=self.status, headers=self.headers)
         resp.content_type = self.content_type
         try:
             if self.delay_s:
                 await asyncio.sleep(self.delay_s)
             await resp.prepare(request)
-            for part in self.parts:
+            for part in self.parts if request.method != "HEAD" else ():
                 await resp.write(part)
                 await asyncio.sleep(self.pause_s)
             if self.hang:

@@ -133,13 +133,15 @@ async def test_a_long_streamed_delta_is_screened_while_others_are_served(
 
 
 async def test_more_long_texts_than_the_worker_can_queue_are_refused() -> None:
-    offload = Offload(threshold=1, max_waiting=1)
+    refused: list[int] = []
+    offload = Offload(threshold=1, max_waiting=1, refused=lambda: refused.append(1))
     gate = Gate(lambda: "done")
     first = asyncio.create_task(offload.run(5, gate))
     await _entered(gate)
-    with pytest.raises(Overloaded) as refused:
+    with pytest.raises(Overloaded) as refused_error:
         await offload.run(5, gate)
-    assert (refused.value.status, refused.value.code) == (503, "overloaded")
+    assert (refused_error.value.status, refused_error.value.code) == (503, "overloaded")
+    assert (refused_error.value.headers, refused) == ({"Retry-After": "1"}, [1])
     assert await offload.run(0, lambda: "short") == "short"  # (short texts stay on the loop)
     gate.open()
     assert await first == "done"

@@ -153,12 +153,36 @@ async def test_passthrough_route_forwarded(stack) -> None:
     assert up.paths == ["/v1/files/abc?purpose=x", "/v1/batches"]
 
 
-@pytest.mark.parametrize("tail", ["/../chat/completions", "/%2e%2e/chat/completions",
-                                  "/%2E%2E/chat/completions", "/a%2F..%2F..%2Fchat/completions",
-                                  "/./abc"])
-async def test_passthrough_never_reaches_another_route_by_dot_segments(stack, tail: str) -> None:
-    # The upstream URL would be normalised (`/v1/files/../chat/completions` is the chat
-    # route), so a passthrough prefix would serve a screened route unscreened: refused.
+_DOTS = "the path holds a '.' or '..' segment"
+_ESCAPE = "the path holds an encoded '%', '/', '\\', ';' or control character"
+_CHAR = "the path holds a '\\', ';' or control character"
+_NFKC = "the path holds a character read as '.', '/', '\\', ';' or '%' once normalised (NFKC)"
+
+
+@pytest.mark.parametrize(("tail", "reason"), [
+    ("/../chat/completions", _DOTS),
+    ("/%2e%2e/chat/completions", _DOTS),
+    ("/%2E%2E/chat/completions", _DOTS),
+    ("/./abc", _DOTS),
+    ("/a%2F..%2F..%2Fchat/completions", _ESCAPE),
+    ("/..%5Cchat/completions", _ESCAPE),
+    ("/..%5cchat/completions", _ESCAPE),
+    ("/%252e%252e/chat/completions", _ESCAPE),
+    ("/..%00/chat/completions", _ESCAPE),
+    ("/..%3B/chat/completions", _ESCAPE),
+    ("/..;/chat/completions", _CHAR),
+    ("/..\\chat/completions", _CHAR),
+    ("/%EF%BC%8E%EF%BC%8E/chat/completions", _NFKC),
+    ("/%EF%BC%8F../chat/completions", _NFKC),
+    ("/%E2%80%A5/chat/completions", _NFKC),
+    ("//chat/completions", "the path holds an empty segment ('//')"),
+    ("/%ff", "the path's escapes are not UTF-8"),
+])  # fmt: skip
+async def test_passthrough_never_reaches_another_route_by_an_ambiguous_path(
+        stack, tail: str, reason: str) -> None:
+    # An upstream (or a server in front of it) could normalise such a path to another route
+    # (`/v1/files/../chat/completions` is the chat route), so that a passthrough prefix would
+    # serve a screened route unscreened: refused, without the path in the message.
     up = RawUpstream([b'{"object":"list","data":[]}'], content_type="application/json")
     s = await stack(up, passthrough="/v1/files")
     url = yarl.URL(str(s.client.make_url("/v1/files")) + tail, encoded=True)
@@ -166,9 +190,26 @@ async def test_passthrough_never_reaches_another_route_by_dot_segments(stack, ta
     async with s.client.session.post(url, json=body) as resp:
         assert resp.status == 404
         assert (await resp.json())["error"] == {
-            "message": "a path with '.' or '..' segments is not served by ReplyGuard",
+            "message": f"this path is not served by ReplyGuard: {reason}",
             "type": "invalid_request_error", "param": None, "code": "unknown_route"}
     assert up.paths == []
+
+
+@pytest.mark.parametrize(("tail", "forwarded"), [
+    ("/file-abc/content?x=1&y=%2F", "/v1/files/file-abc/content?x=1&y=%2F"),
+    ("/a%20b", "/v1/files/a%20b"),
+    ("/caf%C3%A9", "/v1/files/caf%C3%A9"),
+    ("/a%7Eb", "/v1/files/a~b"),
+    ("/", "/v1/files/"),
+])  # fmt: skip
+async def test_passthrough_path_forwarded_in_one_encoding(stack, tail: str,
+                                                          forwarded: str) -> None:
+    up = RawUpstream([b"{}"], content_type="application/json")
+    s = await stack(up, passthrough="/v1/files")
+    url = yarl.URL(str(s.client.make_url("/v1/files")) + tail, encoded=True)
+    async with s.client.session.get(url) as resp:
+        assert resp.status == 200
+    assert up.paths == [forwarded]
 
 
 async def test_authorization_forwarded_unless_api_key_set(stack) -> None:
@@ -187,13 +228,16 @@ async def test_authorization_forwarded_unless_api_key_set(stack) -> None:
 
 
 @pytest.mark.parametrize(("path", "want"), [
-    ("/healthz", {"status": "ok"}), ("/readyz", {"status": "ready"}),
+    ("/healthz", {"status": "ok", "upstream": {"reachable": None}}),
+    ("/readyz", {"status": "ready", "upstream": {"reachable": None}}),
 ])  # fmt: skip
-async def test_health(stack, path: str, want: dict[str, str]) -> None:
+async def test_health(stack, path: str, want: dict[str, Any]) -> None:
     s = await stack(fixed(""))
     async with s.client.get(path) as resp:
         assert resp.status == 200
-        assert await resp.json() == want
+        got = await resp.json()
+    assert got["upstream"].pop("since_s") >= 0
+    assert got == want
 
 
 @pytest.mark.parametrize(("given", "kept"), [("req-42", True), ("", False), ("x" * 200, False)])

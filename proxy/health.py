@@ -1,0 +1,81 @@
+"""The operations routes: `/healthz` (the process is up), `/readyz` (it can take requests)
+and `/metrics` (Prometheus), on the main port and on the admin listener (`ops_app`).
+
+Readiness never follows the upstream's health: as a sidecar, a pod not ready is taken out of
+service whole, app and all, so a provider outage would take down every pod at once. The
+upstream's reachability is a detail of both health routes and a metric
+(`replyguard_upstream_reachable`) instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+from replyguard.proxy.errors import NotFound, error_response
+from replyguard.proxy.slow_clients import head_read
+from replyguard.proxy.state import LIFECYCLE, METRICS, PEERS, SESSION, WATCH
+
+#: The app whose state an admin listener's routes read.
+MAIN = web.AppKey("main", web.Application)
+
+
+def _main(request: web.Request) -> web.Application:
+    return request.app.get(MAIN) or request.app
+
+
+async def healthz(request: web.Request) -> web.Response:
+    """`GET /healthz`: the process is up; `upstream`: could it last reach the upstream."""
+    app = _main(request)
+    return web.json_response({"status": "ok", "upstream": app[WATCH].detail()})
+
+
+async def readyz(request: web.Request) -> web.Response:
+    """`GET /readyz`: 200 once the rules are loaded and the upstream client is open, until
+    shutdown begins (503 `starting` / `stopping`); whatever the upstream's health."""
+    app = _main(request)
+    session = app.get(SESSION)
+    upstream = app[WATCH].detail()
+    if app[LIFECYCLE].stopping:
+        return web.json_response({"status": "stopping", "upstream": upstream}, status=503)
+    if session is None or session.closed:
+        return web.json_response({"status": "starting", "upstream": upstream}, status=503)
+    return web.json_response({"status": "ready", "upstream": upstream})
+
+
+async def metrics(request: web.Request) -> web.Response:
+    """`GET /metrics`: the Prometheus text format; with several workers, every worker's
+    series summed (proxy.peers)."""
+    app = _main(request)
+    peers = app.get(PEERS)
+    if peers is not None:
+        status, body, content_type = await peers.render()
+        return web.Response(status=status, body=body, headers={"Content-Type": content_type})
+    body, content_type = app[METRICS].render()
+    return web.Response(body=body, headers={"Content-Type": content_type})
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def _only_ops(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Any other route on the admin listener: an OpenAI-style 404 (model traffic is never
+    served there)."""
+    try:
+        return await handler(request)
+    except web.HTTPNotFound:
+        return error_response(NotFound("the admin listener serves /healthz, /readyz and "
+                                       "/metrics only"))
+    except web.HTTPMethodNotAllowed:
+        return error_response(NotFound("the admin listener serves GET only"))
+
+
+def ops_app(main: web.Application) -> web.Application:
+    """The admin listener's application: `/healthz`, `/readyz` and `/metrics` of `main`."""
+    app = web.Application(middlewares=[head_read, _only_ops])
+    app[MAIN] = main
+    for path, handler in (("/healthz", healthz), ("/readyz", readyz), ("/metrics", metrics)):
+        app.router.add_get(path, handler)
+    return app
