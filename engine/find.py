@@ -26,10 +26,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
+from replyguard.engine.canon import canonical
 from replyguard.engine.detectors import DETECTORS, Detector
 from replyguard.engine.plan import Plan
 from replyguard.engine.text import first_invisible, invisible_as_spaces, invisible_gaps, visible
-from replyguard.engine.views import Views, first_lookalike, other_digits
+from replyguard.engine.views import Views
 
 _MASKS = {d.id: d.mask for d in DETECTORS}
 
@@ -256,12 +257,10 @@ def _windowed(text: str, detectors: Sequence[Detector]) -> list[Finding]:
     characters of the text on either side: a window keeps the findings that start in it
     and do not overlap one kept before (one that starts before it and runs into it was
     settled by the window it starts in, which read both). A value running to the end of
-    what its window read (a key block, a token: a detector with a `rest`) is read on to
-    its end, a window at a time (`_read_on`)."""
+    what its window read (a key block, a token) is read on to its end (`_read_on`)."""
     out: list[Finding] = []
     held = 0  # where the last kept finding ends
     size = len(text)
-    by_id = {d.id: d for d in detectors}
     for low in range(0, size, WINDOW):
         high = min(size, low + WINDOW)
         base, top = max(0, low - _AROUND), min(size, high + _AROUND)
@@ -270,65 +269,66 @@ def _windowed(text: str, detectors: Sequence[Detector]) -> list[Finding]:
             if start < max(low, held) or start >= high:
                 continue
             if end == top < size:
-                end = _read_on(text, end, by_id[f.detector])
+                end = _read_on(text, start, end, f.detector, detectors)
             out.append(Finding(f.cls, start, end, f.detector))
             held = end
     return out
 
 
-def _read_on(text: str, end: int, detector: Detector) -> int:
-    """Where a value the end of a window cut short (it runs to `end`) really ends: its
-    detector's `rest` matched on from `end`, a window (and a margin past it, for a closing
-    line) at a time. A detector without a `rest` finds only values shorter than `_AROUND`,
-    which no window cuts."""
-    rest = detector.rest
-    if rest is None:
-        return end
+def _read_on(text: str, start: int, end: int, detector: str,
+             detectors: Sequence[Detector]) -> int:
+    """Where a value the end of a window cut short (from `start`, it runs to `end`, the end of
+    what the window read) really ends: read again from its start, as `_find` reads it, over a
+    stretch twice as long each time until it ends before the stretch does. Only a value of
+    no bounded length (a key block, a token) is ever cut short: the others are shorter than
+    `_AROUND`."""
     size = len(text)
+    reach = WINDOW
     while True:
-        stop = min(size, end + WINDOW)
-        match = rest.match(text, end, min(size, stop + _MARGIN))
-        assert match is not None  # (a rest matches the empty string)
-        if match.end() <= stop or stop == size:
-            return match.end()
-        end = stop  # (read the margin again, with what follows it)
-
-
-#: How far past a window `_read_on` reads, so that a value's closing line (`-----END ...`)
-#: straddling the window's end is read whole.
-_MARGIN = 128
+        base, top = max(0, start - _AROUND), min(size, end + reach)
+        found = [f for f in _find(text[base:top], detectors)
+                 if f.start + base == start and f.detector == detector]
+        if not found:
+            return end
+        end = found[0].end + base
+        if end < top or top == size:
+            return end
+        reach *= 2
 
 
 def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     """Every value the detectors find in `text` read whole, in order of position, overlaps
-    settled. No-break and thin spaces, non-ASCII dashes and other scripts' digits read as
-    their ASCII look-alikes (`LOOKALIKE`, and any script's decimal digits). A text holding invisible
-    characters (`engine.text.INVISIBLE`) is read without them and with them as spaces
-    (`_through_invisible`): `4111\u200b1111\u200b1111\u200b1111` is a card, its span the
-    whole of it.
+    settled. The detectors read the text's canonical view (`engine.canon`: markup, entities,
+    separators, full-width forms, look-alike letters and other scripts' digits undone), each
+    finding's span mapped back onto `text` whole, markup inside included. A text holding
+    invisible characters (`engine.text.INVISIBLE`) is read without them and with them as
+    spaces (`_through_invisible`): `4111\u200b1111\u200b1111\u200b1111` is a card, its span
+    the whole of it.
 
     Cost is linear in `len(text)`: each detector's regex runs only in the windows where it
     may match (`Detector.reach`, `min_digits`), found by cheap scans, or over the whole
-    text when one of its keywords occurs. For a text without invisible characters the
-    result is what one `finditer` of each regex over the whole text, then validation and
-    `_settle`, would give.
+    text when one of its keywords occurs. The result is what one `finditer` of each regex
+    over the whole view, then validation and `_settle`, would give.
     """
     if not text:
         return []
+    if not text.isascii() and first_invisible(text) is not None:
+        return _through_invisible(text, detectors)
+    view = canonical(text)
+    found = _find_in(view.text, detectors)
+    if not found or not view.edited:
+        return found
+    return [Finding(f.cls, view.start(f.start), view.end(f.end), f.detector) for f in found]
+
+
+def _find_in(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+    """`_find` on a canonical view."""
     plan = _PLANS.get(id(detectors))
     if plan is None:
         plan = Plan.of(detectors)
-    if text.isascii():
-        if plan.clean(text):
-            return []
-    elif first_invisible(text) is not None:
-        return _through_invisible(text, detectors)
+    if text.isascii() and plan.clean(text):
+        return []
     views = Views(text)
-    if not text.isascii():  # look-alike digits and separators, one character for one
-        at = first_lookalike(text, views.ascii())
-        if at != -1:  # (the characters before it translate to themselves)
-            text = text[:at] + text[at:].translate(other_digits(text, at))
-            views = Views(text)
     active = plan.active(views)
     if not active:
         return []
@@ -447,8 +447,18 @@ def _settle(
     return kept
 
 
+def _as_read(value: str) -> str:
+    """A value as the detectors read it (its canonical view, without invisible characters):
+    what its mask is written from, so that a mask never repeats markup, an entity or a
+    full-width form of the value (`<b>jane</b>@example.com` -> `j***@example.com`)."""
+    if not value.isascii():
+        value = visible(value)
+    return canonical(value).text
+
+
 def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bool]) -> str:
-    """`text` with each finding whose class `to_mask[cls]` is true replaced by its mask.
+    """`text` with each finding whose class `to_mask[cls]` is true replaced by its mask,
+    written from the value as the detectors read it (`_as_read`).
 
     `findings` must be in order of position and not overlap (as `find` returns them).
     """
@@ -458,7 +468,7 @@ def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bo
         if not to_mask.get(f.cls):
             continue
         out.append(text[pos : f.start])
-        out.append(_MASKS[f.detector](text[f.start : f.end]))
+        out.append(_MASKS[f.detector](_as_read(text[f.start : f.end])))
         pos = f.end
     if not out:
         return text

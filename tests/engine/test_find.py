@@ -15,6 +15,7 @@ from stdnum import iban as stdnum_iban
 from stdnum import luhn
 
 from replyguard.engine import DETECTORS, find
+from replyguard.engine.canon import canonical
 from replyguard.engine.find import Finding, _confirmed, _settle
 
 MB = 1_000_000
@@ -79,16 +80,20 @@ def test_adversarial_megabyte_is_linear(make: Callable[[int], str], cpu_time) ->
 
 
 def _whole_text_scan(text: str) -> list[Finding]:
-    """What find() must equal: each regex over the whole text, validated, overlaps settled."""
+    """What find() must equal: each regex over the whole canonical view, validated, overlaps
+    settled, and the spans mapped back onto the text."""
+    view = canonical(text)
+    seen = view.text
     found = []
     for detector in DETECTORS:
-        for match in detector.regex.finditer(text):
-            span = _confirmed(text, detector, match)
+        for match in detector.regex.finditer(seen):
+            span = _confirmed(seen, detector, match)
             if span is not None:
                 found.append((detector.priority, span[0], span[1], detector))
     if len(found) > 1:
-        found = _settle(found, len(text))
-    return [Finding(d.category, start, end, d.id) for _, start, end, d in found]
+        found = _settle(found, len(seen))
+    return [Finding(d.category, view.start(start), view.end(end), d.id)
+            for _, start, end, d in found]
 
 
 SAMPLES = [

@@ -22,9 +22,12 @@ def test_other_scripts_digits_are_found_as_ascii_ones(text: str, script: dict[in
     assert find(text.translate(script)) == find(text) != []
 
 
-def test_thai_card_is_masked_keeping_its_own_digits() -> None:
+def test_thai_card_is_masked_in_ascii() -> None:
+    """The text around the mask comes back as typed; a mask is written from the value as the
+    detectors read it (ASCII digits), as every mask is."""
     text = "card 4111 1111 1111 1111 ok".translate(THAI)
-    assert screen_text(text, RULES, "reply").text == "card **** 1111 ok".translate(THAI)
+    assert screen_text(text, RULES, "reply").text == "card **** 1111 ok".translate(THAI).replace(
+        "1111".translate(THAI), "1111")
 
 
 def test_digits_after_many_accents_are_found() -> None:

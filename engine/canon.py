@@ -1,0 +1,292 @@
+"""The canonical view of a text: the text as a reader sees it, its typing undone, with a map
+of offsets back to the text. The detectors read this view, so a value is found however it was
+typed, and its mask covers the whole of what it was typed as.
+
+What is undone (each is property-tested in tests/engine/test_canon.py):
+
+* HTML: tags of formatting and layout elements (`<b>`, `</span>`, `<br/>`; a tag that breaks
+  a line reads as a space, one that formats as nothing) and character references
+  (`&#52;`, `&#x34;`, `&amp;`, `&nbsp;`; HTML 5's named references).
+* Markdown: runs of emphasis and code marks (`*`, `_`, `~`, `` ` ``) at a word's edge
+  (`_4111 1111 1111 1111_`, `4111 **1111** 1111 1111`); marks inside a word are kept, so
+  identifiers read as written (`DB_PASSWORD`, `sk_live_...`).
+* Separators: every run of whitespace, of control characters (NUL, tab, line breaks) and of
+  Unicode space separators (no-break, thin, ideographic, ogham...) reads as one space, and so
+  do the prefixes that quote, list or head the next line (`> `, `# `, `- `, `* `, `| `): a value
+  typed across lines reads as on one. (A run of plain spaces is read as it is.)
+* Forms: full-width ASCII forms (`４１１１`, `ＧＢ８２`, `＠`) and mathematical alphanumerics
+  (`𝐀`, `𝟒`) read as ASCII (their Unicode compatibility decomposition); other scripts'
+  decimal digits as ASCII digits; non-ASCII hyphens and dashes as `-`.
+* Look-alike letters: a letter of another script that Unicode's confusables table (UTS #39,
+  through the `confusable_homoglyphs` package) lists as a look-alike of one ASCII letter reads
+  as that letter (Cyrillic `а`, Greek `ο`); digits and ASCII are never changed, and accented
+  Latin letters stay as they are (they are letters of their own: `joão`).
+* Scripts written without spaces: where a letter of Chinese, Japanese, Korean or Thai meets
+  an ASCII letter or digit, the view holds a space (`カードは4111…です` reads the card as a
+  word of its own).
+
+Invisible characters are read by `engine.find` before the view (a text holding one is read
+twice). The view is for finding, never for release: what is released is the text itself,
+with each mask over the whole original span of its value.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterator
+
+from confusable_homoglyphs.confusables import confusables_data
+
+
+def _dash_and_space_table() -> dict[int, str]:
+    """Unicode space separators and other whitespace as a space (line breaks as a newline),
+    control characters as a space, non-ASCII hyphens and dashes as `-`."""
+    table: dict[int, str] = {}
+    for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)):
+        table[code] = " "
+    for code in (0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029):
+        table[code] = "\n"
+    del table[0x0A]
+    for code in range(0xA0, 0x3001):
+        if unicodedata.category(chr(code)) == "Zs":
+            table[code] = " "
+    for char in "\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d":
+        table[ord(char)] = "-"
+    return table
+
+
+def _forms_table() -> dict[int, str]:
+    """Full-width ASCII forms and mathematical alphanumerics as the ASCII characters they
+    decompose to (NFKC). (Other scripts' decimal digits are added per text: `_digits`.)"""
+    table: dict[int, str] = {}
+    for code in (*range(0xFF01, 0xFF5F), *range(0x1D400, 0x1D800)):
+        folded = unicodedata.normalize("NFKC", chr(code))
+        if len(folded) == 1 and folded.isascii() and folded.isprintable():
+            table[code] = folded
+    return table
+
+
+#: A decimal digit of a script other than ASCII (Unicode category Nd, as `\d` reads it).
+_OTHER_DIGIT = re.compile(r"[^\x00-\x7f](?<=\d)")
+
+
+def _digits(text: str) -> dict[int, str]:
+    """`ONE_FOR_ONE` with each decimal digit of another script in `text` read as its ASCII
+    digit (Thai `๘` as `8`, Arabic-Indic `٤` as `4`)."""
+    found = {ord(c): str(unicodedata.decimal(c)) for c in set(_OTHER_DIGIT.findall(text))}
+    return {**ONE_FOR_ONE, **found}
+
+
+def _lookalike_letters() -> dict[int, str]:
+    """Each non-ASCII letter that the confusables table lists as a look-alike of exactly one
+    ASCII letter, as that letter (Latin letters with diacritics are not look-alikes there)."""
+    found: dict[str, set[str]] = {}
+    for ascii_char, alikes in confusables_data.items():
+        if not (ascii_char.isascii() and ascii_char.isalpha() and len(ascii_char) == 1):
+            continue
+        for alike in alikes:
+            char = alike["c"]
+            if len(char) == 1 and not char.isascii() and unicodedata.category(char)[0] == "L":
+                found.setdefault(char, set()).add(ascii_char)
+    return {ord(char): letters.pop() for char, letters in found.items() if len(letters) == 1}
+
+
+#: One character for one: what `canonical` reads each character as (`_dash_and_space_table`,
+#: `_forms_table`, `_lookalike_letters`; and `_digits`). Offsets are unchanged by it.
+ONE_FOR_ONE: dict[int, str] = {**_lookalike_letters(), **_forms_table(),
+                               **_dash_and_space_table()}
+#: `ONE_FOR_ONE` for ASCII text (whitespace and control characters only), as a bytes table.
+_ASCII_ONE = bytes(ord(ONE_FOR_ONE.get(b, chr(b))) for b in range(128)) + bytes(range(128, 256))
+
+#: HTML elements whose tags lay a text out in lines or blocks (read as a space); the other
+#: elements of `_TAG_NAMES` format words (read as nothing).
+_BLOCK_TAGS = ("blockquote br center dd details div dl dt h1 h2 h3 h4 h5 h6 hr li ol p pre "
+               "summary table tbody td tfoot th thead tr ul").split()
+_INLINE_TAGS = ("a abbr acronym b bdi bdo big cite code del dfn em font i img ins kbd mark "
+                "q s samp small span strike strong sub sup tt u var wbr").split()
+
+
+def _tag(names: list[str]) -> str:
+    """A tag of one of `names` (any case): at most 256 characters of attributes (no `<` or
+    `>` among them), an optional `/`, and `>`."""
+    alternation = "|".join(sorted(names, key=len, reverse=True))
+    return rf"</?(?i:{alternation})(?![A-Za-z0-9])(?:[\s/][^<>]{{0,256}})?>"
+
+
+_SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
+#: A line's prefix after a line break: a quote, a heading, a list item's marker or a table
+#: row's first bar, with the spaces after it (`_EDIT`).
+_PREFIX = r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|[-*+][ \t]+|\|[ \t]*)"
+#: What `canonical` undoes, in one pass: a gap (whitespace, tags, space references, and the
+#: prefix of each line it starts), a run of emphasis or code marks, a character reference.
+#: Each alternative starts with its own characters and repeats possessively: linear time.
+_EDIT = re.compile(
+    rf"(?P<gap>(?:(?<=[\n\r\x0b\x0c\x85\u2028\u2029]){_PREFIX}|[{_SPACE_CHARS}]"
+    rf"|{_tag(_BLOCK_TAGS)}|{_tag(_INLINE_TAGS)}|&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);)++)"
+    r"|(?P<marks>[*_~`]++)"
+    r"|(?P<ref>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
+)
+#: A gap made of formatting tags only (read as nothing).
+_INLINE_ONLY = re.compile(rf"(?:{_tag(_INLINE_TAGS)})+")
+#: A letter of a script written without spaces (CJK ideographs, kana, hangul, Thai)...
+_NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
+#: ... next to an ASCII letter or digit (or a full-width one): a word boundary in the view.
+_SCRIPT_EDGE = re.compile(rf"(?<=[{_NO_SPACES}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_NO_SPACES}])")
+#: Text needing no edit but `ONE_FOR_ONE`: ASCII with no mark, tag, reference or gap that is
+#: not one space (the first of `_EDIT`'s characters, found in one scan).
+_ASCII_WORK = re.compile(rf"[*_~`<&{_SPACE_CHARS}](?<! )")
+
+
+class Canonical:
+    """The canonical view of a text (`canonical`): `text` is the view; `span(start, end)` is
+    the span of the original text a span of the view was read from. A view character that an
+    edit wrote maps to the whole original stretch it replaced; the others map one for one.
+
+    Spans never end inside an edit's stretch: a value's span covers the markup inside it and
+    none after it (`_4111 1111 1111 1111_` -> the span of the digits)."""
+
+    __slots__ = ("text", "_view_starts", "_view_ends", "_starts", "_ends")
+
+    def __init__(self, text: str, edits: list[tuple[int, int, int, int]]) -> None:
+        self.text = text
+        # Each edit: view [vs, ve) written for original [os, oe); one for one between edits.
+        self._view_starts = [e[0] for e in edits]
+        self._view_ends = [e[1] for e in edits]
+        self._starts = [e[2] for e in edits]
+        self._ends = [e[3] for e in edits]
+
+    @property
+    def edited(self) -> bool:
+        """Whether the view differs from the text by more than one character for one."""
+        return bool(self._starts)
+
+    def start(self, at: int) -> int:
+        """Where in the original text the view character at `at` starts."""
+        i = bisect_right(self._view_starts, at) - 1
+        if i < 0:
+            return at
+        if at < self._view_ends[i]:
+            return self._starts[i]
+        return self._ends[i] + at - self._view_ends[i]
+
+    def end(self, at: int) -> int:
+        """Where in the original text a view span ending at `at` (exclusive) ends."""
+        if at <= 0:
+            return self.start(0)
+        i = bisect_right(self._view_starts, at - 1) - 1
+        if i < 0:
+            return at
+        if at - 1 < self._view_ends[i]:
+            return self._ends[i]
+        return self._ends[i] + at - self._view_ends[i]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original span of the view span `[start, end)`."""
+        return self.start(start), self.end(end)
+
+
+def canonical(text: str) -> Canonical:
+    """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
+    ASCII text with nothing to undo is its own view, found in one scan."""
+    if text.isascii():
+        if _ASCII_WORK.search(text) is None:
+            return Canonical(text, [])
+        one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
+        edits = list(_edits(text, one, False))
+    else:
+        table = _digits(text) if _OTHER_DIGIT.search(text) is not None else ONE_FOR_ONE
+        one = text.translate(table)
+        edits = list(_edits(text, one, True))
+    if not edits:
+        return Canonical(one, [])
+    parts: list[str] = []
+    mapped: list[tuple[int, int, int, int]] = []
+    pos = 0  # in the text
+    size = 0  # of the view so far
+    for start, end, written in edits:
+        if start > pos:
+            parts.append(one[pos:start])
+            size += start - pos
+        parts.append(written)
+        mapped.append((size, size + len(written), start, end))
+        size += len(written)
+        pos = end
+    parts.append(one[pos:])
+    return Canonical("".join(parts), mapped)
+
+
+def _edits(text: str, one: str, scripts: bool) -> Iterator[tuple[int, int, str]]:
+    """The edits of `text` in order: `(start, end, what the view holds instead)`. `one` is
+    the text read one character for one (`ONE_FOR_ONE`); a gap is read there, so that
+    whatever it reads as a space counts as one."""
+    found = _EDIT.finditer(one)
+    if scripts and _SCRIPT_EDGE.search(one) is not None:
+        found = _merged(found, _SCRIPT_EDGE.finditer(one))
+    size = len(text)
+    for match in found:
+        start, end = match.span()
+        kind = match.lastgroup
+        if kind is None:  # a script edge: a space where none was
+            yield start, start, " "
+        elif kind == "gap":
+            gap = match.group()
+            if gap.count(" ") == len(gap):
+                continue  # (spaces alone are read as they are)
+            if _INLINE_ONLY.fullmatch(gap) is not None:
+                yield start, end, ""
+            elif (start == 0 or end == size) and gap.isspace():
+                continue  # (whitespace at an end: nothing to join)
+            else:
+                yield start, end, " "
+        elif kind == "marks" and _at_edge(one, start, end):
+            yield start, end, ""
+        else:
+            yield from _reference(match.group(), start, end)
+
+
+#: What may stand before emphasis that opens (`(**x`) and after emphasis that closes (`x**,`).
+_OPENING = set("([{\"'“‘«<")
+_CLOSING = set(".,;:!?)]}\"'”’»>")
+
+
+def _at_edge(one: str, start: int, end: int) -> bool:
+    """Is the run of marks `one[start:end]` at a word's edge, as emphasis or a code span is:
+    opening (a word after it, a space, the start or an opening bracket or quote before it),
+    closing (a word before it, then a space, the end, or closing punctuation that no word
+    follows: `__x__.` but not the `_.` inside `eyJ…_.eyJ…`), or between two spaces. Marks
+    inside a word are kept (`DB_PASSWORD`)."""
+    size = len(one)
+    before = one[start - 1] if start else " "
+    after = one[end] if end < size else " "
+    if before.isalnum():
+        if after.isalnum():
+            return False
+        following = one[end + 1] if end + 1 < size else " "
+        return after.isspace() or (after in _CLOSING and not following.isalnum())
+    return before.isspace() or before in _OPENING or not after.isalnum()
+
+
+def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
+    """A character reference as the character it stands for, read `ONE_FOR_ONE` (an
+    unknown name is left as it is)."""
+    char = html.unescape(ref)
+    if char != ref:
+        yield start, end, char.translate(ONE_FOR_ONE)
+
+
+def _merged(first: Iterator[re.Match[str]],
+            second: Iterator[re.Match[str]]) -> Iterator[re.Match[str]]:
+    """Two streams of matches merged in order of position (script edges are empty matches,
+    never inside an edit: they sit between two letters or digits)."""
+    a, b = next(first, None), next(second, None)
+    while a is not None or b is not None:
+        if b is None or (a is not None and a.start() < b.start()):
+            assert a is not None
+            yield a
+            a = next(first, None)
+        else:
+            yield b
+            b = next(second, None)
