@@ -4,9 +4,9 @@ typed, and its mask covers the whole of what it was typed as.
 
 What is undone (each is property-tested in tests/engine/test_canon.py):
 
-* HTML: tags of formatting and layout elements (`<b>`, `</span>`, `<br/>`; a tag that breaks
-  a line reads as a space, one that formats as nothing) and character references
-  (`&#52;`, `&#x34;`, `&amp;`, `&nbsp;`; HTML 5's named references).
+* HTML: tags of formatting and layout elements (`<b>`, `</span>`, `<br/>`), each read as a
+  space, as phrase lists have always read them (`guaran<b>teed</b>` is two words), and
+  character references (`&#52;`, `&#x34;`, `&amp;`, `&nbsp;`; HTML 5's named references).
 * Markdown: runs of emphasis and code marks (`*`, `_`, `~`, `` ` ``) at a word's edge
   (`_4111 1111 1111 1111_`, `4111 **1111** 1111 1111`); marks inside a word are kept, so
   identifiers read as written (`DB_PASSWORD`, `sk_live_...`).
@@ -64,8 +64,8 @@ def _forms_table() -> dict[int, str]:
     table: dict[int, str] = {}
     for code in (*range(0xFF01, 0xFF5F), *range(0x1D400, 0x1D800)):
         folded = unicodedata.normalize("NFKC", chr(code))
-        if len(folded) == 1 and folded.isascii() and folded.isprintable():
-            table[code] = folded
+        if len(folded) == 1 and folded.isascii() and folded.isprintable() and folded not in "<>&":
+            table[code] = folded  # (`＜ｂ＞` is no tag: markup is written in ASCII)
     return table
 
 
@@ -101,12 +101,13 @@ ONE_FOR_ONE: dict[int, str] = {**_lookalike_letters(), **_forms_table(),
 #: `ONE_FOR_ONE` for ASCII text (whitespace and control characters only), as a bytes table.
 _ASCII_ONE = bytes(ord(ONE_FOR_ONE.get(b, chr(b))) for b in range(128)) + bytes(range(128, 256))
 
-#: HTML elements whose tags lay a text out in lines or blocks (read as a space); the other
-#: elements of `_TAG_NAMES` format words (read as nothing).
-_BLOCK_TAGS = ("blockquote br center dd details div dl dt h1 h2 h3 h4 h5 h6 hr li ol p pre "
-               "summary table tbody td tfoot th thead tr ul").split()
-_INLINE_TAGS = ("a abbr acronym b bdi bdo big cite code del dfn em font i img ins kbd mark "
-                "q s samp small span strike strong sub sup tt u var wbr").split()
+#: HTML elements that format or lay out text: a tag of one reads as a space. Text in angle
+#: brackets that is no such tag (`<voucher>`, `<order id>`) is read as it is.
+_TAG_NAMES = (
+    "a abbr acronym b bdi bdo big blockquote br center cite code dd del details dfn div dl "
+    "dt em font h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span "
+    "strike strong sub summary sup table tbody td tfoot th thead tr tt u ul var wbr"
+).split()
 
 
 def _tag(names: list[str]) -> str:
@@ -125,12 +126,10 @@ _PREFIX = r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|[-*+][ \t]+|\|[ \t]*)"
 #: Each alternative starts with its own characters and repeats possessively: linear time.
 _EDIT = re.compile(
     rf"(?P<gap>(?:(?<=[\n\r\x0b\x0c\x85\u2028\u2029]){_PREFIX}|[{_SPACE_CHARS}]"
-    rf"|{_tag(_BLOCK_TAGS)}|{_tag(_INLINE_TAGS)}|&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);)++)"
+    rf"|{_tag(_TAG_NAMES)}|&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);)++)"
     r"|(?P<marks>[*_~`]++)"
     r"|(?P<ref>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
 )
-#: A gap made of formatting tags only (read as nothing).
-_INLINE_ONLY = re.compile(rf"(?:{_tag(_INLINE_TAGS)})+")
 #: A letter of a script written without spaces (CJK ideographs, kana, hangul, Thai)...
 _NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
 #: ... next to an ASCII letter or digit (or a full-width one): a word boundary in the view.
@@ -235,9 +234,7 @@ def _edits(text: str, one: str, scripts: bool) -> Iterator[tuple[int, int, str]]
             gap = match.group()
             if gap.count(" ") == len(gap):
                 continue  # (spaces alone are read as they are)
-            if _INLINE_ONLY.fullmatch(gap) is not None:
-                yield start, end, ""
-            elif (start == 0 or end == size) and gap.isspace():
+            if (start == 0 or end == size) and gap.isspace():
                 continue  # (whitespace at an end: nothing to join)
             else:
                 yield start, end, " "

@@ -84,8 +84,7 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
     # A password's value alone is not found without its `password:` label before it.
     spans = [(max(0, f.start - 48) if f.cls == "password" else f.start, f.end)
              for f in find(text)]
-    if rules.never_say is not None:
-        spans += [m.span() for m in rules.never_say.finditer(rules.normalize(text))]
+    spans += rules.never_say_spans(text)
     return spans
 
 

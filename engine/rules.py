@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from replyguard.engine.text import PhrasePattern, phrase_pattern, wording
+from replyguard.engine.text import PhrasePattern, phrase_pattern, wording, wording_spans
 
 Action = Literal["redact", "withhold", "allow"]
 ACTIONS: tuple[Action, ...] = ("redact", "withhold", "allow")
@@ -99,16 +99,16 @@ class CompiledRules:
     asked: tuple[tuple[PhrasePattern, ReplyExactly], ...]
 
     def words(self, text: str) -> str:
-        """Text as phrase patterns match it (`engine.text.wording`): folded, full-width forms
-        read as ASCII, markup and HTML tags read as spaces, invisible characters removed
+        """Text as phrase patterns match it (`engine.text.wording`): its canonical view,
+        folded, invisible characters removed, the marks inside words read as spaces
         (offsets do not hold)."""
         return wording(text, strip_accents=self.language == "pt-BR")
 
-    def normalize(self, text: str) -> str:
-        """Text as phrase patterns read it (`words`), with invisible characters and HTML
-        tags read as as many spaces: lengths are preserved so match offsets map back to
-        `text`."""
-        return wording(text, strip_accents=self.language == "pt-BR", keep_offsets=True)
+    def never_say_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where in `text` a `never_say` phrase is said (`engine.text.wording_spans`)."""
+        if self.never_say is None:
+            return []
+        return wording_spans(self.never_say, text, strip_accents=self.language == "pt-BR")
 
 
 def compile_rules(rules: ReplyRules, language: Language = "en") -> CompiledRules:

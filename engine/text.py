@@ -1,9 +1,9 @@
 """Text normalisation for phrase matching: case folding and accent folding that keep offsets,
-and wording (`wording`): markup, HTML tags and full-width forms read as the plain words; the
-readings of a text holding invisible characters (engine.find).
+and wording (`wording`): the text's canonical view (engine.canon) folded, the marks inside
+words read as spaces; the readings of a text holding invisible characters (engine.find).
 
-Matching in pt-BR ignores accents ("nao" matches "não", seed 000 "Language support"); both
-folds map one character to one character so a match's offsets hold in the original text.
+Matching in pt-BR ignores accents ("nao" matches "não"); both folds map one character to one
+character, so a match's offsets hold in the canonical view (`wording_spans` maps them back).
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+
+from replyguard.engine.canon import canonical
 
 
 def _accent_table() -> dict[int, str]:
@@ -92,42 +94,31 @@ def _full_width() -> dict[int, str]:
 #: `_MARKUP` and the full-width forms, for text that is not ASCII.
 _WORDING = {**_MARKUP, **_full_width()}
 
-#: HTML elements that format or lay out text. One of their tags (`<b>`, `</b>`, `<br>`,
-#: `<br/>`, `<span class="x">`) is read as spaces; text in angle brackets that is not one
-#: (`<order id>`, `<voucher>`) is read as it is, words and all.
-_TAG_NAMES = (
-    "a abbr acronym b bdi bdo big blockquote br center cite code dd del details dfn div dl "
-    "dt em font h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span "
-    "strike strong sub summary sup table tbody td tfoot th thead tr tt u ul var wbr"
-).split()
-#: A tag of `_TAG_NAMES` in lower-case text: its name, then at most 256 characters of
-#: attributes (no `<` or `>` among them), an optional `/`, and `>`. The search skips to each
-#: `<` and tries at most that many characters from it: linear time on any input.
-_TAG = re.compile(r"</?(?:" + "|".join(sorted(_TAG_NAMES, key=len, reverse=True))
-                  + r")(?:\s[^<>]{0,256})?/?>")
-
-
-def _spaces(match: re.Match[str]) -> str:
-    return " " * (match.end() - match.start())
-
-
-def wording(text: str, *, strip_accents: bool = False, keep_offsets: bool = False) -> str:
-    """Text as phrase lists read it (`never_say`, `offers`, `reply_exactly.words`): folded
-    (`fold`), full-width forms read as ASCII, markup and HTML tags (`_TAG`) read as spaces.
-    Invisible characters are removed (`guaran\u200bteed` is `guaranteed`) and a tag is one
-    space, unless `keep_offsets`, which reads an invisible character as a space and a tag as
-    as many spaces as it has characters, so that every offset holds in `text`."""
-    if text.isascii():  # (most sentences) the same in C: no invisible or accented character
-        if "<" not in text:  # (no tag)
-            return text.lower().encode("ascii").translate(_MARKUP_ASCII).decode("ascii")
-        lowered = _TAG.sub(_spaces if keep_offsets else " ", text.lower())
-        return lowered.encode("ascii").translate(_MARKUP_ASCII).decode("ascii")
-    if not keep_offsets:
+def wording(text: str, *, strip_accents: bool = False) -> str:
+    """Text as phrase lists read it (`never_say`, `offers`, `reply_exactly.words`): its
+    canonical view (`engine.canon`: HTML tags and references, Markdown marks at a word's
+    edge, separators, full-width forms and look-alike letters undone), invisible characters
+    removed (`guaran\u200bteed` is `guaranteed`), folded (`fold`), and the marks left inside
+    words (hyphens, quotes, slashes, `*_~`) read as spaces (`guaranteed-refund`)."""
+    if not text.isascii():
         text = _INVISIBLE_RE.sub("", text)
-    folded = fold(text, strip_accents=strip_accents)
-    if "<" in folded:
-        folded = _TAG.sub(_spaces if keep_offsets else " ", folded)
-    return folded.translate(_WORDING)
+    return _words(canonical(text).text, strip_accents)
+
+
+def wording_spans(pattern: PhrasePattern, text: str, *, strip_accents: bool = False
+                  ) -> list[tuple[int, int]]:
+    """Where in `text` `pattern` matches as `wording` reads it: each match's span of `text`
+    (markup inside included). Invisible characters are read as spaces here, so that offsets
+    hold through the fold."""
+    view = canonical(text)
+    return [view.span(*m.span()) for m in pattern.finditer(_words(view.text, strip_accents))]
+
+
+def _words(text: str, strip_accents: bool) -> str:
+    """`fold` and the marks inside words as spaces: one character for one."""
+    if text.isascii():  # (most sentences) the same in C
+        return text.lower().encode("ascii").translate(_MARKUP_ASCII).decode("ascii")
+    return fold(text, strip_accents=strip_accents).translate(_WORDING)
 
 
 class PhrasePattern:

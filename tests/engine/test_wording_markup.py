@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from replyguard.engine import ReplyExactly, ReplyRules, ReplyScreen, compile_rules, screen_request
-from replyguard.engine.text import wording
+from replyguard.engine.text import phrase_pattern, wording, wording_spans
 
 RULES = compile_rules(ReplyRules(never_say=("guaranteed refund",),
                                  offers_markers=("discount",), offers_allowed=("free delivery",)))
@@ -108,24 +108,32 @@ def test_reply_exactly_words_read_past_html_tags_and_full_width_letters(turn: st
         "exact", "Fale com a farmácia.", {"reply_exact_reply": 1})
 
 
-@pytest.mark.parametrize(("text", "strip_accents", "words", "offsets_kept"), [
-    ("A <B>Guaranteed</B> refund", False, "a  guaranteed  refund",
-     "a    guaranteed     refund"),
-    ("x<br/>y<br />z", False, "x y z", "x     y      z"),
-    ('<span class="a-b" id=\'c\'>x</span>', False, " x ", " " * 25 + "x" + " " * 7),
-    ("<voucher> <order id> <b", False, "<voucher> <order id> <b", "<voucher> <order id> <b"),
-    ("a < b > c", False, "a < b > c", "a < b > c"),
-    ("\uff21\uff42\uff43\uff0d\uff11\uff12\uff0a\uff3f\uff40\uff5e", False, "abc 12    ",
-     "abc 12    "),
-    ("N\u00c3O <b>\uff27aranti\u200bdo</b>", True, "nao  garantido ",
-     "nao    garanti do    "),
-    ("\uff1c\uff42\uff1ex", False, "<b>x", "<b>x"),  # full-width brackets: not a tag
+@pytest.mark.parametrize(("text", "strip_accents", "words"), [
+    ("A <B>Guaranteed</B> refund", False, "a guaranteed refund"),
+    ("x<br/>y<br />z", False, "x y z"),
+    ('<span class="a-b" id=\'c\'>x</span>', False, " x "),
+    ("<voucher> <order id> <b", False, "<voucher> <order id> <b"),
+    ("a < b > c", False, "a < b > c"),
+    ("\uff21\uff42\uff43\uff0d\uff11\uff12\uff0a\uff3f\uff40\uff5e", False, "abc 12"),
+    ("N\u00c3O <b>\uff27aranti\u200bdo</b>", True, "nao garantido "),
+    ("\uff1c\uff42\uff1ex", False, "<b>x"),  # full-width brackets: not a tag
+    ("A &lt;b&gt;guaranteed&nbsp;refund", False, "a <b>guaranteed refund"),
+    ("A guar\u0430nteed refund", False, "a guaranteed refund"),  # (a Cyrillic а)
 ])
-def test_wording_reads_tags_as_spaces_and_full_width_as_ascii(
-        text: str, strip_accents: bool, words: str, offsets_kept: str) -> None:
+def test_wording_reads_the_canonical_view(text: str, strip_accents: bool, words: str) -> None:
     assert wording(text, strip_accents=strip_accents) == words
-    kept = wording(text, strip_accents=strip_accents, keep_offsets=True)
-    assert (kept, len(kept)) == (offsets_kept, len(text))
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("So a <b>guaranteed</b> refund, a guaranteed-refund.", [(8, 29), (33, 50)]),
+    ("A **guaranteed** refund", [(4, 23)]),
+    ("A guaranteed&nbsp;refund", [(2, 24)]),
+    ("A g\u0443aranteed refund", []),  # (a Cyrillic у is a y: no phrase)
+])
+def test_wording_spans_map_back_onto_the_text(text: str, spans: list[tuple[int, int]]) -> None:
+    pattern = phrase_pattern(["guaranteed refund"])
+    assert pattern is not None
+    assert wording_spans(pattern, text) == spans
 
 
 def test_a_forced_split_never_cuts_a_phrase_with_a_tag_in_it() -> None:
