@@ -91,7 +91,11 @@ def _lookalike_letters() -> dict[int, str]:
             char = alike["c"]
             if len(char) == 1 and not char.isascii() and unicodedata.category(char)[0] == "L":
                 found.setdefault(char, set()).add(ascii_char)
-    return {ord(char): letters.pop() for char, letters in found.items() if len(letters) == 1}
+    table = {ord(char): letters.pop() for char, letters in found.items() if len(letters) == 1}
+    for code, letter in table.items():
+        if letter == "l" and chr(code).isupper():  # the table's one glyph for I, l and |:
+            table[code] = "I"  # a capital reads as a capital I (Greek Ι, Cyrillic І)
+    return table
 
 
 #: One character for one: what `canonical` reads each character as (`_dash_and_space_table`,

@@ -9,6 +9,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from replyguard.engine.canon import canonical
 from replyguard.engine.injection_table import (
     CATEGORIES,
     INJECTION_PATTERNS,
@@ -204,6 +205,7 @@ def normalize_injection_text(text: str) -> str:
     """
     if "<" in text or "*" in text or "~" in text or "`" in text:
         text = _MARKUP.sub("", text)
+    text = canonical(text).text  # references, tags, look-alike letters, forms, separators
     if not text.isascii():
         if _HIDDEN.search(text):
             if _TAGS.search(text):

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replyguard.engine import injection
+from replyguard.engine.canon import canonical
 from replyguard.engine.injection import (
     INJECTION_PATTERNS,
     InjectionMatcher,
@@ -84,7 +85,7 @@ _PLAIN_COLONS = re.compile(r"(?: ?:)+ ?")
 
 def plain_normalize(text: str) -> str:
     """The normaliser without shortcuts: every step on every text."""
-    text = injection._MARKUP.sub("", text)
+    text = canonical(injection._MARKUP.sub("", text)).text
     if not text.isascii():
         text = injection._TAGS.sub(injection._reveal_tags, text)
         text = injection._INVISIBLE.sub("", text)
