@@ -1,5 +1,5 @@
 """Views of a text for the detectors: one byte per character (its ASCII form, lower case and
-shape, and its runs of digits), and the look-alike characters read as ASCII.
+shape, and its runs of digits). The text is a canonical view already (engine.canon).
 
 An offset in a view is the same offset in the text, so a window found in a view is a window of
 the text (engine.find).
@@ -8,7 +8,6 @@ the text (engine.find).
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from replyguard.engine.detectors import KeywordsIn
 
@@ -111,49 +110,3 @@ class Views:
             self._runs = [(start, end, count(b"0", start, end))
                           for start, end in (m.span() for m in _RUN.finditer(marks))]
         return self._runs
-
-
-def _lookalike_table() -> dict[int, str]:
-    table = {ord(c): " " for c in "\u00a0\u2007\u2009\u202f\u2002\u2003\u2004\u2005\u2006"}
-    table.update({ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d"})
-    for zero in (0xFF10, 0x0660, 0x06F0, 0x0966):  # full-width, Arabic-Indic, Devanagari
-        table.update({zero + d: str(d) for d in range(10)})
-    return table
-
-
-#: Characters models and people write for the ASCII ones a detector reads: no-break and thin
-#: spaces, non-ASCII hyphens and dashes, digits of other scripts (those listed here; any
-#: other script's decimal digit is added per text, `other_digits`). Offsets are unchanged,
-#: so a value is found (and masked in the original text) however it was typeset.
-LOOKALIKE = _lookalike_table()
-_LOOKALIKE_CHARS = frozenset(map(chr, LOOKALIKE))
-#: A non-ASCII decimal digit (Unicode category Nd, as `\d` reads it), of any script.
-_OTHER_DIGIT = re.compile(r"[^\x00-\x7f](?<=\d)")
-#: Any one of the `LOOKALIKE` characters or a non-ASCII decimal digit (a regex scan: ~5 ms a
-#: megabyte; it starts with a character class, so `re` skips ASCII text in C).
-_A_LOOKALIKE = re.compile(
-    "[^\\x00-\\x7f](?<=[" + "".join(re.escape(chr(c)) for c in sorted(LOOKALIKE)) + "\\d])"
-)
-
-
-def other_digits(text: str, start: int) -> dict[int, str]:
-    """`LOOKALIKE`, plus each decimal digit of another script in `text[start:]` mapped to
-    its ASCII digit (Thai `๘` to `8`)."""
-    extra = {ord(c): str(unicodedata.decimal(c)) for c in set(_OTHER_DIGIT.findall(text, start))
-             if ord(c) not in LOOKALIKE}
-    return {**LOOKALIKE, **extra} if extra else LOOKALIKE
-
-
-def first_lookalike(text: str, ascii_view: bytes) -> int:
-    """Where the first `LOOKALIKE` character of `text` is, -1 if none. `ascii_view` is
-    `Views(text).ascii()`: every non-ASCII character but the `_ASCII_FOLDS` letters (no
-    look-alikes) is a `?` there, so where
-    `?`s are few (prose with a few accents) only they are looked at, with `bytes.find`;
-    where they are many, one regex scan."""
-    if ascii_view.count(b"?") > len(text) // 64:
-        first = _A_LOOKALIKE.search(text)
-        return -1 if first is None else first.start()
-    at = ascii_view.find(b"?")
-    while at != -1 and text[at] not in _LOOKALIKE_CHARS and not text[at].isdecimal():
-        at = ascii_view.find(b"?", at + 1)
-    return at

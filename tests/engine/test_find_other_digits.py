@@ -1,5 +1,5 @@
-"""Decimal digits of any script read as their ASCII digits, not only the scripts listed in
-`engine.views.LOOKALIKE` (Thai, Bengali, Tibetan ... digits were missed)."""
+"""Decimal digits of any script read as their ASCII digits (engine.canon): Thai, Bengali,
+Tibetan ... digits as much as full-width or Arabic-Indic ones."""
 
 from __future__ import annotations
 
