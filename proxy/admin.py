@@ -1,4 +1,4 @@
-"""Staff and admin routes: `POST /v1/check-reply` (seed 003's check of a staff draft).
+"""Staff and admin routes: `POST /v1/check-reply` (the check of a staff draft).
 
 Behind the admin bearer token when `admin.token` is set (compared in constant time).
 """

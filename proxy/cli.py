@@ -94,7 +94,7 @@ def _max_chars(value: str) -> int:
 
 
 def cmd_check_reply(args: argparse.Namespace) -> int:
-    """Check a staff draft (stdin) against seed 003's reply rules; exit 1 when anything is
+    """Check a staff draft (stdin) against the reply rules; exit 1 when anything is
     found. A safety net, not a guarantee: a clean result does not mean the draft is right."""
     import dataclasses
     import json
@@ -154,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_settings.add_argument("file")
     check_settings.set_defaults(func=cmd_check_settings)
 
-    draft = sub.add_parser("check-reply", help="check a staff draft on stdin (seed 003)")
+    draft = sub.add_parser("check-reply", help="check a staff draft on stdin")
     draft.add_argument("--requester", help="the requester's own email, which may appear")
     draft.add_argument("--json", action="store_true", help="print the findings as JSON")
     draft.add_argument("--max-findings", type=_count, default=20, help="stop after this many")
