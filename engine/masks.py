@@ -80,7 +80,9 @@ def password(value: str) -> str:
 
 
 def ip_address(value: str) -> str:
-    """`203.0.113.42` -> `***.***.***.42`; IPv6 -> `****::` + its last group."""
-    if ":" in value:
-        return "****::" + value.rsplit(":", 1)[-1]
-    return "***.***.***." + value.rsplit(".", 1)[-1]
+    """`203.0.113.42` -> `***.***.***.42`; IPv6 -> `****::` + its last group; IPv6 ending in
+    an IPv4 address -> `****::***.***.***.1` (as that IPv4 address is masked)."""
+    if "." in value:
+        head = "****::" if ":" in value else ""
+        return head + "***.***.***." + value.rsplit(".", 1)[-1].split("%", 1)[0]
+    return "****::" + value.rsplit(":", 1)[-1]
