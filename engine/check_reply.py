@@ -8,10 +8,12 @@ a clean result does not mean that the draft is right. A person sends the reply.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
+from replyguard.engine.detectors import DETECTORS, Detector
 from replyguard.engine.find import find
 from replyguard.engine.internals import REPLY_RULES, ReplyRule
 from replyguard.engine.text import fold
@@ -154,7 +156,8 @@ ACCOUNT_ENUMERATION: Final = ReplyRule(
 
 
 def check_reply(
-    reply: str, requester_email: str | None = None, max_findings: int = MAX_FINDINGS
+    reply: str, requester_email: str | None = None, max_findings: int = MAX_FINDINGS,
+    detectors: Sequence[Detector] = DETECTORS,
 ) -> list[ReplyFinding]:
     """Everything in the draft `reply` that breaks the reply rules, at most `max_findings`.
 
@@ -164,6 +167,9 @@ def check_reply(
     `REPLY_RULES` in table order (its matches in text order), then account-enumeration wording
     (case- and accent-insensitive). A stretch of text already reported, or the requester's own
     address, is not reported again by a later rule. Deterministic; linear in `len(reply)`.
+
+    `detectors`: the detector set (`CompiledRules.detectors`: national phone numbers read in
+    its regions; by default US and GB).
 
     A safety net, not a guarantee: an empty list does not mean the draft may be sent as it
     is. Raises ValueError when `max_findings` is negative.
@@ -182,7 +188,7 @@ def check_reply(
         claimed[start:end] = b"\x01" * (end - start)
         return True
 
-    for f in find(reply):
+    for f in find(reply, detectors):
         value = reply[f.start : f.end]
         if not claim(f.start, f.end) or (f.cls == "email" and value.casefold() == own):
             continue

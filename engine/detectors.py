@@ -9,13 +9,30 @@ search is linear in the text (tests/engine/test_find.py feeds 1 MB of adversaria
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Literal
+from functools import partial
+from typing import Literal, Protocol
 
 from replyguard.engine import masks, validators
+from replyguard.engine.context_marks import Refusing, marked_as_other
 
 KeywordsIn = Literal["text", "lower", "shape"]
+
+
+class Finder(Protocol):
+    """What finds a detector's candidates: a compiled pattern, or one whose matches a context
+    function turns down (`engine.context_marks.Refusing`)."""
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize, /
+               ) -> re.Match[str] | None: ...
+
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize, /
+              ) -> re.Match[str] | None: ...
+
+    def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize, /
+                 ) -> Iterator[re.Match[str]]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +40,8 @@ class Detector:
     """One detector.
 
     `id` names it (`credit_card`, `us_ssn`, ...); `category` is the class the rules act on
-    (`card`, `national_id`, ...). `regex` finds candidates (group `group` is the value);
+    (`card`, `national_id`, ...). `regex` finds candidates (group `group` is the value; a
+    `Refusing` pattern skips those its context marks as something else);
     `keywords` is a cheap prefilter (the detector runs only if one of them is in the text);
     `validate` confirms a candidate (check digits, parsers); `mask` writes the masked value.
     `keywords_in` says what keywords are matched against: the text, its ASCII lower case
@@ -49,7 +67,7 @@ class Detector:
 
     id: str
     category: str
-    regex: re.Pattern[str]
+    regex: Finder
     keywords: tuple[str, ...]
     validate: Callable[[str], bool] | None
     mask: Callable[[str], str]
@@ -399,20 +417,29 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="phone_number",
         category="phone",
-        regex=re.compile(
+        # A digit run that the text before it marks as an id, a time, an ISBN or a reference
+        # (`"product_id": `, `ISBN`, `order`, `invoice`, `tracking`, `ref`) is no candidate.
+        regex=Refusing(re.compile(
             r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM + r")"
             r"(?:[ .-]?\(?\d\)?){6,16}" + _END_NUM
-        ),
+        ), marked_as_other),
         keywords=(),
         min_digits=8,
         reach=(2, 3),
-        validate=validators.phone,
+        # Valid in its numbering plan (libphonenumber): a `+` number in its own country's,
+        # a national one in one of these regions' (`phone_detectors` makes other sets).
+        validate=partial(validators.phone, regions=validators.DEFAULT_PHONE_REGIONS),
         mask=masks.phone,
         priority=14,
-        examples=("+44 20 7946 0123", "(555) 123-4567", "+55 11 98765-4321", "07700 900123",
-                  "555-123-4567", "+1 202 555 0143"),
+        examples=("+44 20 7946 0123", "(202) 555-0143", "+55 11 98765-4321", "020 7946 0123",
+                  "202-555-0143", "+1 202 555 0143", "1-202-555-0143", "07400 123456",
+                  "+49 30 1234567", "+33 1 23 45 67 89", "2025550143"),
         counterexamples=("12.50", "2024-11-29", "10:30", "123456", "v1.2.3", "+12345",
-                         "529.982.247-26", "111.111.111-11"),
+                         "529.982.247-26", "111.111.111-11", "(555) 123-4567",
+                         "07700 900123", "1755302400", "ISBN 0-306-40615-2",
+                         '"product_id": 3074185296', "order 2025550143", "invoice #2025550143",
+                         "tracking number: 2025550143", "ref 2025550143", "+1 555 012 3456",
+                         "(11) 98765-4321", '"created_at": "2025550143"'),
     ),
     Detector(
         id="ipv4_address",

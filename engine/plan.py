@@ -9,6 +9,7 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 try:  # Vectorscan/Hyperscan (BSD-3), optional: where its wheel is missing, `in` tests instead
     import hyperscan
@@ -39,7 +40,15 @@ class Plan:
 
     @classmethod
     def of(cls, detectors: Sequence[Detector]) -> Plan:
-        """The plan of `detectors` (built once per detector set, engine.find)."""
+        """The plan of `detectors`: a `DetectorSet`'s own (built once), else built now
+        (engine.find keeps the built-in set's)."""
+        if isinstance(detectors, DetectorSet):
+            return detectors.plan
+        return cls.build(detectors)
+
+    @classmethod
+    def build(cls, detectors: Sequence[Detector]) -> Plan:
+        """The plan of `detectors`, built."""
         numeric, gated, always = [], [], []
         keys: dict[KeywordsIn, dict[str, list[int]]] = {"text": {}, "lower": {}, "shape": {}}
         for i, d in enumerate(detectors):
@@ -139,6 +148,17 @@ class Plan:
         for key, group in self.lower_keys:
             if lower.find(key) != -1:
                 on.extend(group)
+
+
+class DetectorSet(tuple[Detector, ...]):
+    """An immutable detector set that keeps its `Plan` (built on first use), so that a set
+    other than the built-in one (phone numbers read in other regions) is not planned again on
+    every `find` call."""
+
+    @cached_property
+    def plan(self) -> Plan:
+        """The set's plan."""
+        return Plan.build(self)
 
 
 #: From this length on, a text's keywords are looked for in one Vectorscan pass (below it, the

@@ -80,7 +80,7 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
     `never_say` phrase (a cut there would let each half through)."""
     # A password's value alone is not found without its `password:` label before it.
     spans = [(max(0, f.start - 48) if f.cls == "password" else f.start, f.end)
-             for f in find(text)]
+             for f in find(text, rules.detectors)]
     if rules.never_say is not None:
         spans += [m.span() for m in rules.never_say.finditer(rules.normalize(text))]
     return spans
@@ -315,7 +315,7 @@ class ReplyScreen:
                 return None
         if self.context.passages:
             self._cited |= self.context.cited_tags(sentence)
-        findings = find(sentence)
+        findings = find(sentence, self.rules.detectors)
         if findings:
             sentence = self._personal_data(sentence, findings)
             if not sentence:
@@ -409,7 +409,7 @@ class ReplyScreen:
         added: list[str] = []
         if self._actions is not None:
             for sentence in self._actions.finish():
-                findings = find(sentence)
+                findings = find(sentence, self.rules.detectors)
                 sentence = self._personal_data(sentence, findings) if findings else sentence
                 if sentence:
                     added.append(sentence)

@@ -56,10 +56,11 @@ def screen_text(
 
     Counts: `reply_pd_detected_<class>` per value; `reply_pd_redacted` per value masked
     because its class is redacted; `reply_pd_withheld` once when the turn is held back or
-    the sentence removed. `findings` may be passed when already computed for `text`.
+    the sentence removed. `findings` may be passed when already computed for `text` (with
+    `rules.detectors`).
     """
     if findings is None:
-        findings = find(text)
+        findings = find(text, rules.detectors)
     if not findings:
         return Screened(text, "allow")
     counts: Counter[str] = Counter(detected(f.cls) for f in findings)
