@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from replyguard.engine.validators import PHONE_REGIONS
+from replyguard.engine.phone_numbers import PHONE_REGIONS
 
 BAD: Any = object()  # returned by a check that has recorded an error
 

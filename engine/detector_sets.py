@@ -12,12 +12,13 @@ from types import MappingProxyType
 
 from replyguard.engine import validators
 from replyguard.engine.detectors import DETECTORS, Detector
+from replyguard.engine.phone_numbers import DEFAULT_PHONE_REGIONS, PHONE_REGIONS
 from replyguard.engine.plan import DetectorSet
 
 #: The regions a language's readers write national phone numbers in, where the settings name
 #: none: `en` the United States and the United Kingdom, `pt-BR` Brazil.
 PHONE_REGIONS_BY_LANGUAGE: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "en": validators.DEFAULT_PHONE_REGIONS,
+    "en": DEFAULT_PHONE_REGIONS,
     "pt-BR": ("BR",),
 })
 
@@ -28,7 +29,7 @@ def phone_regions(regions: Iterable[str]) -> tuple[str, ...]:
     out: list[str] = []
     for region in regions:
         code = region.upper() if isinstance(region, str) else region
-        if code not in validators.PHONE_REGIONS:
+        if code not in PHONE_REGIONS:
             raise ValueError(f"phone_regions: {region!r} is not a region with a phone "
                              "numbering plan (ISO 3166-1 alpha-2 codes: US, GB, BR, ...)")
         if code not in out:
@@ -40,7 +41,7 @@ def phone_regions(regions: Iterable[str]) -> tuple[str, ...]:
 
 @cache
 def _for(regions: tuple[str, ...]) -> Sequence[Detector]:
-    if regions == validators.DEFAULT_PHONE_REGIONS:
+    if regions == DEFAULT_PHONE_REGIONS:
         return DETECTORS  # (engine.find keeps its plan)
     check = partial(validators.phone, regions=regions)
     return DetectorSet(replace(d, validate=check) if d.category == "phone" else d

@@ -295,7 +295,9 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         keywords=("@",),
         reach=(65, 600),
-        start=re.compile(f"(?:[{_EU}._%+-]{{0,64}}|[{_CJK}]{{1,64}})@\\Z"),
+        # (Each branch tried only where a run of its characters starts: ~2.5x cheaper.)
+        start=re.compile(f"(?<![{_EU}._%+-])[{_EU}._%+-]{{1,64}}@\\Z"
+                         f"|(?<![{_CJK}])[{_CJK}]{{1,64}}@\\Z"),
         validate=validators.email,
         mask=masks.email,
         priority=5,
@@ -345,7 +347,9 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -])[A-Za-z0-9]{4}(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
             r"(?:(?P=gs)[A-Za-z0-9]{1,3})?)(?![\w])(?!-[A-Za-z0-9])"
         ),
-        keywords=("AA00", "AA 00 AAAA 0", "AA 00 0000"),
+        # `AA 00 00` is the UK NINO's too (one scan for both); `AA 00 AAAA 0` starts a
+        # spaced country code with a bank code of letters (`GB 82 WEST 1234`).
+        keywords=("AA00", "AA 00 00", "AA 00 AAAA 0"),
         keywords_in="shape",
         reach=(0, 44),
         validate=validators.iban,

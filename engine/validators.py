@@ -14,12 +14,14 @@ import ipaddress
 import re
 
 import orjson
-import phonenumbers
 from stdnum import iban as _iban
 from stdnum import luhn
 from stdnum.br import cpf as _cpf
 from stdnum.exceptions import ValidationError
 from stdnum.us import ssn as _ssn
+
+from replyguard.engine import phone_numbers
+from replyguard.engine.phone_numbers import DEFAULT_PHONE_REGIONS
 
 _NON_DIGIT = re.compile(r"\D")
 _NON_DIGIT_BYTES = bytes(b for b in range(256) if not 48 <= b <= 57)
@@ -152,18 +154,10 @@ _DATE = re.compile(
 _CPF_SHAPE = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
 
 
-#: The regions whose numbering plans national phone numbers are read in when nothing says
-#: otherwise (an `en` reader's).
-DEFAULT_PHONE_REGIONS = ("US", "GB")
-#: Every region libphonenumber has a numbering plan for (ISO 3166-1 alpha-2 codes, and `001`
-#: for non-geographic entities).
-PHONE_REGIONS: frozenset[str] = frozenset(phonenumbers.SUPPORTED_REGIONS)
-
-
 def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     """A phone number valid in its numbering plan (ITU-T E.164, Google's libphonenumber
-    metadata, the `phonenumbers` package): written with `+` and 8 to 15 digits, valid for
-    the country its code names; or written nationally, 10 or 11 digits, valid in one of
+    metadata: `engine.phone_numbers`): written with `+` and 8 to 15 digits, valid for the
+    country its code names; or written nationally, 10 or 11 digits, valid in one of
     `regions` and written as that region writes its numbers (with its national prefix where
     its numbers are written with one: `020 7946 0123`, not `20 7946 0123`; `1-202-555-0143`
     or `(202) 555-0143`). A run holding a date (`2024-11-29 10`) is not a phone number, nor
@@ -172,28 +166,8 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
         return False
     number = digits(value)
     if value.startswith("+"):
-        return 8 <= len(number) <= 15 and _valid(value, None, number)
-    return 10 <= len(number) <= 11 and any(_valid(value, region, number) for region in regions)
-
-
-def _valid(value: str, region: str | None, number: str) -> bool:
-    """`value` (whose digits are `number`) is a valid number of `region`'s plan, written as
-    that region writes it; with no region, a `+` number valid in its country's plan."""
-    try:
-        parsed = phonenumbers.parse(value, region)
-    except phonenumbers.NumberParseException:
-        return False
-    if region is None:
-        return phonenumbers.is_valid_number(parsed)
-    if not phonenumbers.is_valid_number_for_region(parsed, region):
-        return False
-    significant = phonenumbers.national_significant_number(parsed)
-    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
-    prefix = (metadata.national_prefix or "") if metadata is not None else ""
-    if number == prefix + significant:
-        return True
-    national = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL)
-    return number == digits(national)
+        return 8 <= len(number) <= 15 and phone_numbers.phone(value, number, regions)
+    return 10 <= len(number) <= 11 and phone_numbers.phone(value, number, regions)
 
 
 # File extensions that are no top-level domain (IANA root zone), as in `icon@2x.png`.
