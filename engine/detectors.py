@@ -1,9 +1,10 @@
 """The built-in detectors: one declaration each (regex finds, validator confirms, mask hides).
 
-Classes and masks follow DESIGN section 3 (seed 000's personal-data table, seed 003's secret
-detectors). Every regex is anchored on its first character before any look-behind, so `re` can
-skip ahead with its first-character scan, and every repetition is bounded or deterministic, so a
-search is linear in the text (tests/engine/test_find.py feeds 1 MB of adversarial input).
+Classes: the personal-data classes (card, iban, national_id, email, phone) and the secrets
+(api_key, aws_access_key, private_key, jwt, password, ip_address). Every regex is anchored on
+its first character before any look-behind, so `re` can skip ahead with its first-character
+scan, and every repetition is bounded or deterministic, so a search is linear in the text
+(tests/engine/test_find.py feeds 1 MB of adversarial input).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class Detector:
     that is no space, so that it lies inside one run); without `reach`, over the whole
     text when a keyword occurs (or always, with no keywords). `priority` orders
     overlapping findings: the lower number keeps the text (card > iban > national_id >
-    ip_address > phone, DESIGN section 3). `examples` must each be found whole;
+    ip_address > phone). `examples` must each be found whole;
     `counterexamples` must give no finding of this detector.
     """
 
@@ -111,6 +112,7 @@ _START_CARD = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d))(?<![A-Za-z]-\d
 #: punctuation glued to one (`password=S3cret!=ghp_...`), so that both are found.
 _SECRET_START = (r"(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\."
                  r"|AKIA|ASIA|eyJ)")
+
 
 def _key(first: str) -> str:
     """A key's first character (`first`, a character or a class): not inside a word or a

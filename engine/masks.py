@@ -1,8 +1,8 @@
 """Masks: how a found value is written once its class is redacted.
 
-The personal-data masks are seed 000's exactly (`**** 1111`, `GB** **** 2681`, `***6789`,
-`j***@example.com`, `***0123`). A secret keeps its kind recognisable and never shows more than
-4 of its own characters (DESIGN section 3).
+The personal-data masks show what a person needs to tell one value from another: `**** 1111`,
+`GB** **** 2681`, `***6789`, `j***@example.com`, `***0123`. A secret keeps its kind
+recognisable and never shows more than 4 of its own characters.
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""The reply rules as immutable values: classes, actions, wording (seed 000, "The reply rules
-file").
+"""The reply rules as immutable values: classes, actions, wording (the reply rules file).
 
 `ReplyRules` is what a rules file says; `compile_rules` turns it once into `CompiledRules`, the
 object every screening call takes. Nothing here reads files: `config.rules` does that.
@@ -23,7 +22,8 @@ Language = Literal["en", "pt-BR"]
 LANGUAGES: tuple[Language, ...] = ("en", "pt-BR")
 
 #: Every class a detector finds, with the action it gets where the rules say nothing
-#: (DESIGN section 3; seed 000's table for the personal-data classes, seed 003 for secrets).
+#: (personal data: card, iban and national ids redacted, email and phone allowed; secrets
+#: redacted, IP addresses allowed).
 DEFAULT_ACTIONS: Mapping[str, Action] = MappingProxyType(
     {
         "card": "redact",
@@ -65,7 +65,7 @@ class ReplyExactly:
 
 @dataclass(frozen=True, slots=True)
 class ReplyRules:
-    """Exactly the keys of seed 000's rules file, as frozen values.
+    """Exactly the keys of the reply rules file, as frozen values.
 
     `personal_data` maps a class to its action; classes not listed take `DEFAULT_ACTIONS`.
     """

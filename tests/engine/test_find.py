@@ -82,6 +82,10 @@ ADVERSARIAL = {
     "punycode domains": _repeat("a@xn--"),
     "glued key starts": _repeat("A" * 16 + "-sk-"),
     "glued github tokens": _repeat("ghp_" + "a" * 36 + "_"),
+    "phone numbers": _repeat("(202) 555-0143 "),
+    "ids before numbers": _repeat('"a_id": 2025550143, '),
+    "words before numbers": _repeat("order no. 2025550143 "),
+    "long keys before numbers": _repeat("a_" * 40 + "id: 2025550143 "),
 }
 
 
