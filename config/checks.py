@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from replyguard.engine.phone_numbers import PHONE_REGIONS
+
 BAD: Any = object()  # returned by a check that has recorded an error
 
 
@@ -207,6 +209,34 @@ def routes(v: object, key: str, given: bool, ctx: Ctx) -> Any:
         if item is not BAD and not item.startswith("/"):
             out[i] = fail(ctx, f"{key}[{i}]", f'{item!r} does not start with "/"')
     return BAD if BAD in out else tuple(out)
+
+
+def region_codes(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    """Null (the language's regions) or a non-empty list of region codes with a phone
+    numbering plan (ISO 3166-1 alpha-2, any case; from text: comma-separated), returned
+    upper-cased, each once, in order."""
+    if v is None:
+        return None
+    if given and isinstance(v, str):
+        v = [part.strip() for part in v.split(",") if part.strip()]
+    if not isinstance(v, list | tuple):
+        return fail(ctx, key, f"{v!r} is not a list")
+    if not v:
+        return fail(ctx, key, "names no region (leave it out for the language's regions)")
+    out = [_region(item, f"{key}[{i}]", ctx) for i, item in enumerate(v)]
+    return BAD if any(item is BAD for item in out) else tuple(dict.fromkeys(out))
+
+
+def _region(item: object, key: str, ctx: Ctx) -> Any:
+    if isinstance(item, bool):  # YAML 1.1 reads a bare NO (Norway) as false
+        return fail(ctx, key, f"{item!r} is not a string (quote a region code: \"NO\")")
+    if not isinstance(item, str):
+        return fail(ctx, key, f"{item!r} is not a string")
+    code = item.strip().upper()
+    if code not in PHONE_REGIONS:
+        return fail(ctx, key, f"unknown region {item!r} (ISO 3166-1 alpha-2 codes with a "
+                              "phone numbering plan: US, GB, BR, ...)")
+    return code
 
 
 def check_value(check: Check, raw: object, key: str, ctx: Ctx) -> Any:

@@ -1,4 +1,4 @@
-"""The `guardrails:` settings (seed 002, DESIGN section 6): topic focus, prompt injection and
+"""The `guardrails:` settings: topic focus, prompt injection and
 moderation, each off unless enabled, each with its own timeout and fail-open/closed choice."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from replyguard.config.checks import boolean, http_url, integer, optional, secti
 __all__ = ["GuardrailsSettings", "JudgeSettings", "ModerationSettings",
            "PromptInjectionSettings", "TopicSettings", "MAX_BLOCK_MESSAGE"]  # fmt: skip
 
-#: Longest custom block message, in characters (seed 002: "beperkt tot 500 tekens").
+#: Longest custom block message, in characters.
 MAX_BLOCK_MESSAGE = 500
 _ON_ERROR = string(choices=("allow", "block"), noun="choice")
 
@@ -35,8 +35,8 @@ class JudgeSettings:
 
 @dataclass(frozen=True, slots=True)
 class TopicSettings:
-    """Blocks turns unrelated to `site_name` (the site's public purpose; seed 002 judges by
-    the site name only, never by the sources). `judge` answers the question."""
+    """Blocks turns unrelated to `site_name` (the site's public purpose: judged by the
+    site name only, never by the sources). `judge` answers the question."""
 
     enabled: bool = setting(False, boolean)
     site_name: str | None = setting(None, string(nullable=True, max_chars=200))

@@ -25,6 +25,7 @@ from replyguard.config.checks import (
     integer,
     number,
     optional,
+    region_codes,
     routes,
     seconds,
     section,
@@ -102,14 +103,18 @@ class UpstreamSettings:
 class RepliesSettings:
     """Reply screening. `rules`: absolute path of the reply rules file, or None for the built-in
     rules. `max_sentence_chars`: characters (code points) a sentence may grow to before it is split
-    at whitespace (DESIGN.md section 2), >= 512. `internals`: what replies get for the
+    at whitespace, >= 512. `internals`: what replies get for the
     platform's internals that `check_reply` finds (pod and host names, stack traces, log lines,
-    ...): allow (default, customer traffic), redact (`[internal]`) or withhold (the sentence)."""
+    ...): allow (default, customer traffic), redact (`[internal]`) or withhold (the sentence).
+    `phone_regions`: the regions national phone numbers are read in, as ISO 3166-1 alpha-2
+    codes (`[US, GB]`), or None for the language's (`en`: US and GB; `pt-BR`: BR); a
+    number written with `+` is always read in its own country's numbering plan."""
 
     rules: Path | None = setting(None, file_path)
     max_sentence_chars: int = setting(2000, integer(512))
     internals: str = setting("allow", string(choices=("allow", "redact", "withhold"),
                                                noun="action"))
+    phone_regions: tuple[str, ...] | None = setting(None, region_codes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +164,8 @@ class LogSettings:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """All of the proxy's settings; every key optional. `language`: `en` or `pt-BR` (DESIGN.md
-    section 4), the default when a request names none. `passthrough`: extra routes forwarded
+    """All of the proxy's settings; every key optional. `language`: `en` or `pt-BR`, the
+    default when a request names none. `passthrough`: extra routes forwarded
     unscreened (`/v1/files`), each starting with "/". Sections: see their classes."""
 
     listen: ListenSettings = section(ListenSettings)

@@ -20,6 +20,7 @@ from replyguard.engine.actions import (
 )
 from replyguard.engine.check_reply import DETECTOR_REASONS, MAX_FINDINGS, ReplyFinding, check_reply
 from replyguard.engine.context import Passage, ToolCall, TurnContext, read_context
+from replyguard.engine.detector_sets import PHONE_REGIONS_BY_LANGUAGE, detectors_for
 from replyguard.engine.detectors import DETECTORS, Detector
 from replyguard.engine.facts import (
     FACTS_CONFLICT,
@@ -95,6 +96,7 @@ __all__ = [
     "MustAccompany",
     "OUTCOME_ADDED",
     "OUTCOME_REPLACED",
+    "PHONE_REGIONS_BY_LANGUAGE",
     "Passage",
     "Phrasing",
     "Piece",
@@ -125,6 +127,7 @@ __all__ = [
     "compile_tools",
     "detect_injection",
     "detected",
+    "detectors_for",
     "find",
     "forbidden_calls",
     "locked_words",

@@ -73,11 +73,11 @@ def _forms_table() -> dict[int, str]:
 _OTHER_DIGIT = re.compile(r"[^\x00-\x7f](?<=\d)")
 
 
-def _digits(text: str) -> dict[int, str]:
-    """`ONE_FOR_ONE` with each decimal digit of another script in `text` read as its ASCII
-    digit (Thai `๘` as `8`, Arabic-Indic `٤` as `4`)."""
+def _digits(text: str, table: dict[int, str]) -> dict[int, str]:
+    """`table` with each decimal digit of another script in `text` read as its ASCII digit
+    (Thai `๘` as `8`, Arabic-Indic `٤` as `4`)."""
     found = {ord(c): str(unicodedata.decimal(c)) for c in set(_OTHER_DIGIT.findall(text))}
-    return {**ONE_FOR_ONE, **found}
+    return {**table, **found}
 
 
 def _lookalike_letters() -> dict[int, str]:
@@ -102,6 +102,8 @@ def _lookalike_letters() -> dict[int, str]:
 #: `_forms_table`, `_lookalike_letters`; and `_digits`). Offsets are unchanged by it.
 ONE_FOR_ONE: dict[int, str] = {**_lookalike_letters(), **_forms_table(),
                                **_dash_and_space_table()}
+#: `ONE_FOR_ONE` but for the look-alike letters (`canonical(text, letters=False)`).
+_FORMS_ONLY: dict[int, str] = {**_forms_table(), **_dash_and_space_table()}
 #: `ONE_FOR_ONE` for ASCII text (whitespace and control characters only), as a bytes table.
 _ASCII_ONE = bytes(ord(ONE_FOR_ONE.get(b, chr(b))) for b in range(128)) + bytes(range(128, 256))
 
@@ -191,16 +193,19 @@ class Canonical:
         return self.start(start), self.end(end)
 
 
-def canonical(text: str) -> Canonical:
+def canonical(text: str, *, letters: bool = True) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
-    ASCII text with nothing to undo is its own view, found in one scan."""
+    ASCII text with nothing to undo is its own view, found in one scan. With `letters`
+    false, look-alike letters are left as they are (a mask shows a value's own letters)."""
     if text.isascii():
         if _ASCII_WORK.search(text) is None:
             return Canonical(text, [])
         one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
         edits = list(_edits(text, one, False))
     else:
-        table = _digits(text) if _OTHER_DIGIT.search(text) is not None else ONE_FOR_ONE
+        table = ONE_FOR_ONE if letters else _FORMS_ONLY
+        if _OTHER_DIGIT.search(text) is not None:
+            table = _digits(text, table)
         one = text.translate(table)
         edits = list(_edits(text, one, True))
     if not edits:

@@ -1,5 +1,5 @@
-"""check_reply: what a staff member's draft reply to one user must not carry (seed 003,
-DESIGN section 8): personal data and secrets, the platform's internals, account enumeration.
+"""check_reply: what a staff member's draft reply to one user must not carry: personal data
+and secrets, the platform's internals, account enumeration.
 
 The check is a safety net, not a guarantee: a finding is a reason to read the draft again, and
 a clean result does not mean that the draft is right. A person sends the reply.
@@ -8,10 +8,12 @@ a clean result does not mean that the draft is right. A person sends the reply.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
+from replyguard.engine.detectors import DETECTORS, Detector
 from replyguard.engine.find import find
 from replyguard.engine.internals import REPLY_RULES, ReplyRule
 from replyguard.engine.text import fold
@@ -19,24 +21,38 @@ from replyguard.engine.text import fold
 #: At most this many findings by default: enough to send a draft back, few enough to read.
 MAX_FINDINGS: Final = 20
 
-#: Why a reply must not contain what each detector finds, by detector class (seed 003's
-#: sentences; `national_id` widens its US-only "Social security numbers" to SSN, NINO and CPF).
+#: Why a reply must not contain what each detector finds, by the name its findings carry:
+#: the staff help desk's own detector names and reasons word for word, and names of the same
+#: form for the detectors it lacks (UK NINO, Brazilian CPF, a URL's password).
 DETECTOR_REASONS: Final = MappingProxyType({
     "api_key": "Keys are secrets.",
     "aws_access_key": "Keys are secrets.",
-    "card": "Card numbers are payment data.",
+    "br_cpf": "CPF numbers are personal data.",
+    "credit_card": "Card numbers are payment data.",
     "email": "Email addresses other than the requester's are another person's data.",
     "iban": "Bank account numbers are payment data.",
     "ip_address": "IP addresses are personal data, or describe the platform's network.",
     "jwt": "Tokens are secrets.",
-    "national_id": "National identity numbers (social security, National Insurance, CPF) are "
-                   "personal data.",
-    "password": "Passwords are secrets.",
-    "phone": "Phone numbers are personal data.",
+    "password_assignment": "Passwords are secrets.",
+    "phone_number": "Phone numbers are personal data.",
     "private_key": "Keys are secrets.",
+    "uk_nino": "National Insurance numbers are personal data.",
+    "url_password": "Passwords are secrets.",
+    "us_ssn": "Social security numbers are personal data.",
 })
 
-#: The reason given for a detector class missing from `DETECTOR_REASONS`.
+#: The name a finding carries where it is not its detector's id: both IP detectors report
+#: `ip_address`.
+_RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
+                                       "ipv6_address": "ip_address"})
+
+
+def rule_name(detector: str) -> str:
+    """The name a finding of detector `detector` carries (`credit_card`, `ip_address`)."""
+    return _RULE_NAMES.get(detector, detector)
+
+
+#: The reason given for a detector missing from `DETECTOR_REASONS` (a detector added later).
 _OTHER_REASON = "Personal data and secrets are for their owner only."
 
 
@@ -44,9 +60,9 @@ _OTHER_REASON = "Personal data and secrets are for their owner only."
 class ReplyFinding:
     """Something in a draft reply that breaks a rule, as `check_reply` reports it.
 
-    `rule` is the rule or detector class that found it (`pod_name`, `email`); `text` is what it
-    found, as it stands in the draft (the staff member's own view: it goes to no log or metric);
-    `why` says why a reply must not contain it.
+    `rule` is the rule or detector that found it (`pod_name`, `email`, `credit_card`); `text`
+    is what it found, as it stands in the draft (the staff member's own view: it goes to no
+    log or metric); `why` says why a reply must not contain it.
     """
 
     rule: str
@@ -140,15 +156,20 @@ ACCOUNT_ENUMERATION: Final = ReplyRule(
 
 
 def check_reply(
-    reply: str, requester_email: str | None = None, max_findings: int = MAX_FINDINGS
+    reply: str, requester_email: str | None = None, max_findings: int = MAX_FINDINGS,
+    detectors: Sequence[Detector] = DETECTORS,
 ) -> list[ReplyFinding]:
     """Everything in the draft `reply` that breaks the reply rules, at most `max_findings`.
 
-    In this order: the detectors' findings in text order (rule = the detector's class; the
-    requester's own email, compared case-insensitively, is allowed), then each of
+    In this order: the detectors' findings in text order (rule = the detector's name,
+    `rule_name`: `credit_card`, `us_ssn`, `phone_number`, ...; the requester's own email,
+    compared case-insensitively, is allowed), then each of
     `REPLY_RULES` in table order (its matches in text order), then account-enumeration wording
     (case- and accent-insensitive). A stretch of text already reported, or the requester's own
     address, is not reported again by a later rule. Deterministic; linear in `len(reply)`.
+
+    `detectors`: the detector set (`CompiledRules.detectors`: national phone numbers read in
+    its regions; by default US and GB).
 
     A safety net, not a guarantee: an empty list does not mean the draft may be sent as it
     is. Raises ValueError when `max_findings` is negative.
@@ -167,11 +188,12 @@ def check_reply(
         claimed[start:end] = b"\x01" * (end - start)
         return True
 
-    for f in find(reply):
+    for f in find(reply, detectors):
         value = reply[f.start : f.end]
         if not claim(f.start, f.end) or (f.cls == "email" and value.casefold() == own):
             continue
-        found.append(ReplyFinding(f.cls, value, DETECTOR_REASONS.get(f.cls, _OTHER_REASON)))
+        name = rule_name(f.detector)
+        found.append(ReplyFinding(name, value, DETECTOR_REASONS.get(name, _OTHER_REASON)))
         if len(found) == max_findings:
             return found
     folded = fold(reply, strip_accents=True)

@@ -1,21 +1,39 @@
 """The built-in detectors: one declaration each (regex finds, validator confirms, mask hides).
 
-Classes and masks follow DESIGN section 3 (seed 000's personal-data table, seed 003's secret
-detectors). Every regex is anchored on its first character before any look-behind, so `re` can
-skip ahead with its first-character scan, and every repetition is bounded or deterministic, so a
-search is linear in the text (tests/engine/test_find.py feeds 1 MB of adversarial input).
+Classes: the personal-data classes (card, iban, national_id, email, phone) and the secrets
+(api_key, aws_access_key, private_key, jwt, password, ip_address). Every regex is anchored on
+its first character before any look-behind, so `re` can skip ahead with its first-character
+scan, and every repetition is bounded or deterministic, so a search is linear in the text
+(tests/engine/test_find.py feeds 1 MB of adversarial input).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Literal
+from functools import partial
+from typing import Literal, Protocol
 
 from replyguard.engine import masks, validators
+from replyguard.engine.context_marks import Refusing, marked_as_other
 
 KeywordsIn = Literal["text", "lower", "shape"]
+
+
+class Finder(Protocol):
+    """What finds a detector's candidates: a compiled pattern, or one whose matches a context
+    function turns down (`engine.context_marks.Refusing`)."""
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize, /
+               ) -> re.Match[str] | None: ...
+
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize, /
+              ) -> re.Match[str] | None: ...
+
+    def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize, /
+                 ) -> Iterator[re.Match[str]]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +41,8 @@ class Detector:
     """One detector.
 
     `id` names it (`credit_card`, `us_ssn`, ...); `category` is the class the rules act on
-    (`card`, `national_id`, ...). `regex` finds candidates (group `group` is the value);
+    (`card`, `national_id`, ...). `regex` finds candidates (group `group` is the value; a
+    `Refusing` pattern skips those its context marks as something else);
     `keywords` is a cheap prefilter (the detector runs only if one of them is in the text);
     `validate` confirms a candidate (check digits, parsers); `mask` writes the masked value.
     `keywords_in` says what keywords are matched against: the text, its ASCII lower case
@@ -43,7 +62,7 @@ class Detector:
     that is no space, so that it lies inside one run); without `reach`, over the whole
     text when a keyword occurs (or always, with no keywords). `priority` orders
     overlapping findings: the lower number keeps the text (card > iban > national_id >
-    ip_address > phone, DESIGN section 3). `examples` must each be found whole;
+    ip_address > phone). `examples` must each be found whole;
     `counterexamples` must give no finding of this detector.
 
     `rest`, for a value of no bounded length (a key block, a token): what continues it past
@@ -53,7 +72,7 @@ class Detector:
 
     id: str
     category: str
-    regex: re.Pattern[str]
+    regex: Finder
     keywords: tuple[str, ...]
     validate: Callable[[str], bool] | None
     mask: Callable[[str], str]
@@ -91,8 +110,45 @@ KEY_BODY = r"""(?:[A-Za-z0-9+/=\s:,.\\"'<>#|*_&;]|-(?!----))"""
 KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 
 #: Where a number detector runs: from the start of a run of digits and separators to 3
-#: characters past its end (its look-aheads read at most 2).
+#: characters past its end (its look-aheads read at most 2 past a run).
 _NEAR_RUN = (0, 3)
+
+#: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
+#: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
+_CARD_SEP = r"(?: ?- ?| )"
+#: A card starts as a number does, and also right after a space that ends an ungrouped run
+#: of 13 digits or more (a list of cards: `4111111111111111 5500005555555559`); never after
+#: a digit and a spaced hyphen (inside `4111 - 1111 - ...`).
+_START_CARD = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d))(?<![A-Za-z]-\d)"
+               r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
+
+#: Where a known secret starts (api_key, aws_access_key, jwt): a password value stops before
+#: punctuation glued to one (`password=S3cret!=ghp_...`), so that both are found.
+_SECRET_START = (r"(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\."
+                 r"|AKIA|ASIA|eyJ)")
+
+
+def _key(first: str) -> str:
+    """A key's first character (`first`, a character or a class): not inside a word or a
+    hyphenated name (`risk-free`), but after a `_` or `-` that ends another key's body (16
+    letters or digits at least: two keys glued, `ghp_...-sk-proj-...`)."""
+    return f"{first}(?:(?<![\\w-]{first})|(?<=[A-Za-z0-9]{{16}}[_-]{first}))"
+
+
+#: Not punctuation glued to a known secret: where a password value stops.
+_UNGLUED = r"(?![=,;:|]" + _SECRET_START + ")"
+
+#: The letters and digits of an address outside CJK scripts (RFC 6531 allows any, RFC 5890
+#: any in a domain): ASCII, Latin-1 and Latin Extended-A/B, Greek and Cyrillic.
+_EU_LETTERS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0386-\u03ce\u0400-\u04ff"
+_EU = "0-9" + _EU_LETTERS
+#: CJK scripts: kana, ideographs, Hangul. An address's local part is of one kind or the
+#: other, so that an address written right after CJK text starts where the script changes
+#: (`邮箱是jane.doe@example.com`).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_DOMAIN_LABEL = f"[{_EU}{_CJK}](?:[{_EU}{_CJK}-]{{0,61}}[{_EU}{_CJK}])?"
+#: A top-level domain: letters of one script, or an A-label (`xn--p1ai`, RFC 5890).
+_TLD = f"(?:[{_EU_LETTERS}]{{2,24}}|[{_CJK}]{{1,24}}|xn--[A-Za-z0-9-]{{1,59}})"
 
 
 def dotted_quad(run: str) -> bool:
@@ -156,15 +212,16 @@ DETECTORS: tuple[Detector, ...] = (
         id="api_key",
         category="api_key",
         regex=re.compile(
-            r"(?:s(?<![\w-]s)k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,200}"
-            r"|[sr](?<![\w-][sr])k_(?:live|test)_[A-Za-z0-9]{16,200}"
-            r"|p(?<![\w-]p)k_live_[A-Za-z0-9]{16,200}"
-            r"|g(?<![\w-]g)h[pousr]_[A-Za-z0-9]{36,255}"
-            r"|g(?<![\w-]g)ithub_pat_[A-Za-z0-9_]{22,255}"
-            r"|g(?<![\w-]g)lpat-[A-Za-z0-9_-]{20,64}|x(?<![\w-]x)ox[abprs]-[A-Za-z0-9-]{10,200}"
-            r"|A(?<![\w-]A)Iza[0-9A-Za-z_-]{35}|h(?<![\w-]h)f_[A-Za-z0-9]{30,64}"
-            r"|n(?<![\w-]n)pm_[A-Za-z0-9]{36}"
-            r"|S(?<![\w-]S)G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![\w-])"
+            "(?:" + _key("s") + r"k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,200}"
+            "|" + _key("[sr]") + r"k_(?:live|test)_[A-Za-z0-9]{16,200}"
+            "|" + _key("p") + r"k_live_[A-Za-z0-9]{16,200}"
+            "|" + _key("g") + r"h[pousr]_[A-Za-z0-9]{36,255}"
+            "|" + _key("g") + r"ithub_pat_[A-Za-z0-9_]{22,255}"
+            "|" + _key("g") + r"lpat-[A-Za-z0-9_-]{20,64}"
+            "|" + _key("x") + r"ox[abprs]-[A-Za-z0-9-]{10,200}"
+            "|" + _key("A") + r"Iza[0-9A-Za-z_-]{35}|" + _key("h") + r"f_[A-Za-z0-9]{30,64}"
+            "|" + _key("n") + r"pm_[A-Za-z0-9]{36}"
+            "|" + _key("S") + r"G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9])"
         ),
         # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ (one fast scan for all).
         keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG."),
@@ -178,10 +235,12 @@ DETECTORS: tuple[Detector, ...] = (
             "ghp_1234567890abcdefghijABCDEFGHIJ123456",
             "AIzaSyA1234567890abcdefghijklmnopqrstuv",
             "xoxb-1234567890-abcdefghij",
+            "ghp_A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5F6g7H8",
         ),
         counterexamples=("sk-short", "the task-list", "ghp_tooshort", "risk-free options",
                          "help.example.com/how-to-mask-your-personal-data-safely",
-                         "the desk-top-printer-setup-guide-for-windows page"),
+                         "the desk-top-printer-setup-guide-for-windows page",
+                         "the-best-sk-Learn2024-course", "ghp_1234567890abcdefghijABCDEFGHIJ12345"),
     ),
     Detector(
         id="aws_access_key",
@@ -198,22 +257,31 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="password_assignment",
         category="password",
+        # The name, in any case and after any non-alphanumeric character or inside a
+        # camelCase name (`dbPassword`), with an optional `_`/`.`/`-` suffix
+        # (`password_hash`, `PASSWORD_DB`) and a closing quote or bracket
+        # (`$config['password']`); the operator (`:` `=` `:=` `=>` `==`); the value, quoted
+        # (C#'s verbatim `@"..."` too) or not.
         regex=re.compile(
-            r"(?i:p(?<![A-Za-z0-9]p)(?:assword|asswd|wd|ass(?:phrase)?)|s(?<![A-Za-z0-9]s)enha)"
-            r"[\"']?[ \t]{0,8}[:=][ \t]{0,8}"
+            r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))"
+            r"(?i:assword|asswd|wd|ass(?:phrase)?)"
+            r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha))"
+            r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|==?|:)[ \t]{0,8}"
             # `&` ends the value only where a URL's next parameter starts (`&user=`).
-            r"(?P<q>[\"'`]?)(?P<value>(?:[^\s\"'`&]|&(?![A-Za-z_]\w{0,30}=)){0,199}"
-            r"[^\s\"'`&.,;:)])(?P=q)"
+            r"(?:@(?=\"))?(?P<q>[\"'`]?)(?P<value>(?:" + _UNGLUED + r"[^\s\"'`&]"
+            r"|&(?![A-Za-z_]\w{0,30}=)){0,199}" + _UNGLUED + r"[^\s\"'`&.,;:)])(?P=q)"
         ),
         keywords=("pass", "pwd", "senha"),
         keywords_in="lower",
-        reach=(0, 240),
+        reach=(0, 300),
         validate=validators.password,
         mask=masks.password,
         priority=4,
         group="value",
         examples=("hunter2Secret!", "S3cr3t-value"),
         counterexamples=("password: reset it from the link", "your password is safe",
+                         "passport: see the counter", "compass: north", "dbpassword=S3cret!x",
+                         "pass-through: enabled", "password == null",
                          "senha: nova", "password: Reset.", "password: ********",
                          "password: [REDACTED]", "password: https://shop.example.com/reset"),
     ),
@@ -242,28 +310,40 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="email",
         category="email",
+        # Local part: letters and digits of ASCII, Latin, Greek or Cyrillic with `._%+-`,
+        # or CJK letters; domain: labels of either (IDN, RFC 5890) or A-labels (`xn--`).
         regex=re.compile(
-            r"[A-Za-z0-9_%+-](?<![\w.%+-][A-Za-z0-9_%+-])[A-Za-z0-9._%+-]{0,63}"
-            r"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-            r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?){0,7}\.[A-Za-z]{2,24}(?![\w@-])"
-            r"(?!\.[A-Za-z0-9])"
+            f"(?:[{_EU}_%+-](?<![{_EU}_.%+-][{_EU}_%+-])[{_EU}._%+-]{{0,63}}"
+            f"|[{_CJK}](?<![{_CJK}][{_CJK}])[{_CJK}]{{0,63}})"
+            f"@{_DOMAIN_LABEL}(?:\\.{_DOMAIN_LABEL}){{0,7}}\\.{_TLD}"
+            f"(?![{_EU}_@-])(?!\\.[{_EU}{_CJK}])"
         ),
         keywords=("@",),
         reach=(65, 600),
-        start=re.compile(r"[A-Za-z0-9._%+-]{0,64}@\Z"),
+        # (Each branch tried only where a run of its characters starts: ~2.5x cheaper.)
+        start=re.compile(f"(?<![{_EU}._%+-])[{_EU}._%+-]{{1,64}}@\\Z"
+                         f"|(?<![{_CJK}])[{_CJK}]{{1,64}}@\\Z"),
         validate=validators.email,
         mask=masks.email,
         priority=5,
-        examples=("jane.doe@example.com", "j+tag@mail.example.co.uk", "ana_silva@empresa.com.br"),
+        examples=("jane.doe@example.com", "j+tag@mail.example.co.uk", "ana_silva@empresa.com.br",
+                  "jo\u00e3o.silva@exemplo.com.br", "andr\u00e9@exemple.fr",
+                  "m\u00fcller@beispiel.de", "\u7528\u6237@\u4f8b\u5b50.\u5e7f\u544a",
+                  "user@xn--bcher-kva.example", "user@example.xn--p1ai",
+                  "\u0438\u0432\u0430\u043d@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444"),
         counterexamples=("@handle", "user@localhost", "a@b", "name at example dot com",
-                         "report@2x.png", "icon@3x.svg"),
+                         "report@2x.png", "icon@3x.svg", "\u00e9t\u00e9@ici", "user@xn--",
+                         "jo\u00e3o@exemplo"),
     ),
     Detector(
         id="credit_card",
         category="card",
+        # Groups of four (any mix of `_CARD_SEP` between them, the first one ending the
+        # number where it goes on), 13 to 19 digits in one block, or 4-6-5 / 4-6-4.
         regex=re.compile(
-            _START_NUM + r"\d{3}(?:(?P<cs>[ -]?)\d{4}(?:(?P=cs)\d{4}){1,2}(?:(?P=cs)\d{1,3})?"
-            r"|[ -]?\d{6}[ -]?\d{4,5})" + _END_GROUPED.format(sep="cs")
+            _START_CARD + r"\d{3}(?:(?P<cs>" + _CARD_SEP + r")\d{4}(?:" + _CARD_SEP
+            + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5})"
+            + _END_GROUPED.format(sep="cs")
         ),
         keywords=(),
         min_digits=13,
@@ -273,19 +353,28 @@ DETECTORS: tuple[Detector, ...] = (
         priority=10,
         trim_groups=True,
         examples=("4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559",
-                  "3782 822463 10005", "4222222222222"),
+                  "3782 822463 10005", "4222222222222", "4111 1111-1111 1111",
+                  "4111 - 1111 - 1111 - 1111", "4111- 1111 -1111 1111"),
         counterexamples=("4111 1111 1111 1112", "0000 0000 0000 0000", "1234 5678 9012 3456 7890",
-                         "order 4412", "order 112-4111111-1111111", "41 11 11 11 11 11 11 11"),
+                         "order 4412", "order 112-4111111-1111111", "41 11 11 11 11 11 11 11",
+                         "4111 - 1111 - 1111 - 1111 - 1111", "4111 -1111 -1111 -1111 -1111",
+                         "1234 - 4111 1111 1111 1111", "12345678901234567890"),
     ),
     Detector(
         id="iban",
         category="iban",
         # In either case (`gb82 west ...`, as typed): the validator reads it upper-cased.
+        # Country code, an optional space, check digits, then the BBAN: whole (after an
+        # optional space or hyphen: `DE89 370400440532013000`) or in groups of four with one
+        # kind of separator (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`).
         regex=re.compile(
-            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z]\d\d"
-            r"(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,3})?)(?![\w])"
+            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -])[A-Za-z0-9]{4}(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
+            r"(?:(?P=gs)[A-Za-z0-9]{1,3})?)(?![\w])(?!-[A-Za-z0-9])"
         ),
-        keywords=("AA00",),
+        # `AA 00 00` is the UK NINO's too (one scan for both); `AA 00 AAAA 0` starts a
+        # spaced country code with a bank code of letters (`GB 82 WEST 1234`).
+        keywords=("AA00", "AA 00 00", "AA 00 AAAA 0"),
         keywords_in="shape",
         reach=(0, 44),
         validate=validators.iban,
@@ -294,10 +383,15 @@ DETECTORS: tuple[Detector, ...] = (
         trim_groups=True,
         examples=("GB82 WEST 1234 5698 7654 32", "GB82WEST12345698765432",
                   "DE89 3704 0044 0532 0130 00", "NL91ABNA0417164300",
-                  "gb82 west 1234 5698 7654 32", "Gb82West12345698765432"),
+                  "gb82 west 1234 5698 7654 32", "Gb82West12345698765432",
+                  "GB82-WEST-1234-5698-7654-32", "gb82-west-1234-5698-7654-32",
+                  "DE89 370400440532013000", "GB 82 WEST 1234 5698 7654 32",
+                  "DE 89 3704 0044 0532 0130 00", "NL91-ABNA-0417-1643-00"),
         counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234",
                          "gb82 west 1234 5698 7654 33", "ab12 with some more text here",
-                         "sha256 digest 1234 5678 9012"),
+                         "sha256 digest 1234 5678 9012", "GB82-WEST-1234-5698-7654-33",
+                         "GB82 WEST-1234-5698-7654-32", "on 29 2024 1234 5678 9012",
+                         "GB 82 WEST 1234 5698 7654 33"),
     ),
     Detector(
         id="us_ssn",
@@ -352,20 +446,29 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="phone_number",
         category="phone",
-        regex=re.compile(
+        # A digit run that the text before it marks as an id, a time, an ISBN or a reference
+        # (`"product_id": `, `ISBN`, `order`, `invoice`, `tracking`, `ref`) is no candidate.
+        regex=Refusing(re.compile(
             r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM + r")"
             r"(?:[ .-]?\(?\d\)?){6,16}" + _END_NUM
-        ),
+        ), marked_as_other),
         keywords=(),
         min_digits=8,
         reach=(2, 3),
-        validate=validators.phone,
+        # Valid in its numbering plan (libphonenumber): a `+` number in its own country's,
+        # a national one in one of these regions' (`phone_detectors` makes other sets).
+        validate=partial(validators.phone, regions=validators.DEFAULT_PHONE_REGIONS),
         mask=masks.phone,
         priority=14,
-        examples=("+44 20 7946 0123", "(555) 123-4567", "+55 11 98765-4321", "07700 900123",
-                  "555-123-4567", "+1 202 555 0143"),
+        examples=("+44 20 7946 0123", "(202) 555-0143", "+55 11 98765-4321", "020 7946 0123",
+                  "202-555-0143", "+1 202 555 0143", "1-202-555-0143", "07400 123456",
+                  "+49 30 1234567", "+33 1 23 45 67 89", "2025550143"),
         counterexamples=("12.50", "2024-11-29", "10:30", "123456", "v1.2.3", "+12345",
-                         "529.982.247-26", "111.111.111-11"),
+                         "529.982.247-26", "111.111.111-11", "(555) 123-4567",
+                         "07700 900123", "1755302400", "ISBN 0-306-40615-2",
+                         '"product_id": 3074185296', "order 2025550143", "invoice #2025550143",
+                         "tracking number: 2025550143", "ref 2025550143", "+1 555 012 3456",
+                         "(11) 98765-4321", '"created_at": "2025550143"'),
     ),
     Detector(
         id="ipv4_address",
@@ -388,8 +491,10 @@ DETECTORS: tuple[Detector, ...] = (
         id="ipv6_address",
         category="ip_address",
         regex=re.compile(
+            # The last group may be an IPv4 address (RFC 4291 section 2.2: `::ffff:192.0.2.1`),
+            # taken whole: never a match ending at one of its dots.
             r"[0-9A-Fa-f:](?<![\w:.][0-9A-Fa-f:])[0-9A-Fa-f]{0,3}(?::[0-9A-Fa-f]{0,4}){2,7}"
-            r"(?:%[A-Za-z0-9]{1,16})?(?![\w:])"
+            r"(?:(?:\.\d{1,3}){3})?(?:%[A-Za-z0-9]{1,16})?(?![\w:])(?!\.\d)"
         ),
         keywords=(),
         gate=COLON_PAIR,
@@ -397,7 +502,10 @@ DETECTORS: tuple[Detector, ...] = (
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,
-        examples=("2001:db8::8a2e:370:7334", "fe80::1", "2001:0db8:85a3:0000:0000:8a2e:0370:7334"),
-        counterexamples=("10:30:00", "std::vector", "12:00"),
+        examples=("2001:db8::8a2e:370:7334", "fe80::1", "2001:0db8:85a3:0000:0000:8a2e:0370:7334",
+                  "::ffff:192.0.2.1", "64:ff9b::192.0.2.33",
+                  "0:0:0:0:0:ffff:192.0.2.1"),
+        counterexamples=("10:30:00", "std::vector", "12:00", "::ffff:192.0.2", "::ffff:192.0.2.1.5",
+                         "::ffff:192.0.2.256"),
     ),
 )

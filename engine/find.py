@@ -448,12 +448,13 @@ def _settle(
 
 
 def _as_read(value: str) -> str:
-    """A value as the detectors read it (its canonical view, without invisible characters):
-    what its mask is written from, so that a mask never repeats markup, an entity or a
-    full-width form of the value (`<b>jane</b>@example.com` -> `j***@example.com`)."""
+    """A value as the detectors read it (its canonical view, without invisible characters,
+    its letters as written): what its mask is written from, so that a mask never repeats
+    markup, an entity or a full-width form of the value (`<b>jane</b>@example.com` ->
+    `j***@example.com`) and shows the letters it shows as they were written."""
     if not value.isascii():
         value = visible(value)
-    return canonical(value).text
+    return canonical(value, letters=False).text
 
 
 def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bool]) -> str:

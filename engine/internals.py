@@ -1,4 +1,4 @@
-"""The platform's internals a reply to a user must not carry (seed 003's `REPLY_RULES`): pod and
+"""The platform's internals a reply to a user must not carry (`REPLY_RULES`): pod and
 node names, internal hosts and URLs, log lines, stack traces, exception names, redaction
 placeholders, version numbers of the platform's software and cloud account ids.
 
@@ -22,16 +22,18 @@ class ReplyRule:
     """One rule of what a reply to a user must not contain, beyond the detectors.
 
     `name` is what a finding names (`pod_name`); every match of `pattern` is one finding; `why`
-    says in one sentence, for the staff member, why a reply must not contain it. `examples`
-    must each be found whole; `counterexamples` must give no match. With `folded`, the
-    pattern reads the text case- and accent-folded (`engine.text.fold`, same offsets).
+    says in one sentence, for the staff member, why a reply must not contain it
+    (`ReplyRule(name, pattern, why)` is a whole rule). `examples` must each be found whole;
+    `counterexamples` must give no match (the built-in rules have both, a test walks them).
+    With `folded`, the pattern reads the text case- and accent-folded (`engine.text.fold`,
+    same offsets).
     """
 
     name: str
     pattern: re.Pattern[str]
     why: str
-    examples: tuple[str, ...]
-    counterexamples: tuple[str, ...]
+    examples: tuple[str, ...] = ()
+    counterexamples: tuple[str, ...] = ()
     folded: bool = False
 
     def spans(self, text: str, folded: str | None = None) -> Iterator[tuple[int, int]]:

@@ -1,8 +1,8 @@
 """Masks: how a found value is written once its class is redacted.
 
-The personal-data masks are seed 000's exactly (`**** 1111`, `GB** **** 2681`, `***6789`,
-`j***@example.com`, `***0123`). A secret keeps its kind recognisable and never shows more than
-4 of its own characters (DESIGN section 3).
+The personal-data masks show what a person needs to tell one value from another: `**** 1111`,
+`GB** **** 2681`, `***6789`, `j***@example.com`, `***0123`. A secret keeps its kind
+recognisable and never shows more than 4 of its own characters.
 """
 
 from __future__ import annotations
@@ -80,7 +80,9 @@ def password(value: str) -> str:
 
 
 def ip_address(value: str) -> str:
-    """`203.0.113.42` -> `***.***.***.42`; IPv6 -> `****::` + its last group."""
-    if ":" in value:
-        return "****::" + value.rsplit(":", 1)[-1]
-    return "***.***.***." + value.rsplit(".", 1)[-1]
+    """`203.0.113.42` -> `***.***.***.42`; IPv6 -> `****::` + its last group; IPv6 ending in
+    an IPv4 address -> `****::***.***.***.1` (as that IPv4 address is masked)."""
+    if "." in value:
+        head = "****::" if ":" in value else ""
+        return head + "***.***.***." + value.rsplit(".", 1)[-1].split("%", 1)[0]
+    return "****::" + value.rsplit(":", 1)[-1]

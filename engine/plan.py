@@ -9,6 +9,7 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 try:  # Vectorscan/Hyperscan (BSD-3), optional: where its wheel is missing, `in` tests instead
     import hyperscan
@@ -39,7 +40,15 @@ class Plan:
 
     @classmethod
     def of(cls, detectors: Sequence[Detector]) -> Plan:
-        """The plan of `detectors` (built once per detector set, engine.find)."""
+        """The plan of `detectors`: a `DetectorSet`'s own (built once), else built now
+        (engine.find keeps the built-in set's)."""
+        if isinstance(detectors, DetectorSet):
+            return detectors.plan
+        return cls.build(detectors)
+
+    @classmethod
+    def build(cls, detectors: Sequence[Detector]) -> Plan:
+        """The plan of `detectors`, built."""
         numeric, gated, always = [], [], []
         keys: dict[KeywordsIn, dict[str, list[int]]] = {"text": {}, "lower": {}, "shape": {}}
         for i, d in enumerate(detectors):
@@ -81,10 +90,7 @@ class Plan:
                     if most >= least:
                         on.append(i)
             if self.shape_keys:
-                shape = views.shape()
-                for key, group in self.shape_keys:
-                    if shape.find(key) != -1:  # (`in` on bytes costs ~4x `find`)
-                        on.extend(group)
+                self._shape_keys(views, on)
         if self.scan is not None and len(text) >= KEYSCAN_MIN:
             on.extend(self.scan.groups(views))
         else:
@@ -122,6 +128,21 @@ class Plan:
                 return False
         return True
 
+    def _shape_keys(self, views: Views, on: list[int]) -> None:
+        """Add the detectors whose shape keywords occur. In a long text each answer is
+        also told to `views`, so that the detectors' windows do not scan for it again: a
+        shape keyword is made of the shape view's commonest bytes, so a scan steps one byte
+        at a time (~8k instructions a KB; the realistic corpus's detectors ~32k/KB fewer)."""
+        shape = views.shape()
+        tell = len(shape) >= KEYSCAN_MIN
+        for key, group in self.shape_keys:
+            if shape.find(key) != -1:  # (`in` on bytes costs ~4x `find`)
+                on.extend(group)
+                if tell:
+                    views.know("shape", key.decode(), True)
+            elif tell:
+                views.know("shape", key.decode(), False)
+
     def _keywords(self, views: Views, on: list[int]) -> None:
         text = views.text
         for word, group in self.text_keys:
@@ -139,6 +160,17 @@ class Plan:
         for key, group in self.lower_keys:
             if lower.find(key) != -1:
                 on.extend(group)
+
+
+class DetectorSet(tuple[Detector, ...]):
+    """An immutable detector set that keeps its `Plan` (built on first use), so that a set
+    other than the built-in one (phone numbers read in other regions) is not planned again on
+    every `find` call."""
+
+    @cached_property
+    def plan(self) -> Plan:
+        """The set's plan."""
+        return Plan.build(self)
 
 
 #: From this length on, a text's keywords are looked for in one Vectorscan pass (below it, the

@@ -83,7 +83,7 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
     `never_say` phrase (a cut there would let each half through)."""
     # A password's value alone is not found without its `password:` label before it.
     spans = [(max(0, f.start - 48) if f.cls == "password" else f.start, f.end)
-             for f in find(text)]
+             for f in find(text, rules.detectors)]
     spans += rules.never_say_spans(text)
     return spans
 
@@ -317,7 +317,7 @@ class ReplyScreen:
                 return None
         if self.context.passages:
             self._cited |= self.context.cited_tags(sentence)
-        findings = find(sentence)
+        findings = find(sentence, self.rules.detectors)
         if findings:
             sentence = self._personal_data(sentence, findings)
             if not sentence:
@@ -411,7 +411,7 @@ class ReplyScreen:
         added: list[str] = []
         if self._actions is not None:
             for sentence in self._actions.finish():
-                findings = find(sentence)
+                findings = find(sentence, self.rules.detectors)
                 sentence = self._personal_data(sentence, findings) if findings else sentence
                 if sentence:
                     added.append(sentence)

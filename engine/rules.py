@@ -1,5 +1,4 @@
-"""The reply rules as immutable values: classes, actions, wording (seed 000, "The reply rules
-file").
+"""The reply rules as immutable values: classes, actions, wording (the reply rules file).
 
 `ReplyRules` is what a rules file says; `compile_rules` turns it once into `CompiledRules`, the
 object every screening call takes. Nothing here reads files: `config.rules` does that.
@@ -8,11 +7,13 @@ object every screening call takes. Nothing here reads files: `config.rules` does
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
+from replyguard.engine.detector_sets import PHONE_REGIONS_BY_LANGUAGE, detectors_for, phone_regions
+from replyguard.engine.detectors import Detector
 from replyguard.engine.text import PhrasePattern, phrase_pattern, wording, wording_spans
 
 Action = Literal["redact", "withhold", "allow"]
@@ -21,7 +22,8 @@ Language = Literal["en", "pt-BR"]
 LANGUAGES: tuple[Language, ...] = ("en", "pt-BR")
 
 #: Every class a detector finds, with the action it gets where the rules say nothing
-#: (DESIGN section 3; seed 000's table for the personal-data classes, seed 003 for secrets).
+#: (personal data: card, iban and national ids redacted, email and phone allowed; secrets
+#: redacted, IP addresses allowed).
 DEFAULT_ACTIONS: Mapping[str, Action] = MappingProxyType(
     {
         "card": "redact",
@@ -63,7 +65,7 @@ class ReplyExactly:
 
 @dataclass(frozen=True, slots=True)
 class ReplyRules:
-    """Exactly the keys of seed 000's rules file, as frozen values.
+    """Exactly the keys of the reply rules file, as frozen values.
 
     `personal_data` maps a class to its action; classes not listed take `DEFAULT_ACTIONS`.
     """
@@ -87,7 +89,9 @@ class CompiledRules:
 
     Attributes: `actions` (class -> action), `never_say` / `offers_markers` / `offers_allowed`
     (a `PhrasePattern` or None when the list is empty), `asked` (one pattern per
-    `reply_exactly` entry with `when_asked`, in file order, paired with the entry).
+    `reply_exactly` entry with `when_asked`, in file order, paired with the entry),
+    `phone_regions` (where national phone numbers are read) and `detectors` (the detector
+    set reading them there, which every screen passes to `find`).
     """
 
     rules: ReplyRules
@@ -97,6 +101,8 @@ class CompiledRules:
     offers_markers: PhrasePattern | None
     offers_allowed: PhrasePattern | None
     asked: tuple[tuple[PhrasePattern, ReplyExactly], ...]
+    phone_regions: tuple[str, ...] = PHONE_REGIONS_BY_LANGUAGE["en"]
+    detectors: Sequence[Detector] = field(default_factory=lambda: detectors_for(("US", "GB")))
 
     def words(self, text: str) -> str:
         """Text as phrase patterns match it (`engine.text.wording`): its canonical view,
@@ -111,10 +117,15 @@ class CompiledRules:
         return wording_spans(self.never_say, text, strip_accents=self.language == "pt-BR")
 
 
-def compile_rules(rules: ReplyRules, language: Language = "en") -> CompiledRules:
-    """Compile `rules` for `language` ("en" or "pt-BR"); raises ValueError for another language."""
+def compile_rules(rules: ReplyRules, language: Language = "en",
+                  phone_regions: Iterable[str] | None = None) -> CompiledRules:
+    """Compile `rules` for `language` ("en" or "pt-BR"), national phone numbers read in
+    `phone_regions` (ISO 3166-1 alpha-2 codes; None: the language's, `en` US and GB,
+    `pt-BR` BR; a `+` number is always read in its own country's plan). Raises ValueError
+    for another language or a region with no numbering plan."""
     if language not in LANGUAGES:
         raise ValueError(f"language: {language!r} is not one of {', '.join(LANGUAGES)}")
+    regions = _regions(language, phone_regions)
     accents = language == "pt-BR"
     asked: list[tuple[PhrasePattern, ReplyExactly]] = []
     for entry in rules.reply_exactly:
@@ -132,4 +143,11 @@ def compile_rules(rules: ReplyRules, language: Language = "en") -> CompiledRules
         offers_markers=phrase_pattern(rules.offers_markers, strip_accents=accents),
         offers_allowed=phrase_pattern(rules.offers_allowed, strip_accents=accents),
         asked=tuple(asked),
+        phone_regions=regions,
+        detectors=detectors_for(regions),
     )
+
+
+def _regions(language: Language, given: Iterable[str] | None) -> tuple[str, ...]:
+    """The regions national phone numbers are read in: `given`, else the language's."""
+    return phone_regions(PHONE_REGIONS_BY_LANGUAGE[language] if given is None else given)

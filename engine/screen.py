@@ -1,7 +1,7 @@
 """Screening one piece of text for personal data: find, decide the action, mask, count.
 
-The actions are seed 000's ("Actions"): redact masks the value, withhold holds back the whole
-turn (or removes the whole reply sentence), allow leaves it as it is.
+The actions: redact masks the value, withhold holds back the whole turn (or removes the whole
+reply sentence), allow leaves it as it is.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class Screened:
     `text` is what may be released: masked where the rules redact; for a withheld reply
     sentence it is `""`; for a withheld turn it is the turn with every found value masked
     (never forwarded, but safe to show or record). `action` is the strongest action taken
-    (allow < redact < withhold). `counts` are seed 000 count names -> increments.
+    (allow < redact < withhold). `counts` are count names (`reply_pd_*`) -> increments.
     `withheld` names the classes that caused a withhold, sorted.
     """
 
@@ -56,10 +56,11 @@ def screen_text(
 
     Counts: `reply_pd_detected_<class>` per value; `reply_pd_redacted` per value masked
     because its class is redacted; `reply_pd_withheld` once when the turn is held back or
-    the sentence removed. `findings` may be passed when already computed for `text`.
+    the sentence removed. `findings` may be passed when already computed for `text` (with
+    `rules.detectors`).
     """
     if findings is None:
-        findings = find(text)
+        findings = find(text, rules.detectors)
     if not findings:
         return Screened(text, "allow")
     counts: Counter[str] = Counter(detected(f.cls) for f in findings)

@@ -2,7 +2,8 @@
 
 Each takes the matched text and returns True when the value is real. Check digits come from
 python-stdnum (Luhn, ISO 13616 IBAN mod-97 with each country's length, Brazilian CPF, US SSN);
-IP addresses from `ipaddress`; UK NINO prefixes from HMRC's rules (stdnum has no NINO).
+phone numbers from libphonenumber's numbering plans (`phonenumbers`); IP addresses from
+`ipaddress`; UK NINO prefixes from HMRC's rules (stdnum has no NINO).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from stdnum import luhn
 from stdnum.br import cpf as _cpf
 from stdnum.exceptions import ValidationError
 from stdnum.us import ssn as _ssn
+
+from replyguard.engine import phone_numbers
+from replyguard.engine.phone_numbers import DEFAULT_PHONE_REGIONS
 
 _NON_DIGIT = re.compile(r"\D")
 _NON_DIGIT_BYTES = bytes(b for b in range(256) if not 48 <= b <= 57)
@@ -63,7 +67,7 @@ def iban(value: str) -> bool:
 
     python-stdnum decides; a quick ISO 7064 mod 97-10 test on Python ints first refuses the
     many candidates that fail it for ~1/40 of stdnum's cost (it cannot accept anything)."""
-    compact = value.replace(" ", "").upper()
+    compact = value.replace(" ", "").replace("-", "").upper()
     if not 15 <= len(compact) <= 34 or not compact.isalnum() or not compact.isascii():
         return False
     if int((compact[4:] + compact[:4]).translate(_IBAN_DIGITS)) % 97 != 1:
@@ -150,16 +154,20 @@ _DATE = re.compile(
 _CPF_SHAPE = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
 
 
-def phone(value: str) -> bool:
-    """An international number (`+` then 8 to 15 digits, ITU-T E.164) or a national one of
-    10 or 11 digits; a run holding a date (`2024-11-29 10`) is not a phone number, nor is
-    one written as a CPF is (`529.982.247-26`: a CPF whose check digits fail)."""
+def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
+    """A phone number valid in its numbering plan (ITU-T E.164, Google's libphonenumber
+    metadata: `engine.phone_numbers`): written with `+` and 8 to 15 digits, valid for the
+    country its code names; or written nationally, 10 or 11 digits, valid in one of
+    `regions` and written as that region writes its numbers (with its national prefix where
+    its numbers are written with one: `020 7946 0123`, not `20 7946 0123`; `1-202-555-0143`
+    or `(202) 555-0143`). A run holding a date (`2024-11-29 10`) is not a phone number, nor
+    is one written as a CPF is (`529.982.247-26`: a CPF whose check digits fail)."""
     if _DATE.search(value) or _CPF_SHAPE.fullmatch(value):
         return False
     number = digits(value)
     if value.startswith("+"):
-        return 8 <= len(number) <= 15
-    return 10 <= len(number) <= 11
+        return 8 <= len(number) <= 15 and phone_numbers.phone(value, number, regions)
+    return 10 <= len(number) <= 11 and phone_numbers.phone(value, number, regions)
 
 
 # File extensions that are no top-level domain (IANA root zone), as in `icon@2x.png`.

@@ -1,4 +1,4 @@
-"""Staff and admin routes: `POST /v1/check-reply` (seed 003's check of a staff draft).
+"""Staff and admin routes: `POST /v1/check-reply` (the check of a staff draft).
 
 Behind the admin bearer token when `admin.token` is set (compared in constant time).
 """
@@ -13,7 +13,7 @@ from aiohttp import web
 from replyguard.engine.check_reply import MAX_FINDINGS, check_reply
 from replyguard.proxy.body import read_json
 from replyguard.proxy.errors import BadRequest, Unauthorized
-from replyguard.proxy.state import SETTINGS
+from replyguard.proxy.state import RULES, SETTINGS
 
 
 def require_admin(request: web.Request) -> None:
@@ -45,5 +45,6 @@ async def check_reply_route(request: web.Request) -> web.Response:
     if not isinstance(limit, int) or isinstance(limit, bool) or not 0 <= limit <= 1000:
         raise BadRequest("'max_findings' must be an integer from 0 to 1000",
                          param="max_findings")
-    findings = check_reply(reply, requester, limit)
+    detectors = request.app[RULES].for_language(request.app[SETTINGS].language).detectors
+    findings = check_reply(reply, requester, limit, detectors)
     return web.json_response({"findings": [dataclasses.asdict(f) for f in findings]})

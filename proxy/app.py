@@ -167,7 +167,8 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app = web.Application(middlewares=[head_read, screening_middleware],
                           client_max_size=settings.limits.max_body_bytes)
     app[SETTINGS] = settings
-    app[RULES] = ActiveRules(rules if rules is not None else ReplyRules())
+    app[RULES] = ActiveRules(rules if rules is not None else ReplyRules(),
+                             phone_regions=settings.replies.phone_regions)
     app[METRICS] = metrics if metrics is not None else Metrics()
     app[GUARDRAILS] = Guardrails(settings.guardrails, app[METRICS], settings.upstream.base_url)
     app[TOOLS] = compile_all_tools(settings)

@@ -19,19 +19,30 @@ def _read_stdin() -> str:
         raise SystemExit(f"replyguard: stdin is not UTF-8 text (byte {exc.start})") from None
 
 
-def _load_compiled(path: str | None, language: str):  # type: ignore[no-untyped-def]
+def _load_compiled(path: str | None, language: str,  # type: ignore[no-untyped-def]
+                   regions: tuple[str, ...] | None = None):
     from replyguard.config.rules import load_rules
     from replyguard.engine.rules import ReplyRules, compile_rules
 
     rules = load_rules(path) if path else ReplyRules()
-    return compile_rules(rules, language)  # type: ignore[arg-type]
+    return compile_rules(rules, language, regions)  # type: ignore[arg-type]
+
+
+def _regions(value: str) -> tuple[str, ...]:
+    """An argparse type: comma-separated region codes with a phone numbering plan."""
+    from replyguard.engine.detector_sets import phone_regions
+
+    try:
+        return phone_regions(part.strip() for part in value.split(",") if part.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("phone_regions: ")) from None
 
 
 def cmd_screen(args: argparse.Namespace) -> int:
     """Screen stdin as a turn or a reply and print what would be released."""
     from replyguard.engine.screen import screen_text
 
-    rules = _load_compiled(args.rules, args.language)
+    rules = _load_compiled(args.rules, args.language, args.phone_regions)
     text = _read_stdin()
     if args.side == "reply":
         from replyguard.engine.reply import screen_reply
@@ -94,14 +105,16 @@ def _max_chars(value: str) -> int:
 
 
 def cmd_check_reply(args: argparse.Namespace) -> int:
-    """Check a staff draft (stdin) against seed 003's reply rules; exit 1 when anything is
+    """Check a staff draft (stdin) against the reply rules; exit 1 when anything is
     found. A safety net, not a guarantee: a clean result does not mean the draft is right."""
     import dataclasses
     import json
 
     from replyguard.engine.check_reply import check_reply
+    from replyguard.engine.detector_sets import detectors_for
 
-    findings = check_reply(_read_stdin(), args.requester, args.max_findings)
+    findings = check_reply(_read_stdin(), args.requester, args.max_findings,
+                           detectors_for(args.phone_regions))
     if args.json:
         sys.stdout.write(json.dumps({"findings": [dataclasses.asdict(f) for f in findings]},
                                     ensure_ascii=False) + "\n")
@@ -143,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     screen.add_argument("--max-chars", type=_max_chars, default=2000,
                         help="reply side: the sentence cap (at least 512; default 2000)")
     screen.add_argument("--counts", action="store_true", help="print the counts on stderr")
+    screen.add_argument("--phone-regions", type=_regions, default=None, metavar="US,GB",
+                        help="regions national phone numbers are read in (default: the "
+                             "language's, en US,GB and pt-BR BR)")
     screen.set_defaults(func=cmd_screen)
 
     check = sub.add_parser("check-rules", help="validate a reply rules file")
@@ -154,10 +170,12 @@ def build_parser() -> argparse.ArgumentParser:
     check_settings.add_argument("file")
     check_settings.set_defaults(func=cmd_check_settings)
 
-    draft = sub.add_parser("check-reply", help="check a staff draft on stdin (seed 003)")
+    draft = sub.add_parser("check-reply", help="check a staff draft on stdin")
     draft.add_argument("--requester", help="the requester's own email, which may appear")
     draft.add_argument("--json", action="store_true", help="print the findings as JSON")
     draft.add_argument("--max-findings", type=_count, default=20, help="stop after this many")
+    draft.add_argument("--phone-regions", type=_regions, default=("US", "GB"), metavar="US,GB",
+                       help="regions national phone numbers are read in (default US,GB)")
     draft.set_defaults(func=cmd_check_reply)
 
     if importlib.util.find_spec("replyguard.proxy.commands") is not None:

@@ -1,10 +1,10 @@
-"""Guardrails before and after the model (seed 002, DESIGN section 6).
+"""Guardrails before and after the model: topic focus, prompt injection, moderation.
 
 Input: the local prompt-injection patterns first (a match blocks at once); then the enabled
 external checks (moderation, prompt-injection judge, topic judge) concurrently, each bounded by
 its timeout, on every window of the whole message. The reason recorded when several trigger
-follows seed 002's order: moderation, then prompt_injection, then topic. A check that errs or
-times out lets the turn through (`on_error: allow`, the seed's fail-open) or blocks it
+follows a fixed order: moderation, then prompt_injection, then topic. A check that errs or
+times out lets the turn through (`on_error: allow`, fail-open) or blocks it
 (`block`); both are counted. Output: each released sentence is sent to moderation before it
 reaches the client (see proxy/relay.py for the pipelining); a flagged one is removed.
 """
@@ -44,19 +44,18 @@ class TooLong(CheckError):
     """The message needs more windows than `guardrails.max_windows`."""
 
 
-#: Seed 002's reporting order when several checks trigger on one message.
+#: The reporting order when several checks trigger on one message.
 ORDER = ("moderation", "prompt_injection", "topic")
 
-#: Default block messages (our own wording of seed 002's defaults), by language.
+#: Default block messages, by language: in English the guardrails' documented defaults word
+#: for word (the site's name in place of `{site_name}`), in Portuguese their translation.
 TOPIC_BLOCK = {
-    "en": "I can only help with questions about {site_name}. What would you like to know "
-          "about it?",
+    "en": "I can only help with questions about {site_name}. What would you like to know?",
     "pt-BR": "Só posso ajudar com perguntas sobre {site_name}. O que você gostaria de saber?",
 }
 GENERAL_BLOCK = {
-    "en": "I'm sorry, I can't help with that request. Is there something else I can do for "
-          "you?",
-    "pt-BR": "Desculpe, não posso ajudar com esse pedido. Posso ajudar com outra coisa?",
+    "en": "Sorry, I can't help with that. Is there anything else I can help you with?",
+    "pt-BR": "Desculpe, não posso ajudar com isso. Posso ajudar com mais alguma coisa?",
 }
 
 

@@ -115,8 +115,10 @@ class OutputStage:
         data, secret, email, ...) the template does not? A model wrote it: it gets the same
         per-sentence checks as the model's own sentences (personal data, `never_say`,
         `offers`, internals)."""
-        said = {compact(template[f.start : f.end]) for f in find(template)}
-        if any(compact(reworded[f.start : f.end]) not in said for f in find(reworded)):
+        detectors = self.rules.detectors
+        said = {compact(template[f.start : f.end]) for f in find(template, detectors)}
+        if any(compact(reworded[f.start : f.end]) not in said
+               for f in find(reworded, detectors)):
             return False
         screen = ReplyScreen(self.rules, additions=False, internals=self.internals)
         return screen.screen_sentence(reworded) == reworded and not screen.counts

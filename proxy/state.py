@@ -27,15 +27,20 @@ class ActiveRules:
     """The reply rules in force, compiled once for each language the product reads.
 
     `version` counts loads; `swap` replaces the rules atomically (a request keeps the
-    compiled rules it started with).
+    compiled rules it started with). `phone_regions`: where national phone numbers are
+    read (the `replies.phone_regions` setting; None: each language's regions).
     """
 
     rules: ReplyRules
     version: int = 1
     compiled: dict[str, CompiledRules] = field(default_factory=dict)
+    phone_regions: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        self.compiled = {lang: compile_rules(self.rules, lang) for lang in LANGUAGES}
+        self.compiled = self._compile(self.rules)
+
+    def _compile(self, rules: ReplyRules) -> dict[str, CompiledRules]:
+        return {lang: compile_rules(rules, lang, self.phone_regions) for lang in LANGUAGES}
 
     def for_language(self, language: str) -> CompiledRules:
         """The compiled rules for `language` (KeyError for one the product does not read)."""
@@ -43,8 +48,7 @@ class ActiveRules:
 
     def swap(self, rules: ReplyRules) -> None:
         """Make `rules` the rules in force."""
-        compiled: dict[str, CompiledRules] = {lang: compile_rules(rules, lang)
-                                              for lang in LANGUAGES}
+        compiled = self._compile(rules)
         self.rules, self.compiled, self.version = rules, compiled, self.version + 1
 
 

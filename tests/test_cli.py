@@ -62,6 +62,14 @@ def test_screen_without_rules_uses_defaults(monkeypatch: pytest.MonkeyPatch,
     assert _run(monkeypatch, capsys, ["screen"], b"SSN 123-45-6789") == (0, "SSN ***6789", "")
 
 
+def test_screen_reads_phones_in_the_regions_given(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["screen", "--counts", "--language", "pt-BR"]
+    assert (_run(monkeypatch, capsys, argv, b"(11) 98765-4321"),
+            _run(monkeypatch, capsys, [*argv, "--phone-regions", "US"], b"(11) 98765-4321")) == (
+        (0, "(11) 98765-4321", "reply_pd_detected_phone 1\n"), (0, "(11) 98765-4321", ""))
+
+
 def test_check_rules_ok(monkeypatch: pytest.MonkeyPatch,
                         capsys: pytest.CaptureFixture[str]) -> None:
     assert _run(monkeypatch, capsys, ["check-rules", EXAMPLE]) == (0, f"{EXAMPLE}: ok\n", "")

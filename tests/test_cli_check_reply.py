@@ -57,3 +57,22 @@ def test_negative_max_findings_refused(monkeypatch, capsys) -> None:
         main(["check-reply", "--max-findings", "-1"])
     assert exc.value.code == 2
     assert "-1 is below 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "out"), [
+    ([], "phone_number: '(202) 555-0143' - Phone numbers are personal data.\n"),
+    (["--phone-regions", "br"], "phone_number: '(11) 98765-4321' - Phone numbers are personal "
+                                "data.\n"),
+])
+def test_phone_regions(monkeypatch, capsys, argv: list[str], out: str) -> None:
+    status, got = _run(monkeypatch, capsys, ["check-reply", *argv],
+                       b"Call (202) 555-0143 or (11) 98765-4321\n")
+    assert (status, got) == (1, out)
+
+
+def test_unknown_phone_region_is_refused(monkeypatch, capsys) -> None:
+    with pytest.raises(SystemExit) as caught:
+        _run(monkeypatch, capsys, ["check-reply", "--phone-regions", "US,UK"], b"x")
+    assert (caught.value.code, capsys.readouterr().err.splitlines()[-1]) == (
+        2, "replyguard check-reply: error: argument --phone-regions: 'UK' is not a region "
+           "with a phone numbering plan (ISO 3166-1 alpha-2 codes: US, GB, BR, ...)")

@@ -10,13 +10,14 @@ units of work, divided by the units: start-up and imports cancel out.
 
 Engine (in one process, default rules of the shop, `config/reply-rules.example.yaml`):
 the request screen of bench_proxy's one-message turn, the whole-reply screen of its
-315-character reply, and the reply screen fed bench_reply's corpus in 4-character deltas (per
-KB), each with a fixed hash seed and the garbage collector off (its cost is left out, and
-with it most of the run-to-run spread). With `--proxy`: a non-streamed bench_proxy request
-through a bare aiohttp pass-through and through `replyguard serve`, per request (the server's
-own instructions; the fake upstream and the client run outside valgrind); `--stub` adds
-ReplyGuard with its reply screen and request screen stubbed out, which tells the proxy's own
-cost from the screening's.
+315-character reply, the reply screen fed bench_reply's corpus in 4-character deltas (per
+KB), and `find` + `screen_text` on 4 KB of bench_detectors' realistic corpus whole (per KB:
+the detectors' cost on ordinary replies), each with a fixed hash seed and the garbage
+collector off (its cost is left out, and with it most of the run-to-run spread). With
+`--proxy`: a non-streamed bench_proxy request through a bare aiohttp pass-through and through
+`replyguard serve`, per request (the server's own instructions; the fake upstream and the
+client run outside valgrind); `--stub` adds ReplyGuard with its reply screen and request
+screen stubbed out, which tells the proxy's own cost from the screening's.
 
 Needs valgrind (Debian package `valgrind`); a few minutes (the proxy's part most of them).
 """
@@ -63,7 +64,7 @@ def _engine_child(what: str, units: int) -> None:
     import bench_proxy
     import bench_reply
 
-    from replyguard.engine import ReplyScreen, find, read_context, screen_request
+    from replyguard.engine import ReplyScreen, find, read_context, screen_request, screen_text
 
     rules = bench_reply.RULES
     messages: list[dict[str, Any]] = bench_proxy.BODY["messages"]  # type: ignore[assignment]
@@ -71,10 +72,13 @@ def _engine_child(what: str, units: int) -> None:
     stream = bench_reply.corpus(4_000, seed=11)
     deltas = [stream[i : i + 4] for i in range(0, len(stream), 4)]
     realistic = bench_detectors.realistic(64_000, seed=5)
+    corpus = bench_detectors.realistic(4_000, seed=11)
 
     def unit() -> None:
         if what == "detectors":  # 64 KB of bench_detectors' realistic corpus, as one text
             find(realistic)
+        elif what == "detect":  # 4 KB of bench_detectors' realistic corpus, whole
+            screen_text(corpus, bench_detectors.RULES, findings=find(corpus))
         elif what == "request":
             screen_request(messages, rules)
         elif what == "reply":
@@ -100,14 +104,14 @@ def engine_counts(units: int = 100) -> dict[str, float]:
     """Instructions per request screen, per whole reply, per streamed KB and per KB of the
     realistic corpus read by the detectors."""
     out = {}
-    for what in ("request", "reply", "stream", "detectors"):
+    for what in ("request", "reply", "stream", "detectors", "detect"):
         counts = []
         for k in (0, units):
             run = subprocess.run(_valgrind([__file__, "--engine-child", what, str(k)]),
                                  capture_output=True, text=True, check=True,
                                  env={**os.environ, "PYTHONHASHSEED": "0"})
             counts.append(_collected(run.stderr))
-        per = {"stream": 4, "detectors": 64}.get(what, 1)
+        per = {"stream": 4, "detectors": 64, "detect": 4}.get(what, 1)
         out[what] = (counts[1] - counts[0]) / units / per
     return out
 
@@ -250,6 +254,7 @@ def main() -> int:
     print(f"  reply screen, the 315-character reply: {engine['reply']:>12,.0f}")
     print(f"  reply screen, 4-character deltas:      {engine['stream']:>12,.0f} per KB")
     print(f"  detectors, realistic corpus:           {engine['detectors']:>12,.0f} per KB")
+    print(f"  find + screen_text, realistic corpus:  {engine['detect']:>12,.0f} per KB")
     if args.proxy:
         proxy = proxy_counts(args.stub)
         print("server instructions per non-streamed request:")

@@ -128,6 +128,11 @@ def test_secrets_stay_out_of_repr(tmp_path: Path) -> None:
          Settings(listen=ListenSettings(workers=4, admin_port=9090))),
         ("listen: {port: 0, admin_port: 0}\n",
          Settings(listen=ListenSettings(port=0, admin_port=0))),
+        (
+            "replies: {phone_regions: [us, GB, 'no', US]}\n",
+            Settings(replies=RepliesSettings(phone_regions=("US", "GB", "NO"))),
+        ),
+        ("replies: {phone_regions: null}\n", Settings()),
     ],
 )
 def test_valid_small_files(tmp_path: Path, text: str, expected: Settings) -> None:
@@ -135,6 +140,28 @@ def test_valid_small_files(tmp_path: Path, text: str, expected: Settings) -> Non
 
 
 INVALID = [
+    (
+        "phone regions not a list",
+        "replies: {phone_regions: US}\n",
+        ["replies.phone_regions: 'US' is not a list"],
+    ),
+    (
+        "phone regions empty",
+        "replies: {phone_regions: []}\n",
+        ["replies.phone_regions: names no region (leave it out for the language's regions)"],
+    ),
+    (
+        "phone regions unknown, a number, a bare NO",
+        "replies: {phone_regions: [US, XX, 44, NO, gbr]}\n",
+        [
+            "replies.phone_regions[1]: unknown region 'XX' (ISO 3166-1 alpha-2 codes with a "
+            "phone numbering plan: US, GB, BR, ...)",
+            "replies.phone_regions[2]: 44 is not a string",
+            'replies.phone_regions[3]: False is not a string (quote a region code: "NO")',
+            "replies.phone_regions[4]: unknown region 'gbr' (ISO 3166-1 alpha-2 codes with a "
+            "phone numbering plan: US, GB, BR, ...)",
+        ],
+    ),
     ("unknown top key", "upstrem: {}\n", [f"upstrem: unknown key (known: {KNOWN_TOP})"]),
     ("unknown nested key", "listen: {hots: x}\n",
      [f"listen.hots: unknown key (known: {KNOWN_LISTEN})"]),
@@ -460,6 +487,7 @@ def test_env_names() -> None:
         "REPLYGUARD_UPSTREAM_CONNECT_TIMEOUT_S": "upstream.connect_timeout_s",
         "REPLYGUARD_UPSTREAM_READ_TIMEOUT_S": "upstream.read_timeout_s",
         "REPLYGUARD_REPLIES_RULES": "replies.rules",
+        "REPLYGUARD_REPLIES_PHONE_REGIONS": "replies.phone_regions",
         "REPLYGUARD_LANGUAGE": "language",
         "REPLYGUARD_ADMIN_TOKEN": "admin.token",
         "REPLYGUARD_LIMITS_MAX_BODY_BYTES": "limits.max_body_bytes",
@@ -482,6 +510,7 @@ def test_env_values_parsed_as_their_type(tmp_path: Path) -> None:
         "REPLYGUARD_LOG_LEVEL": "warning",
         "REPLYGUARD_LOG_ACCESS": "off",
         "REPLYGUARD_PASSTHROUGH": "/v1/files, /v1/batches",
+        "REPLYGUARD_REPLIES_PHONE_REGIONS": "br, pt",
         "OTHER_LISTEN_PORT": "1",
     }
     s = load_settings(write(tmp_path, "listen: {port: 1}\n"), env=env)
@@ -490,6 +519,15 @@ def test_env_values_parsed_as_their_type(tmp_path: Path) -> None:
     assert (s.language, s.admin.token, s.limits.max_body_bytes) == ("pt-BR", "tok", 2048)
     assert s.log == LogSettings("warning", False)
     assert s.passthrough == ("/v1/files", "/v1/batches")
+    assert s.replies.phone_regions == ("BR", "PT")
+
+
+def test_env_phone_regions_error_names_the_variable() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(env={"REPLYGUARD_REPLIES_PHONE_REGIONS": "US,UK"})
+    assert caught.value.errors == [
+        "REPLYGUARD_REPLIES_PHONE_REGIONS[1]: unknown region 'UK' (ISO 3166-1 alpha-2 codes "
+        "with a phone numbering plan: US, GB, BR, ...)"]
 
 
 def test_empty_env_value_is_ignored(tmp_path: Path) -> None:

@@ -128,13 +128,16 @@ def cpf(rng: random.Random) -> str:
 
 
 def phone(rng: random.Random) -> str:
+    """A number valid in its numbering plan, as an `en` reader's regions (US, GB) read it:
+    the fictional ranges of Ofcom (020 7946 0xxx, 0161 496 0xxx) and NANPA (555-01xx),
+    libphonenumber's example GB mobile, and `+` numbers of other countries."""
     d = lambda n: _digits(rng, n)  # noqa: E731
     return rng.choice([
-        f"+44 20 7946 {d(4)}", f"+44 7700 900{d(3)}", f"07700 900{d(3)}", f"020 7946 {d(4)}",
-        f"+1 (555) 01{d(1)}-{d(4)}", f"(555) 01{d(1)}-{d(4)}", f"555-01{d(1)}-{d(4)}",
-        f"+1 202 555 {d(4)}", f"+55 11 9{d(4)}-{d(4)}", f"(11) 9{d(4)}-{d(4)}",
+        f"+44 20 7946 0{d(3)}", "+44 7400 123456", "07400 123456", f"020 7946 0{d(3)}",
+        f"0161 496 0{d(3)}", f"+1 (202) 555-01{d(2)}", f"(202) 555-01{d(2)}",
+        f"202-555-01{d(2)}", f"+1 202 555 01{d(2)}", f"+55 11 9{d(4)}-{d(4)}",
         f"+49 30 {d(7)}", f"+33 1 {d(2)} {d(2)} {d(2)} {d(2)}", f"+351 21 {d(3)} {d(4)}",
-        f"+1-202-555-{d(4)}", f"555.01{d(1)}.{d(4)}",
+        f"+1-202-555-01{d(2)}", f"202.555.01{d(2)}",
     ])
 
 

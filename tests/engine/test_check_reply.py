@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -14,9 +15,10 @@ from replyguard.engine.check_reply import (
     MAX_FINDINGS,
     ReplyFinding,
     check_reply,
+    rule_name,
 )
-from replyguard.engine.internals import REPLY_RULES
-from replyguard.engine.rules import CLASSES
+from replyguard.engine.detectors import DETECTORS
+from replyguard.engine.internals import REPLY_RULES, ReplyRule
 
 REQUESTER = "Jane.Doe@example.com"
 
@@ -52,20 +54,21 @@ DRAFTS = [
     pytest.param("Write to jane.doe@EXAMPLE.com or to bob@example.com.",
                  [("email", "bob@example.com")], id="own_email_allowed_other_reported"),
     pytest.param("Your card 4111 1111 1111 1111 was charged.",
-                 [("card", "4111 1111 1111 1111")], id="card"),
+                 [("credit_card", "4111 1111 1111 1111")], id="card"),
     pytest.param("Send it to GB82 WEST 1234 5698 7654 32 please.",
                  [("iban", "GB82 WEST 1234 5698 7654 32")], id="iban"),
-    pytest.param("The SSN on file is 078-05-1121.", [("national_id", "078-05-1121")], id="ssn"),
-    pytest.param("O CPF cadastrado é 529.982.247-25.", [("national_id", "529.982.247-25")],
+    pytest.param("The SSN on file is 078-05-1121.", [("us_ssn", "078-05-1121")], id="ssn"),
+    pytest.param("O CPF cadastrado é 529.982.247-25.", [("br_cpf", "529.982.247-25")],
                  id="cpf"),
-    pytest.param("His NINO is AB123456C.", [("national_id", "AB123456C")], id="nino"),
-    pytest.param("Call him on +44 20 7946 0123.", [("phone", "+44 20 7946 0123")], id="phone"),
+    pytest.param("His NINO is AB123456C.", [("uk_nino", "AB123456C")], id="nino"),
+    pytest.param("Call him on +44 20 7946 0123.", [("phone_number", "+44 20 7946 0123")],
+                 id="phone"),
     pytest.param("Use the key sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD for now.",
                  [("api_key", "sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD")], id="api_key"),
     pytest.param("The access key is AKIAIOSFODNN7EXAMPLE.",
                  [("aws_access_key", "AKIAIOSFODNN7EXAMPLE")], id="aws_key"),
     pytest.param("Log in with password: hunter2Secret! and change it.",
-                 [("password", "hunter2Secret!")], id="password"),
+                 [("password_assignment", "hunter2Secret!")], id="password"),
     pytest.param("Your request came from 203.0.113.42.", [("ip_address", "203.0.113.42")],
                  id="ip"),
     pytest.param("The pod api-7d9f8b6c5-x2x7k restarted twice.",
@@ -207,17 +210,70 @@ def test_findings_carry_the_reason() -> None:
     found = check_reply("Card 4111 1111 1111 1111, pod api-7d9f8b6c5-x2x7k, there is no "
                         "account with that address.")
     assert found == [
-        ReplyFinding("card", "4111 1111 1111 1111", "Card numbers are payment data."),
+        ReplyFinding("credit_card", "4111 1111 1111 1111", "Card numbers are payment data."),
         ReplyFinding("pod_name", "api-7d9f8b6c5-x2x7k", REPLY_RULES[0].why),
         ReplyFinding("account_enumeration", "there is no account with that address",
                      ACCOUNT_ENUMERATION.why),
     ]
 
 
-def test_every_detector_class_has_a_reason() -> None:
-    assert set(DETECTOR_REASONS) == set(CLASSES)
-    assert DETECTOR_REASONS["ip_address"] == (
-        "IP addresses are personal data, or describe the platform's network.")
+#: The staff help desk's detector names and reasons, word for word.
+DOCUMENTED_REASONS = {
+    "api_key": "Keys are secrets.",
+    "aws_access_key": "Keys are secrets.",
+    "credit_card": "Card numbers are payment data.",
+    "email": "Email addresses other than the requester's are another person's data.",
+    "iban": "Bank account numbers are payment data.",
+    "ip_address": "IP addresses are personal data, or describe the platform's network.",
+    "jwt": "Tokens are secrets.",
+    "password_assignment": "Passwords are secrets.",
+    "phone_number": "Phone numbers are personal data.",
+    "private_key": "Keys are secrets.",
+    "us_ssn": "Social security numbers are personal data.",
+}
+
+
+def test_detector_reasons_are_the_documented_ones_and_three_more() -> None:
+    assert dict(DETECTOR_REASONS) == {
+        **DOCUMENTED_REASONS,
+        "uk_nino": "National Insurance numbers are personal data.",
+        "br_cpf": "CPF numbers are personal data.",
+        "url_password": "Passwords are secrets.",
+    }
+
+
+def test_every_detector_has_a_named_reason() -> None:
+    names = {rule_name(d.id) for d in DETECTORS}
+    assert (names, {rule_name("ipv4_address"), rule_name("ipv6_address")}) == (
+        set(DETECTOR_REASONS), {"ip_address"})
+
+
+@pytest.mark.parametrize(("draft", "rule"), [
+    ("Card 4111 1111 1111 1111.", "credit_card"),
+    ("SSN 078-05-1121.", "us_ssn"),
+    ("NINO AB123456C.", "uk_nino"),
+    ("CPF 529.982.247-25.", "br_cpf"),
+    ("Call +44 20 7946 0123.", "phone_number"),
+    ("password: hunter2Secret!", "password_assignment"),
+    ("postgres://admin:s3cr3tPa55@db/shop", "url_password"),
+    ("From 203.0.113.42.", "ip_address"),
+    ("From 2001:db8::8a2e:370:7334.", "ip_address"),
+    ("Key sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD.", "api_key"),
+    ("Key AKIAIOSFODNN7EXAMPLE.", "aws_access_key"),
+    ("IBAN GB82 WEST 1234 5698 7654 32.", "iban"),
+    ("Mail bob@example.com.", "email"),
+    ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+     "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
+    ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "private_key"),
+])
+def test_finding_names_and_reasons(draft: str, rule: str) -> None:
+    assert [(f.rule, f.why) for f in check_reply(draft)] == [(rule, DETECTOR_REASONS[rule])]
+
+
+def test_a_reply_rule_of_three_arguments() -> None:
+    rule = ReplyRule("ticket_id", re.compile(r"TCK-\d+"), "Ticket ids are internal.")
+    assert (list(rule.spans("see TCK-42 and TCK-7")), rule.examples, rule.counterexamples,
+            rule.folded) == ([(4, 10), (15, 20)], (), (), False)
 
 
 MANY = " ".join(f"user{i}@example.com" for i in range(30)) + " there is no account with that email"

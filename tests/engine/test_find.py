@@ -66,6 +66,27 @@ ADVERSARIAL = {
     "digits between invisibles": _repeat("4111\u200b"),
     "invisibles": _repeat("\u200b\u00ad"),
     "letters between soft hyphens": _repeat("a\u00ad"),
+    "ipv6 dotted tails": _repeat("::ffff:1.2.3."),
+    "ipv6 groups then dots": _repeat("1:2:3:4:5:6:7:8.9.1."),
+    "ungrouped card runs": _repeat("4111111111111111 "),
+    "spaced hyphen groups": _repeat("4111 - "),
+    "mixed card separators": _repeat("4111 -1111- "),
+    "hyphenated iban groups": _repeat("gb82-west-"),
+    "spaced iban country codes": _repeat("GB 82 "),
+    "password names with suffixes": _repeat("password_a_b_c"),
+    "password operators": _repeat("$c['password'] => @\""),
+    "password values glued to keys": _repeat("password=a=ghp_"),
+    "camel case passwords": _repeat("dbPassword:="),
+    "accented local parts": _repeat("\u00e9@"),
+    "cjk local parts": _repeat("\u7528@"),
+    "idn domains": _repeat("a@\u4f8b."),
+    "punycode domains": _repeat("a@xn--"),
+    "glued key starts": _repeat("A" * 16 + "-sk-"),
+    "glued github tokens": _repeat("ghp_" + "a" * 36 + "_"),
+    "phone numbers": _repeat("(202) 555-0143 "),
+    "ids before numbers": _repeat('"a_id": 2025550143, '),
+    "words before numbers": _repeat("order no. 2025550143 "),
+    "long keys before numbers": _repeat("a_" * 40 + "id: 2025550143 "),
 }
 
 
@@ -114,6 +135,12 @@ SAMPLES = [
     "1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 4111 1111 1111 1111 9 9",
     "x" * 300 + "@example.com and " + "y" * 70 + "@example.com",
     "DE89 3704 0044 0532 0130 00 FR14 2004 1010 0505 0001 3M02 606 NL91ABNA0417164300",
+    "::ffff:192.0.2.1, 64:ff9b::192.0.2.33; 4111111111111111 5500005555555559 "
+    "4111 - 1111 - 1111 - 1111 GB82-WEST-1234-5698-7654-32 GB 82 WEST 1234 5698 7654 32",
+    "$config['password'] = 'S3cret!x'; password_db := S3cret!x; dbPassword => @\"S3!x\" "
+    "password=S3cretPa55!=ghp_A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5F6g7H8-sk-proj-4fJk29sLqPz8XvTn7m",
+    "joão.silva@exemplo.com.br, 用户@例子.广告, 我的邮箱是jane.doe@example.com，"
+    "user@example.xn--p1ai",
 ]
 
 

@@ -1,4 +1,4 @@
-"""`POST /v1/check-reply` (seed 003's check of a staff draft) and the admin token."""
+"""`POST /v1/check-reply` (the check of a staff draft) and the admin token."""
 
 from __future__ import annotations
 
@@ -31,6 +31,20 @@ async def test_check_reply_allows_the_requesters_own_email(stack) -> None:
     async with s.client.post("/v1/check-reply", json=body) as resp:
         found = (await resp.json())["findings"]
     assert [(f["rule"], f["text"]) for f in found] == [("email", "bob@example.com")]
+
+
+@pytest.mark.parametrize(("overrides", "found"), [
+    ({}, [("phone_number", "020 7946 0123")]),
+    ({"language": "pt-BR"}, [("phone_number", "(11) 98765-4321")]),
+    ({"replies__phone_regions": ["BR", "GB"]},
+     [("phone_number", "(11) 98765-4321"), ("phone_number", "020 7946 0123")]),
+])
+async def test_check_reply_reads_phones_in_the_settings_regions(
+        stack, overrides: dict[str, object], found: list[tuple[str, str]]) -> None:
+    s = await stack(RawUpstream([]), **overrides)
+    body = {"reply": "Ligue (11) 98765-4321 or call 020 7946 0123."}
+    async with s.client.post("/v1/check-reply", json=body) as resp:
+        assert [(f["rule"], f["text"]) for f in (await resp.json())["findings"]] == found
 
 
 async def test_check_reply_honours_max_findings(stack) -> None:

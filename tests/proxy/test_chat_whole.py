@@ -76,6 +76,17 @@ async def test_card_turn_forwarded_masked(stack) -> None:
     assert s.upstream.seen == [user("my card is **** 1111, is it on file?")]
 
 
+async def test_phone_regions_setting_reaches_both_screens(stack) -> None:
+    """`replies.phone_regions: [BR]`: a Brazilian national number is a phone number on both
+    sides, in English too; a US one is not any more."""
+    rules = ReplyRules(personal_data={"phone": "redact"})
+    s = await stack(Reply(content="Ligue (11) 98765-4321 ou (202) 555-0143. Ok."), rules=rules,
+                    replies__phone_regions=["BR"])
+    status, got = await post(s, user("meu celular é (11) 98765-4321"))
+    assert (status, s.upstream.last_user_turns, got["choices"][0]["message"]["content"]) == (
+        200, ["meu celular é ***4321"], "Ligue ***4321 ou (202) 555-0143. Ok.")
+
+
 async def test_earlier_withheld_turn_dropped_from_history(stack) -> None:
     s = await stack()
     messages = [{"role": "user", "content": SSN_TURN},

@@ -125,6 +125,12 @@ async def metric(stack: Any, line: str) -> float:
 TOPIC_DEFAULT = TOPIC_BLOCK["en"].format(site_name="Acme Shop")
 
 
+def test_default_block_messages_are_the_documented_texts() -> None:
+    assert (TOPIC_DEFAULT, GENERAL_BLOCK["en"]) == (
+        "I can only help with questions about Acme Shop. What would you like to know?",
+        "Sorry, I can't help with that. Is there anything else I can help you with?")
+
+
 @pytest.mark.parametrize(("text", "reason", "reply"), [
     ("Where is my parcel?", None, "Your parcel ships on Monday."),
     (f"Is it {BAD_WORD} to ask?", "moderation", GENERAL_BLOCK["en"]),
