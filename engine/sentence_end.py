@@ -31,8 +31,21 @@ Event = tuple[int, int, int, str]
 _NONSPACE = re.compile(r"\S")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")  # a word, "I'm" and "don’t" included
 _MARKER_WORD = re.compile(r"[0-9]{1,2}|[A-Za-z]")
-#: Inline list markers (`1.`, `2.)`, `b)`) with whitespace after them, anywhere.
-_MARKERS = re.compile(r"(?<!\S)([0-9]{1,2}|[A-Za-z])(?:\.\)?|\))(?=\s)")
+
+
+def _marker_pattern(marker: str) -> re.Pattern[str]:
+    """Finds the inline list marker `marker` (`1.`, `2.)`, `b)`) with whitespace on both sides
+    (the marker first, so that `re` looks for its first character before trying the rest)."""
+    return re.compile(rf"{marker}(?<!\S{marker})(?:\.\)?|\))(?=\s)")
+
+
+#: Each marker's predecessor's pattern: `2` -> `1`, `b` -> `a`.
+_PREDECESSOR = {
+    after: _marker_pattern(before)
+    for markers in ([str(i) for i in range(1, 100)], "abcdefghijklmnopqrstuvwxyz",
+                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    for before, after in zip(markers, markers[1:], strict=False)
+}
 #: A lower-case letter marker starting a sentence (`b. `, `b.) `, `b) `), or what may yet
 #: become one at the end of the text.
 _NEXT_MARKER = re.compile(r"[a-z](?:\.\)?|\))\s")
@@ -173,10 +186,5 @@ def _before_marker(buf: str, m: int, j: int, final: bool) -> int | None:
 def _follows(buf: str, w: int, marker: str) -> bool:
     """Is there the marker before `marker` (`1` before `2`, `a` before `b`) in the
     `LOOKAHEAD` characters before `w`?"""
-    if marker.isdigit():
-        before = str(int(marker) - 1) if int(marker) > 1 else ""
-    else:
-        before = chr(ord(marker) - 1) if marker not in "aA" else ""
-    return bool(before) and any(
-        found.group(1) == before for found in _MARKERS.finditer(buf, max(0, w - LOOKAHEAD), w)
-    )
+    before = _PREDECESSOR.get(marker)
+    return before is not None and before.search(buf, max(0, w - LOOKAHEAD), w) is not None
