@@ -15,7 +15,7 @@ from replyguard.engine.segment_rules import (
     CLOSERS,
     TERMINALS,
 )
-from replyguard.engine.sentence_end import LOOKAHEAD as _LOOKAHEAD
+from replyguard.engine.sentence_end import LOOKAHEAD as _LOOKAHEAD  # (also: a line's start)
 from replyguard.engine.sentence_end import Event, sentence_end
 
 #: Characters kept free before the cap: a forced split cuts at or before `max_chars - HOLDBACK`
@@ -69,10 +69,10 @@ _SPLIT_BEFORE = frozenset({_LIST, _HEADING, _TABLE, _FENCE})
 _Line = tuple[str, int, "tuple[str, int] | None"]  # kind, scan position, open fence (char, length)
 
 #: What the segmenter waits for before it can decide anything more (`SentenceSegmenter.waiting`):
-#: an event character (`.!?…` or a newline; text without one decides nothing), a non-space
-#: character (an event is seen and only whitespace after it), or any character (a line whose
-#: kind the rest of it decides, openers after a sentence end, a period that whitespace may
-#: make an event).
+#: an event character (a sentence end or a newline; text without one decides nothing), a
+#: non-space character (an event is seen and only whitespace after it, or a CJK sentence end
+#: with nothing after it), or any character (a line whose kind the rest of it decides, openers
+#: or a word after a sentence end, a period that whitespace may make an event).
 EVENT, NON_SPACE, ANY = "event", "non-space", "any"
 _DECIDED_AFTER = 11  # a line's first characters that settle its kind, but for a fence (`_LINE`)
 
@@ -87,15 +87,21 @@ class SentenceSegmenter:
 
     A piece ends after `. ! ? …` (runs such as `?!`, closing quotes and brackets kept) and the
     whitespace after, when a sentence starts next (a capital, a digit, an opening quote or
-    bracket, a Markdown marker); not after abbreviations (`engine.segment_rules`), initials,
-    decimals, URLs, e-mails or file names. A piece also ends after a list item, heading or table
-    row line, at a blank line, and before a list item, heading, table row or code fence; a fenced
-    code block is one piece. A piece reaching `max_chars` is split at whitespace at or before
-    `max_chars - HOLDBACK`, never inside a span `no_cut(text)` returns ([start, end) offsets).
+    bracket, a Markdown marker); not after abbreviations, initials or acronyms before a name,
+    an inline list's marker, decimals, URLs, e-mails or file names (`engine.sentence_end`,
+    `engine.segment_rules`). It ends after the CJK sentence ends `。！？．｡` and their
+    closers (`」』）】`) with no whitespace after them (CJK is written without spaces), and
+    before an inline list's marker that follows its predecessor's. A piece also ends after a
+    list item, heading or table row line, at a blank line, and before a list item, heading,
+    table row or code fence; a fenced code block is one piece. A piece reaching `max_chars` is
+    split at whitespace at or before `max_chars - HOLDBACK`, never inside a span `no_cut(text)`
+    returns ([start, end) offsets).
 
     Raises ValueError for a language other than "en" or "pt-BR" (seed 000, "Language support")
     or `max_chars` below 512. Source: DESIGN section 2 (release rule, cap) and section 4 (pt-BR
-    abbreviations and `R$ 12,50` decimals); Markdown lines as CommonMark 0.31 sections 4-5.
+    abbreviations and `R$ 12,50` decimals); Markdown lines as CommonMark 0.31 sections 4-5;
+    abbreviations, initials and sentence starters as Punkt's heuristics and the Golden Rules of
+    pySBD / Pragmatic Segmenter.
     """
 
     def __init__(
@@ -125,7 +131,7 @@ class SentenceSegmenter:
         """Drop what was remembered of the text after `_pos` (it moved): what each scan read,
         so that the next one goes on from there rather than reading it again (a run of `.`
         or of spaces growing by a few characters a delta would be read whole each time)."""
-        self._open = -1  # `buf[_pos:_open]`: a run of `.!?…` and closers, no event yet
+        self._open = -1  # `buf[_pos:_open]`: a run of sentence ends and closers, no event yet
         self._event: Event | None = None  # the event at `_pos` (`_event_at`)
         self._blank = -1  # `buf[k:_blank]`: whitespace after that event
 

@@ -1,5 +1,5 @@
 """The sentence segmenter's data: its punctuation, what a period after a word means per language
-(abbreviation tables, the words that start a sentence) and inline list markers (DESIGN 2, 4).
+(abbreviation tables, the words that start a sentence) and inline list markers.
 
 Words are lower-cased and written without their final period; inner periods stay ("e.g",
 "v.exa"). Sentence starters keep their case ("The", "I'm"), with a straight apostrophe.
@@ -84,7 +84,8 @@ class Abbreviations:
     sentence when a new one starts after it ("... at 5 p.m. The next day"). Sources: the
     abbreviation, initial and sentence-starter heuristics of Punkt (Kiss and Strunk 2006,
     "Unsupervised Multilingual Sentence Boundary Detection") and the English Golden Rules of
-    pySBD / Pragmatic Segmenter; DESIGN section 4 (Portuguese); common style-guide lists.
+    pySBD / Pragmatic Segmenter; common style-guide lists of English and Portuguese
+    abbreviations.
     """
 
     always: frozenset[str]
