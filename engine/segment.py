@@ -193,26 +193,11 @@ class SentenceSegmenter:
             else:
                 event = self._event or self._event_at(buf, pos)
             start, k = event[0], event[1]
-            if start < 0:  # no event yet: none can start before `safe`
-                if final or self._kind in _LINE_ONLY:
-                    safe = n
-                else:
-                    safe = pos if self._open >= 0 else _safe(buf)
-                    self._open = n if max(pos, safe) < n else -1
-                self._pos = max(pos, safe)
-                # (a trailing `.` or `.)` becomes an event with the whitespace after it)
-                self.waiting = EVENT if safe == n else NON_SPACE
-                # (the cap applies whatever the text: a run of `.` straddling it included)
-                return self._cut(final) if n >= cap else None
+            if start < 0:
+                return self._no_event(pos, final)
             found = _NONSPACE.search(buf, max(k, self._blank))
-            if found is None:  # whitespace up to the end of what was seen
-                self._blank = n
-                self.waiting = NON_SPACE
-                if n >= cap:
-                    return self._cut(final)
-                if final:
-                    self._pos = n
-                return None
+            if found is None:
+                return self._blank_to_end(final)
             m = found.start()
             if m >= cap:
                 return self._cut(final)
@@ -228,6 +213,33 @@ class SentenceSegmenter:
                 self._enter(line)
             if split >= 0:
                 return split
+
+    def _blank_to_end(self, final: bool) -> int | None:
+        """`_next` when only whitespace follows the event, up to the end of what was seen."""
+        n = len(self._buf)
+        self._blank = n
+        self.waiting = NON_SPACE
+        if n >= self._max:
+            return self._cut(final)
+        if final:
+            self._pos = n
+        return None
+
+    def _no_event(self, pos: int, final: bool) -> int | None:
+        """`_next` when no event starts at or after `pos` yet: none can start before `safe`."""
+        buf = self._buf
+        n = len(buf)
+        if final or self._kind in _LINE_ONLY:
+            safe = n
+        else:
+            safe = pos if self._open >= 0 else _safe(buf)
+            self._open = n if max(pos, safe) < n else -1
+        self._pos = max(pos, safe)
+        # (a trailing `.` or `.)` becomes an event with the whitespace after it, a trailing
+        # `。` one with any character after it)
+        self.waiting = EVENT if safe == n else NON_SPACE
+        # (the cap applies whatever the text: a run of `.` straddling it included)
+        return self._cut(final) if n >= self._max else None
 
     def _enter(self, line: _Line) -> None:
         self._kind, self._pos, self._fence = line
