@@ -12,6 +12,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from replyguard.engine.segment import HOLDBACK, SentenceSegmenter, split_sentences
+from replyguard.engine.segment_rules import (
+    ABBREVIATIONS,
+    BEFORE_NAME,
+    BEFORE_NUMBER,
+    END,
+    HOLD,
+)
 
 ENGLISH = [
     pytest.param("Hello. World.  ", ["Hello. ", "World.  "], id="trailing_space"),
@@ -600,6 +607,28 @@ def test_portuguese_pieces(text: str, pieces: list[str]) -> None:
 @pytest.mark.parametrize(("text", "pieces"), CJK)
 def test_cjk_pieces(text: str, pieces: list[str], language: str) -> None:
     assert split_sentences(text, language) == pieces
+
+
+#: (language, word before the period, the word before it, what the period means)
+KINDS = [
+    ("en", "Mr", "", HOLD), ("en", "e.g", "tool,", HOLD), ("en", "al", "et", HOLD),
+    ("en", "No", "Order", BEFORE_NUMBER), ("en", "N°", "at", BEFORE_NUMBER),
+    ("en", "Mt", "see", BEFORE_NAME), ("en", "Jr", "Smith", BEFORE_NAME),
+    ("en", "U.S", "the", BEFORE_NAME), ("en", "P.M", "6", BEFORE_NAME),
+    ("en", "B", "plan", BEFORE_NAME), ("en", "E", "Jonas", HOLD), ("en", "J", "", HOLD),
+    ("en", "I", "Albert", BEFORE_NAME), ("en", "I", "and", END), ("en", "etc", "milk,", END),
+    ("en", "Inc", "Acme", END), ("en", "Av", "the", END),
+    ("pt-BR", "Sr", "o", HOLD), ("pt-BR", "ex", "p.", HOLD), ("pt-BR", "Exa", "V.", HOLD),
+    ("pt-BR", "Av", "na", HOLD), ("pt-BR", "nº", "o", BEFORE_NUMBER),
+    ("pt-BR", "S.A", "Vale", BEFORE_NAME), ("pt-BR", "C", "vitamina", BEFORE_NAME),
+    ("pt-BR", "Ltda", "Acme", END),
+]
+
+
+@pytest.mark.parametrize(("language", "word", "previous", "kind"), KINDS)
+def test_what_a_period_after_a_word_means(language: str, word: str, previous: str,
+                                          kind: str) -> None:
+    assert ABBREVIATIONS[language].kind(word, previous) == kind
 
 
 def test_english_abbreviations_are_not_portuguese_ones() -> None:
