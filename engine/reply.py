@@ -29,7 +29,15 @@ from replyguard.engine.find import Finding, apply_masks, find
 from replyguard.engine.internals import internal_spans
 from replyguard.engine.rules import Action, CompiledRules
 from replyguard.engine.screen import MASKED, REDACTED, WITHHELD, detected
-from replyguard.engine.segment import ANY, NON_SPACE, SentenceSegmenter, split_sentences
+from replyguard.engine.segment import (
+    ANY,
+    CJK_CLASS,
+    CLOSER_CLASS,
+    NON_SPACE,
+    TERMINAL_CLASS,
+    SentenceSegmenter,
+    split_sentences,
+)
 from replyguard.engine.tools import CompiledTools
 
 WORDING_REMOVED = "reply_wording_removed"
@@ -49,13 +57,15 @@ _KEY_END = re.compile(KEY_END)
 # The delta gate (`ReplyScreen._holds`): text that cannot let a piece be released is held back
 # from the segmenter, so a stream of small deltas costs about one segmenter call per sentence
 # rather than one per delta (the pieces are the same however the text is cut).
-_EVENT_CHARS = re.compile(r"[.!?…\n]")
+_T, _C, _Q = TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS
+_EVENT_CHARS = re.compile(rf"[{_T}\n]")
 _EVENT_SEARCH = _EVENT_CHARS.search
-#: An event (`.!?…` and closers, then whitespace; or a newline, as `engine.segment` reads
-#: them) with a non-space character after it: a delta that may decide a boundary by itself.
-_DECIDES = re.compile(r"[.!?…]+[\"')\]}»”’*_`]*\s+\S|\n\s*\S").search
+#: An event (sentence ends and closers, then whitespace; a CJK sentence end and closers; or a
+#: newline, as `engine.segment` reads them) with a non-space character after it: a delta that
+#: may decide a boundary by itself.
+_DECIDES = re.compile(rf"[{_T}]+[{_Q}]*\s+\S|[{_C}][{_Q}]*[^\s{_T}{_Q}]|\n\s*\S").search
 #: An event at the end of a delta, its next non-space character not yet seen.
-_PENDING = re.compile(r"(?:[.!?…]+[\"')\]}»”’*_`]*|\n)\s*\Z").search
+_PENDING = re.compile(rf"(?:[{_T}]+[{_Q}]*|\n)\s*\Z").search
 _HOLD_MAX = 256  # held characters at most (a line's kind is read at most this far ahead)
 
 
@@ -176,13 +186,14 @@ class ReplyScreen:
         """The delta gate: hold `delta` back from the segmenter when it cannot let a piece be
         released. While the segmenter waits for any character (`SentenceSegmenter.waiting`:
         a line whose kind the rest of it decides, openers after a sentence end), every delta
-        goes to it (`_room` is 0). Otherwise only an event can decide a piece (`.!?…` and
-        closers, then whitespace, then a non-space character; or a newline and a non-space
-        character), so a delta without one is held, and while an event waits for a
-        non-space character (the segmenter's, or one at the end of a held delta) the gate is
-        `_pending`: whitespace is held, anything else goes. The pieces are the same however
-        the text is cut, so holding changes when text reaches the segmenter, never what comes
-        out; a piece is released on the delta that makes it decidable (property-tested)."""
+        goes to it (`_room` is 0). Otherwise only an event can decide a piece (sentence ends
+        and closers, then whitespace, then a non-space character; a CJK sentence end, closers
+        and a non-space character; or a newline and a non-space character), so a delta
+        without one is held, and while an event waits for a non-space character (the
+        segmenter's, or one at the end of a held delta) the gate is `_pending`: whitespace
+        is held, anything else goes. The pieces are the same however the text is cut, so
+        holding changes when text reaches the segmenter, never what comes out; a piece is
+        released on the delta that makes it decidable (property-tested)."""
         room = self._room - len(delta)
         if room <= 0:
             return False

@@ -9,7 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from replyguard.engine.segment_rules import ABBREVIATIONS
+from replyguard.engine.segment_rules import (
+    ABBREVIATIONS,
+    CJK_TERMINALS,
+    CLOSERS,
+    TERMINALS,
+)
+from replyguard.engine.sentence_end import LOOKAHEAD as _LOOKAHEAD  # (also: a line's start)
+from replyguard.engine.sentence_end import Event, sentence_end
 
 #: Characters kept free before the cap: a forced split cuts at or before `max_chars - HOLDBACK`
 #: when it can.
@@ -19,23 +26,39 @@ HOLDBACK = 256
 #: a detector finds but a key block or a token of unbounded length).
 CUT_WINDOW = 1024
 _SLICE = 4096  # the longest chunk taken in one step (see `feed`)
-_LOOKAHEAD = 256  # the most a line's start is read ahead to decide what kind of line it is
 
-_TERMINALS = ".!?…"
-_CLOSERS = "\"')]}»”’*_`"
-_OPENERS = "\"'([{«“‘¿¡*_"
-_NOT_START = ",;:)]}»”’…-–—.!?%"
 _MARK_START = "`~|#-*+0123456789"
-#: An event: `.!?…` runs and closers with whitespace after them, or a newline; the same
-#: matches as `[.!?…]+[closers]*(?=\s)|\n`. Written to start with one character class, so
-#: that `re` scans for it in C rather than trying the pattern at every position, and to be
-#: tried only at the first character of a run of `.!?…` (the look-behind), its runs taken
-#: without backtracking (`*+`): a run of `.` with no whitespace after it is read once, not
-#: once from each of its characters (which took cubic time in a stream of dots).
-_EVENT = re.compile(r"[.!?…\n](?:(?<=\n)|(?<![.!?…][.!?…])[.!?…]*+[\"')\]}»”’*_`]*+(?=\s))")
+
+
+def _inside(chars: str) -> str:
+    """`chars` as the inside of a regular-expression character class."""
+    return "".join("\\" + c if c in "\\]^-[" else c for c in chars)
+
+
+#: The insides of character classes of the sentence-end characters, the CJK ones and the
+#: closers, for the reply screen's delta gate (`engine.reply`), which must know every
+#: character an event is made of.
+TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS = map(_inside, (TERMINALS, CJK_TERMINALS, CLOSERS))
+_T, _C, _Q = TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS
+#: An event: a run of sentence-end characters and closers with whitespace after it; a run
+#: whose last sentence-end character is a CJK one (`。！？．｡`: CJK is written without
+#: spaces), then its closers, with anything but a sentence-end character after it; or a
+#: newline. The same matches as `[T]*[C][Q]*(?=[^TQ])|[T]+[Q]*(?=\s)|\n` (T the sentence
+#: ends, C the CJK ones, Q closers). Written to start with one character class, so that `re`
+#: scans for it in C rather than trying the pattern at every position, and to be tried only
+#: at the first character of a run of sentence ends (the look-behind), its runs taken without
+#: backtracking (`*+`): a run of `.` with no whitespace after it is read once, not once from
+#: each of its characters (which took cubic time in a stream of dots). Group 1 (the closers
+#: of a CJK run) is set for a CJK event.
+_EVENT = re.compile(
+    rf"[{_T}\n](?:(?<=\n)|(?<![{_T}][{_T}])[{_T}]*+"
+    rf"(?:(?<=[{_C}])([{_Q}]*+)(?=[^{_T}])|[{_Q}]*+(?=\s)))"
+)
 _NONSPACE = re.compile(r"\S")
-#: The rest of a run of `.!?…` and closers (`_event_at`).
-_RUN = re.compile(r"[.!?…\"')\]}»”’*_`]*+")
+#: The rest of a run of sentence ends and closers (`_event_at`).
+_RUN = re.compile(rf"[{_T}{_Q}]*+")
+_NO_EVENT: Event = (-1, -1, -1, "")
+_CJK_SET = frozenset(CJK_TERMINALS)
 _LINE = re.compile(r"(`{3,}|~{3,})|(\|)|(#{1,6}[ \t])|([-*+][ \t]|[0-9]{1,9}[.)][ \t])")
 
 _PROSE, _LIST, _HEADING, _TABLE, _FENCE, _CLOSE = "prose list heading table fence close".split()
@@ -46,10 +69,10 @@ _SPLIT_BEFORE = frozenset({_LIST, _HEADING, _TABLE, _FENCE})
 _Line = tuple[str, int, "tuple[str, int] | None"]  # kind, scan position, open fence (char, length)
 
 #: What the segmenter waits for before it can decide anything more (`SentenceSegmenter.waiting`):
-#: an event character (`.!?…` or a newline; text without one decides nothing), a non-space
-#: character (an event is seen and only whitespace after it), or any character (a line whose
-#: kind the rest of it decides, openers after a sentence end, a period that whitespace may
-#: make an event).
+#: an event character (a sentence end or a newline; text without one decides nothing), a
+#: non-space character (an event is seen and only whitespace after it, or a CJK sentence end
+#: with nothing after it), or any character (a line whose kind the rest of it decides, openers
+#: or a word after a sentence end, a period that whitespace may make an event).
 EVENT, NON_SPACE, ANY = "event", "non-space", "any"
 _DECIDED_AFTER = 11  # a line's first characters that settle its kind, but for a fence (`_LINE`)
 
@@ -64,15 +87,21 @@ class SentenceSegmenter:
 
     A piece ends after `. ! ? …` (runs such as `?!`, closing quotes and brackets kept) and the
     whitespace after, when a sentence starts next (a capital, a digit, an opening quote or
-    bracket, a Markdown marker); not after abbreviations (`engine.segment_rules`), initials,
-    decimals, URLs, e-mails or file names. A piece also ends after a list item, heading or table
-    row line, at a blank line, and before a list item, heading, table row or code fence; a fenced
-    code block is one piece. A piece reaching `max_chars` is split at whitespace at or before
-    `max_chars - HOLDBACK`, never inside a span `no_cut(text)` returns ([start, end) offsets).
+    bracket, a Markdown marker); not after abbreviations, initials or acronyms before a name,
+    an inline list's marker, decimals, URLs, e-mails or file names (`engine.sentence_end`,
+    `engine.segment_rules`). It ends after the CJK sentence ends `。！？．｡` and their
+    closers (`」』）】`) with no whitespace after them (CJK is written without spaces), and
+    before an inline list's marker that follows its predecessor's. A piece also ends after a
+    list item, heading or table row line, at a blank line, and before a list item, heading,
+    table row or code fence; a fenced code block is one piece. A piece reaching `max_chars` is
+    split at whitespace at or before `max_chars - HOLDBACK`, never inside a span `no_cut(text)`
+    returns ([start, end) offsets).
 
     Raises ValueError for a language other than "en" or "pt-BR" (seed 000, "Language support")
     or `max_chars` below 512. Source: DESIGN section 2 (release rule, cap) and section 4 (pt-BR
-    abbreviations and `R$ 12,50` decimals); Markdown lines as CommonMark 0.31 sections 4-5.
+    abbreviations and `R$ 12,50` decimals); Markdown lines as CommonMark 0.31 sections 4-5;
+    abbreviations, initials and sentence starters as Punkt's heuristics and the Golden Rules of
+    pySBD / Pragmatic Segmenter.
     """
 
     def __init__(
@@ -102,8 +131,8 @@ class SentenceSegmenter:
         """Drop what was remembered of the text after `_pos` (it moved): what each scan read,
         so that the next one goes on from there rather than reading it again (a run of `.`
         or of spaces growing by a few characters a delta would be read whole each time)."""
-        self._open = -1  # `buf[_pos:_open]`: a run of `.!?…` and closers, no event yet
-        self._event: tuple[int, int, int] | None = None  # the event at `_pos` (`_event_at`)
+        self._open = -1  # `buf[_pos:_open]`: a run of sentence ends and closers, no event yet
+        self._event: Event | None = None  # the event at `_pos` (`_event_at`)
         self._blank = -1  # `buf[k:_blank]`: whitespace after that event
 
     def feed(self, text: str) -> list[str]:
@@ -159,34 +188,20 @@ class SentenceSegmenter:
                 self._enter(line)
                 continue
             if self._kind in _LINE_ONLY:
-                start = k = buf.find("\n", pos)
-                punct = -1
+                newline = buf.find("\n", pos)
+                event: Event = (newline, newline, -1, "")
             else:
-                start, k, punct = self._event or self._event_at(buf, pos)
-            if start < 0:  # no event yet: none can start before `safe`
-                if final or self._kind in _LINE_ONLY:
-                    safe = n
-                else:
-                    safe = pos if self._open >= 0 else _safe(buf)
-                    self._open = n if max(pos, safe) < n else -1
-                self._pos = max(pos, safe)
-                # (a trailing `.` or `.)` becomes an event with the whitespace after it)
-                self.waiting = EVENT if safe == n else NON_SPACE
-                # (the cap applies whatever the text: a run of `.` straddling it included)
-                return self._cut(final) if n >= cap else None
+                event = self._event or self._event_at(buf, pos)
+            start, k = event[0], event[1]
+            if start < 0:
+                return self._no_event(pos, final)
             found = _NONSPACE.search(buf, max(k, self._blank))
-            if found is None:  # whitespace up to the end of what was seen
-                self._blank = n
-                self.waiting = NON_SPACE
-                if n >= cap:
-                    return self._cut(final)
-                if final:
-                    self._pos = n
-                return None
+            if found is None:
+                return self._blank_to_end(final)
             m = found.start()
             if m >= cap:
                 return self._cut(final)
-            decision = self._decide(punct, k, m, buf.count("\n", k, m), final)
+            decision = self._decide(event, m, buf.count("\n", k, m), final)
             if decision is None:
                 self.waiting = ANY
                 return None
@@ -196,40 +211,74 @@ class SentenceSegmenter:
                 self._open, self._event, self._blank = -1, None, -1  # (`_forget`, inline)
             else:
                 self._enter(line)
-            if split:
-                return m
+            if split >= 0:
+                return split
+
+    def _blank_to_end(self, final: bool) -> int | None:
+        """`_next` when only whitespace follows the event, up to the end of what was seen."""
+        n = len(self._buf)
+        self._blank = n
+        self.waiting = NON_SPACE
+        if n >= self._max:
+            return self._cut(final)
+        if final:
+            self._pos = n
+        return None
+
+    def _no_event(self, pos: int, final: bool) -> int | None:
+        """`_next` when no event starts at or after `pos` yet: none can start before `safe`."""
+        buf = self._buf
+        n = len(buf)
+        if final or self._kind in _LINE_ONLY:
+            safe = n
+        else:
+            safe = pos if self._open >= 0 else _safe(buf)
+            self._open = n if max(pos, safe) < n else -1
+        self._pos = max(pos, safe)
+        # (a trailing `.` or `.)` becomes an event with the whitespace after it, a trailing
+        # `。` one with any character after it)
+        self.waiting = EVENT if safe == n else NON_SPACE
+        # (the cap applies whatever the text: a run of `.` straddling it included)
+        return self._cut(final) if n >= self._max else None
 
     def _enter(self, line: _Line) -> None:
         self._kind, self._pos, self._fence = line
         self._open, self._event, self._blank = -1, None, -1  # (`_forget`, inline)
 
-    def _event_at(self, buf: str, pos: int) -> tuple[int, int, int]:
-        """The first event at or after `pos`: `(start, end of its punctuation, start)` for
-        `.!?…` and closers, `(start, start, -1)` for a newline; `(-1, -1, -1)` for none
-        yet. Goes on from what an earlier call read (`_open`; the caller reads `_event`)."""
-        if self._open >= 0:  # an open run of `.!?…` and closers: does it go on?
+    def _event_at(self, buf: str, pos: int) -> Event:
+        """The first event at or after `pos` (`Event`), `_NO_EVENT` for none yet. Goes on
+        from what an earlier call read (`_open`; the caller reads `_event`)."""
+        if self._open >= 0:  # an open run of sentence ends and closers: does it go on?
             end = _RUN.match(buf, self._open).end()  # type: ignore[union-attr]
             if end == len(buf):
                 self._open = end
-                return -1, -1, -1
+                return _NO_EVENT
             self._open = -1
-            if buf[end].isspace():
-                body = buf[pos:end].rstrip(_CLOSERS)
-                start = pos + len(body.rstrip(_TERMINALS))  # its last `.!?…` and closers
-                self._event = start, end, start
+            body = buf[pos:end].rstrip(CLOSERS)
+            cjk = body[-1] if body[-1:] in _CJK_SET else ""
+            if cjk or buf[end].isspace():
+                start = pos + len(body.rstrip(TERMINALS))  # its last sentence ends and closers
+                self._event = start, end, start, cjk
                 return self._event
             pos = end  # the run is followed by a word: no event in it
         event = _EVENT.search(buf, pos)
         if event is None:
-            return -1, -1, -1
+            return _NO_EVENT
         start = event.start()
-        self._event = (start, start, -1) if buf[start] == "\n" else (start, event.end(), start)
+        if buf[start] == "\n":
+            self._event = start, start, -1, ""
+        else:
+            closers = event.start(1)  # (set for a CJK event)
+            self._event = start, event.end(), start, buf[closers - 1] if closers >= 0 else ""
         return self._event
 
     def _decide(
-        self, punct: int, k: int, m: int, newlines: int, final: bool
-    ) -> tuple[bool, _Line | None] | None:
-        """Is there a boundary at `m`, after the whitespace `[k, m)`? None: need more text."""
+        self, event: Event, m: int, newlines: int, final: bool
+    ) -> tuple[int, _Line | None] | None:
+        """Is there a boundary after the event, whose whitespace ends at `m`? Where it is (-1
+        for none), and the line `m` starts when the whitespace holds a newline. None: need
+        more text."""
+        punct, k = event[2], event[1]
         if newlines == 0:
             if punct >= 0 and self._buf[m] in "`~" and self._fence is None:
                 # A fence opened right after a sentence on the same line starts its own piece,
@@ -239,63 +288,31 @@ class SentenceSegmenter:
                 if line is None:
                     return None
                 if line[0] == _FENCE:
-                    return True, line
-            end = self._sentence_end(punct, m, final)
+                    return m, line
+            end = self._sentence_end(event, m, final)
             return None if end is None else (end, None)
         line = self._classify(m, final)
         if line is None or self._kind == _FENCE:
-            return None if line is None else (False, line)
+            return None if line is None else (-1, line)
         if (self._kind == _LIST and newlines == 1 and line[0] == _PROSE
                 and _indented(self._buf, k, m)):
             # The list item goes on (CommonMark 5.2): a line of prose indented under it is no
             # boundary by itself, and a line break after it still ends the item.
             line = (_LIST, m, None)
             if punct < 0:
-                return False, line
-            end = self._sentence_end(punct, m, final)
+                return -1, line
+            end = self._sentence_end(event, m, final)
             return None if end is None else (end, line)
         if self._kind in _SPLIT_AFTER or newlines >= 2 or line[0] in _SPLIT_BEFORE:
-            return True, line
+            return m, line
         if punct < 0:
-            return False, line
-        end = self._sentence_end(punct, m, final)
+            return -1, line
+        end = self._sentence_end(event, m, final)
         return None if end is None else (end, line)
 
-    def _sentence_end(self, punct: int, m: int, final: bool) -> bool | None:
-        """Does the punctuation at `punct` end a sentence, with the next one starting at `m`?"""
-        buf = self._buf
-        first = self._first_char(m, final)
-        if first is None or not first:
-            return None if first is None else False
-        if buf[punct] != "." or buf[punct + 1] in _TERMINALS:
-            return True
-        # The word the period ends and the one before it (words split at whitespace; none
-        # when the period follows whitespace), as `str.rsplit` finds them from the right, in
-        # the `_LOOKAHEAD` characters before it (no abbreviation is longer; reading the whole
-        # piece at each period made a piece of many periods cost its length squared).
-        head = buf[max(0, punct - _LOOKAHEAD) : punct]
-        if head[-1:].isspace():
-            words = [*head.rsplit(None, 1)[-1:], ""]
-        else:
-            words = head.rsplit(None, 2)[-2:]
-        word = words[-1].lstrip(_OPENERS) if words else ""
-        previous = words[-2].lstrip(_OPENERS) if len(words) == 2 else ""
-        return not self._abbreviations.holds(word, previous, first)
-
-    def _first_char(self, m: int, final: bool) -> str | None:
-        """The character that tells whether a sentence starts at `m` ("" if none starts there).
-
-        Opening quotes, brackets and emphasis are skipped: `(see below)` starts no sentence.
-        """
-        buf, j = self._buf, m
-        while j < len(buf) and buf[j] in _OPENERS and j - m < _LOOKAHEAD:
-            j += 1
-        if j == len(buf):
-            return buf[m] if final else None
-        char = buf[j]
-        if char.isspace() or char in _NOT_START or char.islower():
-            return ""
-        return char
+    def _sentence_end(self, event: Event, m: int, final: bool) -> int | None:
+        """`engine.sentence_end.sentence_end` in this segmenter's text and language."""
+        return sentence_end(self._buf, event, m, final, self._abbreviations)
 
     def _classify(self, m: int, final: bool) -> _Line | None:
         """The kind of the line whose text starts at `m`. None: need more text."""
@@ -370,10 +387,10 @@ def _indented(buf: str, k: int, m: int) -> bool:
 
 
 def _safe(buf: str) -> int:
-    """Where the event still open at the end of `buf` starts: its trailing run of `.!?…`
-    then closers (`len(buf)` if it ends in neither)."""
-    body = buf.rstrip(_CLOSERS)
-    start = len(body.rstrip(_TERMINALS))
+    """Where the event still open at the end of `buf` starts: its trailing run of sentence
+    ends then closers (`len(buf)` if it ends in neither)."""
+    body = buf.rstrip(CLOSERS)
+    start = len(body.rstrip(TERMINALS))
     return start if start < len(body) else len(buf)
 
 

@@ -2,8 +2,9 @@
 
     python tests/bench/bench_cuts.py [--quick] [--no-proxy]
 
-1. Doubling ratios: for each adversarial family (runs of `.`, `!`, `?`, `…`, mixed, closers,
-   spaces, digits, newlines; and the detectors' families of tests/engine/test_find.py), the
+1. Doubling ratios: for each adversarial family (runs of `.`, `!`, `?`, `…`, the CJK sentence
+   ends `。！？．｡`, mixed, closers, spaces, digits, newlines, tiny CJK sentences, list
+   markers, ellipses, acronyms; and the detectors' families of tests/engine/test_find.py), the
    CPU time of the screen at 64 KB, 128 KB, ... 1 MB, and the largest ratio between two
    sizes one doubling apart (linear time gives about 2; the target is <= 2.2). The reply
    screen reads each text whole and, for the sentence-end families, streamed in 4-character
@@ -50,6 +51,12 @@ SENTENCE_ENDS: dict[str, Callable[[int], str]] = {
     "ellipses": _repeat("…"), "mixed ends": _repeat(".!?…"), "ends and closers": _repeat('."'),
     "ends and newlines": _repeat("…\n"), "spaces": _repeat(" "), "digits": _repeat("1"),
     "newlines": _repeat("\n"), "dot space": _repeat(". "),
+    "ideographic stops": _repeat("。"), "full-width bangs": _repeat("！"),
+    "full-width questions": _repeat("？"), "full-width stops": _repeat("．"),
+    "halfwidth stops": _repeat("｡"), "mixed CJK ends": _repeat("。！？．｡"),
+    "CJK ends and closers": _repeat("。」"), "CJK sentences": _repeat("あ。"),
+    "full-width decimals": _repeat("３．"), "letter markers": _repeat("b. "),
+    "ellipsis and I": _repeat("... I "), "acronym and name": _repeat("U.S. Army "),
 }
 
 

@@ -36,6 +36,15 @@ RUNS = [
     (('."' * 2500), [1744, 1744, 1512]),
     (("." * 700 + " ") * 4 + "End.", [1402, 1402, 4]),
     ("Dots" + "." * 3000 + "\n" + "." * 3000 + " Next one.", [1744, 1261, 1744, 1257, 9]),
+    ("Please wait" + "。" * 5000, [7, 1744, 1744, 1516]),
+    ("Please wait" + "！" * 5000, [7, 1744, 1744, 1516]),
+    ("Please wait" + "？" * 5000, [7, 1744, 1744, 1516]),
+    ("Please wait" + "．" * 5000, [7, 1744, 1744, 1516]),
+    ("Please wait" + "｡" * 5000, [7, 1744, 1744, 1516]),
+    ("Please wait" + "。！？．｡" * 1000, [7, 1744, 1744, 1516]),
+    ("待って！？" + "。" * 3000 + "」次。", [1744, 1262, 2]),
+    ("。」" * 2500, [1744, 1744, 1512]),
+    (("。" * 700 + "次") * 4 + "終わり。", [700, 701, 701, 701, 5]),
 ]
 
 
@@ -68,7 +77,7 @@ def test_a_stream_of_dots_is_released_as_it_passes_the_cap() -> None:
 
 def test_runs_cost_linear_time(cpu_time) -> None:  # type: ignore[no-untyped-def]
     """A small guard (the doubling ratios up to 1 MB are in tests/bench/bench_cuts.py)."""
-    for unit in (".", "…\n", '."', " ", "1"):
+    for unit in (".", "…\n", '."', " ", "1", "。", "。」", "あ。", "b. "):
         small = cpu_time(split_sentences, "a" + unit * 20_000)
         large = cpu_time(split_sentences, "a" + unit * 80_000)
         assert large < 8 * small + 0.02, unit

@@ -142,6 +142,13 @@ TEMPLATES = [
     "Pay to {iban} now.",
     "Card {hidden_card} and IBAN {hidden_iban} are saved.",
     "Mail {hidden_email} or use {hidden_url}.",
+    "カードは {card} です。ありがとう！本当？",
+    "我的邮箱是 {email} ，谢谢。「はい。」と言った。",
+    "円周率は３．１４です．次へ｡（注意。）",
+    "I live in the U.S. How about you? Mt. Fuji, St. Louis and Albert I. Jones.",
+    "Well... I think so. At 6 P.M. Mr. Smith paid with {card}.",
+    "Steps: 1.) Open it 2.) Pay with {card} 3.) Done. a. Red b. Blue",
+    "\"Stay hungry.\" – Steve Jobs. O pedido n.º 4412 na Av. Paulista.",
 ]
 FIELDS: dict[str, st.SearchStrategy[str]] = {
     "card": cards(), "ssn": ssns, "email": emails, "url": urls, "iban": ibans(),

@@ -12,6 +12,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from replyguard.engine.segment import HOLDBACK, SentenceSegmenter, split_sentences
+from replyguard.engine.segment_rules import (
+    ABBREVIATIONS,
+    BEFORE_NAME,
+    BEFORE_NUMBER,
+    END,
+    HOLD,
+)
 
 ENGLISH = [
     pytest.param("Hello. World.  ", ["Hello. ", "World.  "], id="trailing_space"),
@@ -250,6 +257,123 @@ ENGLISH = [
     pytest.param(
         "```\n```python\n```\nEnd", ["```\n```python\n```\n", "End"], id="fence_info_closer_not"
     ),
+    # -- abbreviations before a name, and ones that end a sentence (Punkt's heuristics, the
+    # -- English Golden Rules of pySBD / Pragmatic Segmenter)
+    pytest.param("I can see Mt. Fuji from here.", ["I can see Mt. Fuji from here."], id="abbr_mt"),
+    pytest.param("We flew to St. Louis. It rained.", ["We flew to St. Louis. ", "It rained."],
+                 id="abbr_st_saint"),
+    pytest.param("Turn left on Main St. Then stop.", ["Turn left on Main St. ", "Then stop."],
+                 id="abbr_st_street_end"),
+    pytest.param("They drove to Ft. Worth today.", ["They drove to Ft. Worth today."],
+                 id="abbr_ft"),
+    pytest.param("Meet me at 5th Ave. We can walk.", ["Meet me at 5th Ave. ", "We can walk."],
+                 id="abbr_ave_end"),
+    pytest.param("I met John Smith Jr. He was kind.", ["I met John Smith Jr. ", "He was kind."],
+                 id="abbr_jr_end"),
+    pytest.param("Ask Tom Brown Sr. They know him.",
+                 ["Ask Tom Brown Sr. ", "They know him."], id="abbr_sr_end"),
+    pytest.param("Dr. Smith will see you now.", ["Dr. Smith will see you now."], id="abbr_dr_name"),
+    pytest.param("Did you see Albert I. Jones yesterday?",
+                 ["Did you see Albert I. Jones yesterday?"],
+                 id="initial_i_in_a_name"),
+    pytest.param("We make a good team, you and I. Did you see Albert I. Jones yesterday?",
+                 ["We make a good team, you and I. ", "Did you see Albert I. Jones yesterday?"],
+                 id="pronoun_i_then_initial_i"),
+    pytest.param("He served Henry I. He was loyal.", ["He served Henry I. ", "He was loyal."],
+                 id="regnal_i_end"),
+    pytest.param("I live in the U.S. How about you?", ["I live in the U.S. ", "How about you?"],
+                 id="acronym_us_end"),
+    pytest.param("I live in the E.U. How about you?", ["I live in the E.U. ", "How about you?"],
+                 id="acronym_eu_end"),
+    pytest.param("I work for the U.S. Government in Virginia.",
+                 ["I work for the U.S. Government in Virginia."], id="acronym_us_name"),
+    pytest.param("I have lived in the U.S. for 20 years.",
+                 ["I have lived in the U.S. for 20 years."], id="acronym_us_lower"),
+    pytest.param("He left the bank at 6 P.M. Mr. Smith then went to the store.",
+                 ["He left the bank at 6 P.M. ", "Mr. Smith then went to the store."],
+                 id="acronym_pm_before_a_title"),
+    pytest.param("The show starts at 8 P.M. Eastern time.",
+                 ["The show starts at 8 P.M. Eastern time."], id="acronym_pm_name"),
+    pytest.param("I visited the U.S.A. last year.", ["I visited the U.S.A. last year."],
+                 id="acronym_usa_lower"),
+    pytest.param("We chose plan B. Then we left.", ["We chose plan B. ", "Then we left."],
+                 id="letter_after_lowercase_end"),
+    pytest.param("Take vitamin C. It helps.", ["Take vitamin C. ", "It helps."],
+                 id="letter_vitamin_end"),
+    pytest.param("My name is Jonas E. Smith.", ["My name is Jonas E. Smith."], id="initial_middle"),
+    pytest.param("We need bread, milk, etc. The store closes soon.",
+                 ["We need bread, milk, etc. ", "The store closes soon."], id="abbr_etc_end"),
+    pytest.param("They closed the deal with Pitt, Briggs & Co. at noon.",
+                 ["They closed the deal with Pitt, Briggs & Co. at noon."], id="abbr_co_lower"),
+    pytest.param("They closed the deal with Pitt & Co. It closed yesterday.",
+                 ["They closed the deal with Pitt & Co. ", "It closed yesterday."],
+                 id="abbr_co_end"),
+    pytest.param("I work at Acme Inc. My boss is kind.",
+                 ["I work at Acme Inc. ", "My boss is kind."], id="abbr_inc_end"),
+    pytest.param("Order No. 4412 has shipped.",
+                 ["Order No. 4412 has shipped."], id="abbr_no_order"),
+    pytest.param("You can find it at N°. 1026.253.553. That is where the treasure is.",
+                 ["You can find it at N°. 1026.253.553. ", "That is where the treasure is."],
+                 id="abbr_numero_sign"),
+    pytest.param("Ask for Nº. 12 at the desk.", ["Ask for Nº. 12 at the desk."],
+                 id="abbr_numero_ordinal"),
+    pytest.param("Call tel. 555-0100 today.", ["Call tel. 555-0100 today."], id="abbr_tel"),
+    # -- ellipses: inside a sentence or at its end, by the next word
+    pytest.param("Well... I think so.", ["Well... I think so."], id="ellipsis_before_i"),
+    pytest.param("Hmm… I'm not sure. Maybe.", ["Hmm… I'm not sure. ", "Maybe."],
+                 id="ellipsis_before_im"),
+    pytest.param("I waited... Then it came.", ["I waited... ", "Then it came."],
+                 id="ellipsis_end"),
+    pytest.param("I never meant that.... She left the store.",
+                 ["I never meant that.... ", "She left the store."], id="ellipsis_four_dots"),
+    pytest.param("One habit was weakened . . . was that of combining words.",
+                 ["One habit was weakened . . . was that of combining words."],
+                 id="ellipsis_spaced_lower"),
+    pytest.param("The thing is . . . I didn't mean it.", ["The thing is . . . I didn't mean it."],
+                 id="ellipsis_spaced_before_i"),
+    pytest.param("The thing is . . . Then it ended.", ["The thing is . . . ", "Then it ended."],
+                 id="ellipsis_spaced_end"),
+    # -- a quotation and its citation
+    pytest.param('"Stay hungry." – Steve Jobs', ['"Stay hungry." – Steve Jobs'],
+                 id="citation_en_dash"),
+    pytest.param('"Stay hungry, stay foolish." — Steve Jobs. Next.',
+                 ['"Stay hungry, stay foolish." — Steve Jobs. ', "Next."], id="citation_em_dash"),
+    pytest.param("“Be yourself.” ― Oscar Wilde", ["“Be yourself.” ― Oscar Wilde"],
+                 id="citation_horizontal_bar"),
+    pytest.param('"Less is more." ~ Mies', ['"Less is more." ~ Mies'], id="citation_tilde"),
+    pytest.param('She turned to him, "This is great." she said.',
+                 ['She turned to him, "This is great." she said.'], id="quote_then_lowercase"),
+    # -- inline numbered and lettered lists
+    pytest.param("1.) The first item 2.) The second item",
+                 ["1.) The first item ", "2.) The second item"], id="inline_list_dot_paren"),
+    pytest.param("1.) The first item. 2.) The second item.",
+                 ["1.) The first item. ", "2.) The second item."],
+                 id="inline_list_dot_paren_sentences"),
+    pytest.param("1. The first item 2. The second item",
+                 ["1. The first item ", "2. The second item"], id="inline_list_dot"),
+    pytest.param("1. The first item. 2. The second item.",
+                 ["1. The first item. ", "2. The second item."], id="inline_list_dot_sentences"),
+    pytest.param("Steps: 1. Open the app. 2. Tap Settings. 3. Done.",
+                 ["Steps: 1. Open the app. ", "2. Tap Settings. ", "3. Done."],
+                 id="inline_list_after_colon"),
+    pytest.param("a. The first item b. The second item c. The third list item",
+                 ["a. The first item ", "b. The second item ", "c. The third list item"],
+                 id="inline_list_letters"),
+    pytest.param("Options: a. Red. b. Blue. c. Green.",
+                 ["Options: a. Red. ", "b. Blue. ", "c. Green."], id="inline_list_letters_lower"),
+    pytest.param("A. The first item B. The second item",
+                 ["A. The first item ", "B. The second item"], id="inline_list_capitals"),
+    pytest.param("8. Eight 9. Nine 10. Ten 11.) Eleven",
+                 ["8. Eight ", "9. Nine ", "10. Ten ", "11.) Eleven"], id="inline_list_two_digits"),
+    pytest.param("1. Do A 2. Do B", ["1. Do A ", "2. Do B"], id="inline_list_after_a_list_line"),
+    pytest.param("Choose: a) Red. b) Blue.", ["Choose: a) Red. ", "b) Blue."],
+                 id="inline_list_letter_paren"),
+    pytest.param("Add 2 and 3 to get 5. Then multiply.",
+                 ["Add 2 and 3 to get 5. ", "Then multiply."], id="number_is_no_marker"),
+    pytest.param("Solve for x. Then stop.", ["Solve for x. ", "Then stop."],
+                 id="letter_is_no_marker"),
+    pytest.param("Use option a. Then restart.", ["Use option a. ", "Then restart."],
+                 id="letter_a_is_no_marker"),
 ]
 
 PORTUGUESE = [
@@ -358,6 +482,114 @@ PORTUGUESE = [
     pytest.param(
         "Use a versão 3.11.7 agora. Ok.", ["Use a versão 3.11.7 agora. ", "Ok."], id="pt_version"
     ),
+    pytest.param("Falei com o Sr. Almeida ontem.", ["Falei com o Sr. Almeida ontem."],
+                 id="pt_sr_name"),
+    pytest.param("A Sra. Maria chegou. Ela trouxe bolo.",
+                 ["A Sra. Maria chegou. ", "Ela trouxe bolo."],
+                 id="pt_sra_then_end"),
+    pytest.param("O Dr. Paulo e a Dra. Ana atendem.", ["O Dr. Paulo e a Dra. Ana atendem."],
+                 id="pt_dr_dra"),
+    pytest.param("Use frutas, p. ex. maçã e pera.", ["Use frutas, p. ex. maçã e pera."],
+                 id="pt_pex_lower"),
+    pytest.param("O total foi R$ 12,50. Pague no caixa.",
+                 ["O total foi R$ 12,50. ", "Pague no caixa."], id="pt_money_end_then"),
+    pytest.param("Paguei R$ 1.299,90 no total.", ["Paguei R$ 1.299,90 no total."],
+                 id="pt_money_inside"),
+    pytest.param("O pedido n.º 4412 foi enviado.", ["O pedido n.º 4412 foi enviado."],
+                 id="pt_numero_order"),
+    pytest.param("Pedido N.º 4412 enviado. Obrigado.", ["Pedido N.º 4412 enviado. ", "Obrigado."],
+                 id="pt_numero_capital"),
+    pytest.param("Veja o nº. 12 da lista.", ["Veja o nº. 12 da lista."], id="pt_numero_period"),
+    pytest.param("Fica no N°. 300 da rua.", ["Fica no N°. 300 da rua."], id="pt_numero_sign"),
+    pytest.param("Moro na Av. Paulista, 1000.", ["Moro na Av. Paulista, 1000."],
+                 id="pt_av_paulista"),
+    pytest.param("Fica na Al. Santos. Venha.", ["Fica na Al. Santos. ", "Venha."],
+                 id="pt_alameda"),
+    pytest.param("Fica na R. Augusta, 500.", ["Fica na R. Augusta, 500."], id="pt_rua"),
+    pytest.param("Encontre-me na Pça. Roosevelt hoje.", ["Encontre-me na Pça. Roosevelt hoje."],
+                 id="pt_praca"),
+    pytest.param("Siga pela Rod. Anchieta até o fim.", ["Siga pela Rod. Anchieta até o fim."],
+                 id="pt_rodovia"),
+    pytest.param("O Cap. Nascimento chegou.", ["O Cap. Nascimento chegou."], id="pt_capitao"),
+    pytest.param("Leia o cap. 3 hoje.", ["Leia o cap. 3 hoje."], id="pt_capitulo"),
+    pytest.param("Isso foi no séc. XIX. Depois mudou.", ["Isso foi no séc. XIX. ", "Depois mudou."],
+                 id="pt_seculo"),
+    pytest.param("O Pe. Antônio rezou a missa.", ["O Pe. Antônio rezou a missa."], id="pt_padre"),
+    pytest.param("O Eng. Carlos assinou.", ["O Eng. Carlos assinou."], id="pt_engenheiro"),
+    pytest.param("Moro nos E.U.A. Depois voltei.", ["Moro nos E.U.A. ", "Depois voltei."],
+                 id="pt_acronym_end"),
+    pytest.param("Trabalho na Acme S.A. Ela paga bem.", ["Trabalho na Acme S.A. ", "Ela paga bem."],
+                 id="pt_sa_end"),
+    pytest.param("Tome vitamina C. Ela ajuda.", ["Tome vitamina C. ", "Ela ajuda."],
+                 id="pt_letter_end"),
+    pytest.param("O poeta Carlos D. Andrade escreveu.", ["O poeta Carlos D. Andrade escreveu."],
+                 id="pt_initial_middle"),
+    pytest.param("Bem… Eu acho que sim.", ["Bem… ", "Eu acho que sim."], id="pt_ellipsis_eu"),
+    pytest.param("Passos: 1. Abra o app. 2. Toque em Ajustes. 3. Pronto.",
+                 ["Passos: 1. Abra o app. ", "2. Toque em Ajustes. ", "3. Pronto."],
+                 id="pt_inline_list"),
+    pytest.param("Opções: a) Pix. b) Boleto. c) Cartão.",
+                 ["Opções: a) Pix. ", "b) Boleto. ", "c) Cartão."], id="pt_inline_list_letters"),
+    pytest.param("1.) Abra o app 2.) Toque em Ajustes", ["1.) Abra o app ", "2.) Toque em Ajustes"],
+                 id="pt_inline_list_dot_paren"),
+    pytest.param("«Só sei que nada sei.» — Sócrates", ["«Só sei que nada sei.» — Sócrates"],
+                 id="pt_citation_guillemets"),
+    pytest.param('"Tudo vale a pena." – Fernando Pessoa', ['"Tudo vale a pena." – Fernando Pessoa'],
+                 id="pt_citation"),
+    pytest.param("V. Exa. Decide hoje.", ["V. Exa. Decide hoje."], id="pt_v_exa_spaced"),
+    pytest.param("V. Sa. Receberá a carta.", ["V. Sa. Receberá a carta."], id="pt_v_sa_spaced"),
+    pytest.param("Silva et al. Mostraram isso.", ["Silva et al. Mostraram isso."], id="pt_et_al"),
+    pytest.param("Veja fls. 12 do processo.", ["Veja fls. 12 do processo."], id="pt_folhas"),
+    pytest.param("Conforme o art. 5º, inc. II da lei.", ["Conforme o art. 5º, inc. II da lei."],
+                 id="pt_inciso"),
+    pytest.param("Ligue no tel. (11) 3333-4444 hoje.", ["Ligue no tel. (11) 3333-4444 hoje."],
+                 id="pt_tel_area_code"),
+    pytest.param("Somei 2 e 3 e deu 5. Depois dividi.", ["Somei 2 e 3 e deu 5. ", "Depois dividi."],
+                 id="pt_number_is_no_marker"),
+]
+
+#: CJK text (Japanese, Chinese) is written without spaces: `。！？．｡` end a sentence with no
+#: whitespace after them, in either language's segmenter.
+CJK = [
+    pytest.param("今日は晴れです。明日は雨でしょう！本当？",
+                 ["今日は晴れです。", "明日は雨でしょう！", "本当？"], id="ja_three"),
+    pytest.param("你好！我是小明。你呢？", ["你好！", "我是小明。", "你呢？"], id="zh_three"),
+    pytest.param("カードは4111 1111 1111 1111です。ありがとうございます。",
+                 ["カードは4111 1111 1111 1111です。", "ありがとうございます。"], id="ja_value"),
+    pytest.param("我的邮箱是jane.doe@example.com，谢谢。请回复。",
+                 ["我的邮箱是jane.doe@example.com，谢谢。", "请回复。"], id="zh_email"),
+    pytest.param("彼は「はい。」次の文です。", ["彼は「はい。」", "次の文です。"], id="ja_closer"),
+    pytest.param("彼は「行きます。」と言った。次の文です。",
+                 ["彼は「行きます。」と言った。", "次の文です。"], id="ja_quotative_to"),
+    pytest.param("「はい。」って言った。とにかく行こう。",
+                 ["「はい。」って言った。", "とにかく行こう。"], id="ja_quotative_tte"),
+    pytest.param("「こんにちは。」『はい。』", ["「こんにちは。」", "『はい。』"], id="ja_quotes"),
+    pytest.param("（注意してください。）次へ。", ["（注意してください。）", "次へ。"],
+                 id="ja_full_width_paren"),
+    pytest.param("【重要です！】読んで。", ["【重要です！】", "読んで。"], id="ja_lenticular"),
+    pytest.param("他说：“我来了。”然后走了。", ["他说：“我来了。”", "然后走了。"], id="zh_quote"),
+    pytest.param("これはペンです．それは本です．", ["これはペンです．", "それは本です．"],
+                 id="ja_full_width_stop"),
+    pytest.param("円周率は３．１４です。", ["円周率は３．１４です。"], id="ja_full_width_decimal"),
+    pytest.param("ｅｘａｍｐｌｅ．ｃｏｍを見て。", ["ｅｘａｍｐｌｅ．ｃｏｍを見て。"],
+                 id="ja_full_width_domain"),
+    pytest.param("ﾃｽﾄです｡次です｡", ["ﾃｽﾄです｡", "次です｡"], id="ja_halfwidth_stop"),
+    pytest.param("本当？！はい。", ["本当？！", "はい。"], id="ja_run"),
+    pytest.param("终于……我到了。", ["终于……我到了。"], id="zh_ellipsis_inside"),
+    pytest.param("はい。 次です。", ["はい。 ", "次です。"], id="ja_space_after"),
+    pytest.param("一行目。\n二行目。", ["一行目。\n", "二行目。"], id="ja_newline"),
+    pytest.param("了解です。Thanks.", ["了解です。", "Thanks."], id="ja_then_english"),
+    pytest.param("了解です。iPhoneで開いて。", ["了解です。", "iPhoneで開いて。"],
+                 id="ja_then_lowercase_latin"),
+    pytest.param("手順は3つです。1つ目は簡単です。", ["手順は3つです。", "1つ目は簡単です。"],
+                 id="ja_then_digit"),
+    pytest.param("これは.テスト", ["これは.テスト"], id="ja_ascii_period_without_space"),
+    pytest.param("Done. 完了です。", ["Done. ", "完了です。"], id="english_then_ja"),
+    pytest.param("見て。\n```\ncode。\n```\n次へ。", ["見て。\n", "```\ncode。\n```\n", "次へ。"],
+                 id="ja_then_fence"),
+    pytest.param("手順：\n1. 開く。閉じる。\n2. 終わり",
+                 ["手順：\n", "1. 開く。", "閉じる。\n", "2. 終わり"], id="ja_list"),
+    pytest.param("はい。、次", ["はい。、次"], id="ja_comma_after"),
 ]
 
 
@@ -371,12 +603,40 @@ def test_portuguese_pieces(text: str, pieces: list[str]) -> None:
     assert split_sentences(text, "pt-BR") == pieces
 
 
+@pytest.mark.parametrize("language", ["en", "pt-BR"])
+@pytest.mark.parametrize(("text", "pieces"), CJK)
+def test_cjk_pieces(text: str, pieces: list[str], language: str) -> None:
+    assert split_sentences(text, language) == pieces
+
+
+#: (language, word before the period, the word before it, what the period means)
+KINDS = [
+    ("en", "Mr", "", HOLD), ("en", "e.g", "tool,", HOLD), ("en", "al", "et", HOLD),
+    ("en", "No", "Order", BEFORE_NUMBER), ("en", "N°", "at", BEFORE_NUMBER),
+    ("en", "Mt", "see", BEFORE_NAME), ("en", "Jr", "Smith", BEFORE_NAME),
+    ("en", "U.S", "the", BEFORE_NAME), ("en", "P.M", "6", BEFORE_NAME),
+    ("en", "B", "plan", BEFORE_NAME), ("en", "E", "Jonas", HOLD), ("en", "J", "", HOLD),
+    ("en", "I", "Albert", BEFORE_NAME), ("en", "I", "and", END), ("en", "etc", "milk,", END),
+    ("en", "Inc", "Acme", END), ("en", "Av", "the", END),
+    ("pt-BR", "Sr", "o", HOLD), ("pt-BR", "ex", "p.", HOLD), ("pt-BR", "Exa", "V.", HOLD),
+    ("pt-BR", "Av", "na", HOLD), ("pt-BR", "nº", "o", BEFORE_NUMBER),
+    ("pt-BR", "S.A", "Vale", BEFORE_NAME), ("pt-BR", "C", "vitamina", BEFORE_NAME),
+    ("pt-BR", "Ltda", "Acme", END),
+]
+
+
+@pytest.mark.parametrize(("language", "word", "previous", "kind"), KINDS)
+def test_what_a_period_after_a_word_means(language: str, word: str, previous: str,
+                                          kind: str) -> None:
+    assert ABBREVIATIONS[language].kind(word, previous) == kind
+
+
 def test_english_abbreviations_are_not_portuguese_ones() -> None:
     assert split_sentences("A Sra. Costa. Av. Paulista.") == ["A Sra. Costa. ", "Av. ", "Paulista."]
 
 
 def test_segment_imports_only_the_standard_library() -> None:
-    for path in ("engine/segment.py", "engine/segment_rules.py"):
+    for path in ("engine/segment.py", "engine/segment_rules.py", "engine/sentence_end.py"):
         tree = ast.parse((Path(__file__).parents[2] / path).read_text(encoding="utf-8"))
         names = {
             alias.name
@@ -388,7 +648,8 @@ def test_segment_imports_only_the_standard_library() -> None:
         roots = {name.split(".")[0] for name in names} - {"replyguard"}
         assert roots <= set(sys.stdlib_module_names) | {"__future__"}, path
         assert not {name for name in names
-                    if name.startswith("replyguard.")} - {"replyguard.engine.segment_rules"}
+                    if name.startswith("replyguard.")} - {"replyguard.engine.segment_rules",
+                                                            "replyguard.engine.sentence_end"}
 
 
 def test_empty_text_gives_no_pieces() -> None:
@@ -568,10 +829,47 @@ _TOKENS = [
     "¿",
     "nº",
     "x" * 40,
+    # inline lists, acronyms and initials before names, citations
+    "St.",
+    "Mt.",
+    "Jr.",
+    "I.",
+    "P.M.",
+    "How",
+    "He",
+    "Fuji",
+    "Albert",
+    "I'm",
+    "I’",
+    "1.)",
+    "2.)",
+    "a.",
+    "b.",
+    "b)",
+    "Steps:",
+    "–",
+    "~",
+    "N°.",
+    # CJK sentence ends, closers and text
+    "。",
+    "！",
+    "？",
+    "．",
+    "｡",
+    "」",
+    "』",
+    "）",
+    "】",
+    "「",
+    "です",
+    "と",
+    "３",
+    "ｃｏｍ",
+    "你好",
 ]
 _SENTENCEISH = st.lists(st.sampled_from(_TOKENS), max_size=60).map("".join)
-_CHARS = st.text(alphabet='aA1 .!?…"()*-#|`~\n\t', max_size=80)
-_TABLE = st.sampled_from([param.values[0] for param in ENGLISH + PORTUGUESE])
+_CHARS = st.text(alphabet='aAbBI1:2 .!?…"()*-#|`~\n\t。！？．｡」）と３', max_size=80)
+_TABLE = st.sampled_from([param.values[0] for param in ENGLISH + PORTUGUESE + CJK])
 _TEXTS = st.one_of(_SENTENCEISH, _CHARS, _TABLE, st.tuples(_TABLE, _SENTENCEISH).map("".join))
 _LONG = st.lists(st.sampled_from(_TOKENS), min_size=100, max_size=600).map("".join)
 
@@ -641,23 +939,27 @@ def test_leading_whitespace_over_the_cap_skips_none_of_the_text_after_it() -> No
     assert segmenter.feed(text[:515]) + segmenter.feed(text[515:]) + segmenter.flush() == expected
 
 
-_EVENT_PLAIN = re.compile(r"[.!?…]+[\"')\]}»”’*_`]*(?=\s)|\n")
+_ENDS, _CJK_ENDS, _CLOSE = ".!?…。！？．｡", "。！？．｡", "\"')\\]}»”’*_`」』）】〕〉》］｝〗〙｣"
+_EVENT_PLAIN = re.compile(rf"[{_ENDS}]*[{_CJK_ENDS}][{_CLOSE}]*(?=[^{_ENDS}{_CLOSE}])"
+                          rf"|[{_ENDS}]+[{_CLOSE}]*(?=\s)|\n")
 
 
 @settings(max_examples=2000)
-@given(st.text(alphabet="ab .!?…\n\"')]}»”’*_`\t", max_size=16), st.integers(0, 16))
+@given(st.text(alphabet="ab .!?…\n\"')]}»”’*_`\t。！？．｡」』）", max_size=16),
+       st.integers(0, 16))
 def test_event_pattern_matches_its_plain_form(text: str, pos: int) -> None:
     """`engine.segment._EVENT` is written for speed; it finds what its plain form finds from
-    any place the segmenter searches from: never the inside of a run of `.!?…` (it searches
-    from a run's first character, or after whitespace)."""
+    any place the segmenter searches from: never the inside of a run of sentence ends (it
+    searches from a run's first character, or after whitespace)."""
     from replyguard.engine.segment import _EVENT
 
-    assume(pos == 0 or pos > len(text) or text[pos - 1] not in ".!?…")
+    assume(pos == 0 or pos > len(text) or text[pos - 1] not in _ENDS)
     ours, plain = _EVENT.search(text, pos), _EVENT_PLAIN.search(text, pos)
     assert (ours and ours.span()) == (plain and plain.span())
 
 
-@pytest.mark.parametrize("text", ["." * 9 + " A", "a?!?!" + "…" * 4 + "\") A", "x" + "!" * 5])
+@pytest.mark.parametrize("text", ["." * 9 + " A", "a?!?!" + "…" * 4 + "\") A", "x" + "!" * 5,
+                                  "。" * 9 + "次", "a？！" + "。" * 4 + "」」次", "x" + "．" * 5])
 def test_event_pattern_never_starts_inside_a_run(text: str) -> None:
     from replyguard.engine.segment import _EVENT
 

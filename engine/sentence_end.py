@@ -1,0 +1,190 @@
+"""Does a sentence end at an event the segmenter found: the prose rules, read from the words
+around it (abbreviations, initials, ellipses, inline list markers, CJK sentence ends).
+
+Each rule reads a bounded stretch of text around the event, and says when it must see more.
+"""
+
+from __future__ import annotations
+
+import re
+
+from replyguard.engine.segment_rules import (
+    BEFORE_NAME,
+    BEFORE_NUMBER,
+    CLOSERS,
+    FIRST_MARKERS,
+    HOLD,
+    NOT_START,
+    OPENERS,
+    QUOTATIVE,
+    TERMINALS,
+    Abbreviations,
+)
+
+#: The most read before or after an event (no abbreviation or starter is longer; reading the
+#: whole piece at each period made a piece of many periods cost its length squared).
+LOOKAHEAD = 256
+#: An event: (start, end of its punctuation, start of its last sentence-end run or -1 for a
+#: newline, that run's last character if it is a CJK sentence end else "").
+Event = tuple[int, int, int, str]
+
+_NONSPACE = re.compile(r"\S")
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")  # a word, "I'm" and "don’t" included
+_MARKER_WORD = re.compile(r"[0-9]{1,2}|[A-Za-z]")
+
+
+def _marker_pattern(marker: str) -> re.Pattern[str]:
+    """Finds the inline list marker `marker` (`1.`, `2.)`, `b)`) with whitespace on both sides
+    (the marker first, so that `re` looks for its first character before trying the rest)."""
+    return re.compile(rf"{marker}(?<!\S{marker})(?:\.\)?|\))(?=\s)")
+
+
+#: Each marker's predecessor's pattern: `2` -> `1`, `b` -> `a`.
+_PREDECESSOR = {
+    after: _marker_pattern(before)
+    for markers in ([str(i) for i in range(1, 100)], "abcdefghijklmnopqrstuvwxyz",
+                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    for before, after in zip(markers, markers[1:], strict=False)
+}
+#: A lower-case letter marker starting a sentence (`b. `, `b.) `, `b) `), or what may yet
+#: become one at the end of the text.
+_NEXT_MARKER = re.compile(r"[a-z](?:\.\)?|\))\s")
+_NEXT_MARKER_START = re.compile(r"[a-z](?:\.\)?|\))?")
+
+
+def sentence_end(buf: str, event: Event, m: int, final: bool, rules: Abbreviations) -> int | None:
+    """Where a piece ends if the event ends a sentence, the next text starting at `m`: `m`, or
+    the start of an inline list marker the event ends with ("a. Red b. Blue" ends before `b`);
+    -1 for no end; None when what follows `buf` may decide it (`final`: nothing follows).
+
+    A sentence ends when the next one starts with a capital, a digit, an opener or a Markdown
+    marker, after `!`, `?`, an ellipsis or a period that is not an abbreviation's or an
+    initial's (`Abbreviations.kind`); an inline list marker's period ends none. A CJK sentence
+    end ends one before anything but punctuation (`。」次` ends; `３．１４`, `ｅｘ．ｃｏｍ` and
+    `「行きます。」と` do not).
+    """
+    _, k, punct, cjk = event
+    if cjk:
+        return -1 if _cjk_goes_on(buf, cjk, k, m) else m
+    j = _start_at(buf, m, final)
+    if j is None:
+        return None
+    char = buf[j]
+    if char.isspace() or char in NOT_START:
+        return -1
+    if buf[punct] == "." and buf[punct + 1] not in TERMINALS:
+        return _after_period(buf, punct, m, j, final, rules)
+    if char.islower():
+        return _before_marker(buf, m, j, final)
+    if buf[punct] == "…" or buf[punct + 1] in ".…":
+        return _after_ellipsis(buf, m, j, final, rules)
+    return m
+
+
+def _cjk_goes_on(buf: str, cjk: str, k: int, m: int) -> bool:
+    """Does the sentence go on after a CJK sentence end `cjk` (its closers end at `k`)? Before
+    punctuation; before a quotative particle right after a closed quotation (「行きます。」と
+    言った); after `．` written between digits or letters (`３．１４`, `ｅｘ．ｃｏｍ`)."""
+    char = buf[m]
+    if char in NOT_START:
+        return True
+    if m == k and buf[k - 1] in CLOSERS and char in QUOTATIVE:
+        return True
+    return cjk == "．" and m == k and (char.isdigit() or char.islower())
+
+
+def _start_at(buf: str, m: int, final: bool) -> int | None:
+    """Where the character that tells whether a sentence starts at `m` is: past opening quotes,
+    brackets and emphasis (`(see below)` starts no sentence); None: need more text."""
+    j = m
+    while j < len(buf) and buf[j] in OPENERS and j - m < LOOKAHEAD:
+        j += 1
+    if j == len(buf):
+        return m if final else None
+    return j
+
+
+def _after_period(buf: str, punct: int, m: int, j: int, final: bool,
+                  rules: Abbreviations) -> int | None:
+    """`sentence_end` for a single period at `punct`: what the word before it means."""
+    # The word the period ends and the one before it (words split at whitespace; none when
+    # the period follows whitespace), as `str.rsplit` finds them from the right.
+    head = buf[max(0, punct - LOOKAHEAD) : punct]
+    if head[-1:].isspace():
+        words = [*head.rsplit(None, 1)[-1:], ""]
+    else:
+        words = head.rsplit(None, 2)[-2:]
+    raw = words[-1] if words else ""
+    word = raw.lstrip(OPENERS)
+    previous = words[-2].lstrip(OPENERS) if len(words) == 2 else ""
+    if raw == word and (marker := _list_marker(buf, word, previous, punct - len(word))) is not None:
+        return marker
+    if buf[j].islower():
+        return _before_marker(buf, m, j, final)
+    if not word and previous.endswith("."):  # a spaced ellipsis (". . .")
+        return _after_ellipsis(buf, m, j, final, rules)
+    kind = rules.kind(word, previous)
+    if kind == HOLD:
+        return -1
+    if kind == BEFORE_NUMBER:
+        return -1 if buf[j].isdigit() else m
+    if kind == BEFORE_NAME:
+        starter = _word_at(buf, j, final)
+        return None if starter is None else m if starter in rules.starters else -1
+    return m
+
+
+def _after_ellipsis(buf: str, m: int, j: int, final: bool, rules: Abbreviations) -> int | None:
+    """`sentence_end` after an ellipsis and a capital: an end, but before a word that goes on
+    a sentence ("Well... I think so.")."""
+    if not rules.after_ellipsis:
+        return m
+    word = _word_at(buf, j, final)
+    return None if word is None else -1 if word in rules.after_ellipsis else m
+
+
+def _word_at(buf: str, j: int, final: bool) -> str | None:
+    """The word starting at `j` (letters, and apostrophes between them, written "'"): "" for
+    none, None while it may go on past the end of `buf`. Read up to `LOOKAHEAD` characters."""
+    found = _WORD.match(buf, j, j + LOOKAHEAD)
+    if found is None:
+        return ""
+    end, n = found.end(), len(buf)
+    if not final and (end == n or (end + 1 == n and buf[end] in "'’")):
+        return None
+    return found.group().replace("’", "'")
+
+
+def _list_marker(buf: str, word: str, previous: str, w: int) -> int | None:
+    """For a period after `word` (at `w`): -1 if the word is an inline list marker (its period
+    ends no sentence), `w` if it is a marker whose item starts a piece (the one before it
+    ended without a sentence end: "a. Red b. Blue"), None if it is no marker.
+
+    A marker opens an item at a piece's start, after a colon ("Steps: 1. Open"; `1`, `a`,
+    `A`) or after its predecessor's marker in the piece (`b` after `a`, `3` after `2`)."""
+    if not _MARKER_WORD.fullmatch(word) or (w > 0 and not buf[w - 1].isspace()):
+        return None
+    if w <= LOOKAHEAD and _NONSPACE.search(buf, 0, w) is None:
+        return -1  # (the piece starts with it)
+    if word in FIRST_MARKERS and previous.endswith(":"):
+        return -1
+    return w if _follows(buf, w, word) else None
+
+
+def _before_marker(buf: str, m: int, j: int, final: bool) -> int | None:
+    """`sentence_end` before a lower-case letter: an end only before a letter marker that
+    follows its predecessor's in the piece ("a. Red. b. Blue"); None: need more text."""
+    if j != m:
+        return -1
+    if _NEXT_MARKER.match(buf, m) is None:
+        if not final and _NEXT_MARKER_START.fullmatch(buf, m) is not None:
+            return None
+        return -1
+    return m if _follows(buf, m, buf[m]) else -1
+
+
+def _follows(buf: str, w: int, marker: str) -> bool:
+    """Is there the marker before `marker` (`1` before `2`, `a` before `b`) in the
+    `LOOKAHEAD` characters before `w`?"""
+    before = _PREDECESSOR.get(marker)
+    return before is not None and before.search(buf, max(0, w - LOOKAHEAD), w) is not None
