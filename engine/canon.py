@@ -13,7 +13,8 @@ What is undone (each is property-tested in tests/engine/test_canon.py):
 * Separators: every run of whitespace, of control characters (NUL, tab, line breaks) and of
   Unicode space separators (no-break, thin, ideographic, ogham...) reads as one space, and so
   do the prefixes that quote, list or head the next line (`> `, `# `, `- `, `* `, `| `): a value
-  typed across lines reads as on one. (A run of plain spaces is read as it is.)
+  typed across lines reads as on one. Where that joins two numbers (two cards, one a line),
+  the text is also read with its lines and runs of spaces apart (`Canonical.joined`).
 * Forms: full-width ASCII forms (`４１１１`, `ＧＢ８２`, `＠`) and mathematical alphanumerics
   (`𝐀`, `𝟒`) read as ASCII (their Unicode compatibility decomposition); other scripts'
   decimal digits as ASCII digits; non-ASCII hyphens and dashes as `-`.
@@ -142,7 +143,7 @@ _NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\
 _SCRIPT_EDGE = re.compile(rf"(?<=[{_NO_SPACES}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_NO_SPACES}])")
 #: Text needing no edit but `ONE_FOR_ONE`: ASCII with no mark, tag, reference or gap that is
 #: not one space (the first of `_EDIT`'s characters, found in one scan).
-_ASCII_WORK = re.compile(rf"[*_~`<&{_SPACE_CHARS}](?<! )")
+_ASCII_WORK = re.compile(rf"[*_~`<&{_SPACE_CHARS}](?<! )|  ")
 
 
 class Canonical:
@@ -153,10 +154,15 @@ class Canonical:
     Spans never end inside an edit's stretch: a value's span covers the markup inside it and
     none after it (`_4111 1111 1111 1111_` -> the span of the digits)."""
 
-    __slots__ = ("text", "_view_starts", "_view_ends", "_starts", "_ends")
+    __slots__ = ("text", "joined", "_view_starts", "_view_ends", "_starts", "_ends")
 
-    def __init__(self, text: str, edits: list[tuple[int, int, int, int]]) -> None:
+    def __init__(self, text: str, edits: list[tuple[int, int, int, int]],
+                 joined: bool = False) -> None:
         self.text = text
+        #: Whether a line break or a run of spaces between a number and a letter or digit
+        #: was read as one space: the text then reads two ways (`engine.find`), joined
+        #: (`4111 1111` / `1111 1111` as one card) and apart (two cards on two lines).
+        self.joined = joined
         # Each edit: view [vs, ve) written for original [os, oe); one for one between edits.
         self._view_starts = [e[0] for e in edits]
         self._view_ends = [e[1] for e in edits]
@@ -193,21 +199,23 @@ class Canonical:
         return self.start(start), self.end(end)
 
 
-def canonical(text: str, *, letters: bool = True) -> Canonical:
+def canonical(text: str, *, letters: bool = True, join: bool = True) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
     ASCII text with nothing to undo is its own view, found in one scan. With `letters`
-    false, look-alike letters are left as they are (a mask shows a value's own letters)."""
+    false, look-alike letters are left as they are (a mask shows a value's own letters).
+    With `join` false, the view keeps lines and runs of spaces apart (`Canonical.joined`):
+    whitespace is read as it is, and a gap holding a tag as a line break."""
     if text.isascii():
         if _ASCII_WORK.search(text) is None:
             return Canonical(text, [])
         one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
-        edits = list(_edits(text, one, False))
+        edits, joined = _edits(text, one, False, join)
     else:
         table = ONE_FOR_ONE if letters else _FORMS_ONLY
         if _OTHER_DIGIT.search(text) is not None:
             table = _digits(text, table)
         one = text.translate(table)
-        edits = list(_edits(text, one, True))
+        edits, joined = _edits(text, one, True, join)
     if not edits:
         return Canonical(one, [])
     parts: list[str] = []
@@ -223,34 +231,63 @@ def canonical(text: str, *, letters: bool = True) -> Canonical:
         size += len(written)
         pos = end
     parts.append(one[pos:])
-    return Canonical("".join(parts), mapped)
+    return Canonical("".join(parts), mapped, joined)
 
 
-def _edits(text: str, one: str, scripts: bool) -> Iterator[tuple[int, int, str]]:
-    """The edits of `text` in order: `(start, end, what the view holds instead)`. `one` is
-    the text read one character for one (`ONE_FOR_ONE`); a gap is read there, so that
-    whatever it reads as a space counts as one."""
+Edit = tuple[int, int, str]
+
+
+def _edits(text: str, one: str, scripts: bool, join: bool) -> tuple[list[Edit], bool]:
+    """The edits of `text` in order, `(start, end, what the view holds instead)`, and whether
+    one joined two numbers across a line or a run of spaces (`Canonical.joined`). `one` is the
+    text read one character for one (`ONE_FOR_ONE`); a gap is read there, so that whatever
+    it reads as a space counts as one."""
     found = _EDIT.finditer(one)
     if scripts and _SCRIPT_EDGE.search(one) is not None:
         found = _merged(found, _SCRIPT_EDGE.finditer(one))
-    size = len(text)
+    edits: list[Edit] = []
+    joined = False
     for match in found:
         start, end = match.span()
         kind = match.lastgroup
         if kind is None:  # a script edge: a space where none was
-            yield start, start, " "
+            edits.append((start, start, " "))
         elif kind == "gap":
-            gap = match.group()
-            if gap.count(" ") == len(gap):
-                continue  # (spaces alone are read as they are)
-            if (start == 0 or end == size) and gap.isspace():
-                continue  # (whitespace at an end: nothing to join)
-            else:
-                yield start, end, " "
+            written = _gap(match.group(), start, end, one, join)
+            if written is not None:
+                edits.append((start, end, written))
+                joined = joined or (join and written == " " and _numbers_on_both_sides(
+                    one, start, end))
         elif kind == "marks" and _at_edge(one, start, end):
-            yield start, end, ""
-        else:
-            yield from _reference(match.group(), start, end)
+            edits.append((start, end, ""))
+        elif kind == "ref":
+            edits.extend(_reference(match.group(), start, end))
+    return edits, joined
+
+
+def _gap(gap: str, start: int, end: int, one: str, join: bool) -> str | None:
+    """What the view holds for a gap (`_EDIT`), None for the gap as it reads: one space,
+    or (`join` false) a line break where the gap holds a line break or a tag, and the gap
+    as it is where it is whitespace alone. Whitespace at an end of the text stays."""
+    if gap == " ":
+        return None
+    blank = gap.isspace()
+    if blank and (start == 0 or end == len(one)):
+        return None
+    if join:
+        return " "
+    if blank:
+        return None
+    return "\n" if "\n" in gap or "<" in gap else " "
+
+
+def _numbers_on_both_sides(one: str, start: int, end: int) -> bool:
+    """Does a gap read as one space join a digit to a letter or digit (two groups of a
+    number, or two numbers) across more than one space?"""
+    if end - start < 2 and one[start] == " ":
+        return False
+    before, after = one[start - 1], one[end] if end < len(one) else " "
+    return before.isalnum() and after.isalnum() and (before.isdigit() or after.isdigit())
 
 
 #: What may stand before emphasis that opens (`(**x`) and after emphasis that closes (`x**,`).

@@ -101,11 +101,11 @@ _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
 _END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d)"
 
 #: A character of a private key block after its BEGIN line (RFC 7468 PEM and RFC 4880 OpenPGP
-#: armor: base64 lines, armor headers such as `Version: 1`, the `=` checksum) as the block is
-#: quoted in a reply: line breaks written as `\\n` in JSON, the prefixes of a quoted, commented
-#: or listed line (`> `, `# `, `- `, `* `, `| `), `<br>` and `&gt;`, quotes and commas of a
-#: list of lines. A `-` only where no `-----` line starts.
-KEY_BODY = r"""(?:[A-Za-z0-9+/=\s:,.\\"'<>#|*_&;]|-(?!----))"""
+#: armor: base64 lines, armor headers such as `Comment: Alice <alice@example.com>`, the `=`
+#: checksum), however the block is quoted in a reply (line breaks written as `\\n` in JSON,
+#: prefixes of quoted, commented or listed lines, backticks, `<br>`, brackets): any character
+#: but the start of a `-----` line. A block with no END line runs to the end of the text.
+KEY_BODY = r"(?:[^-]|-(?!----))"
 #: The END line of a private key block (PEM or OpenPGP).
 KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 

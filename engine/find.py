@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
-from replyguard.engine.canon import canonical
+from replyguard.engine.canon import Canonical, canonical
 from replyguard.engine.detectors import DETECTORS, Detector
 from replyguard.engine.plan import Plan
 from replyguard.engine.text import first_invisible, invisible_as_spaces, invisible_gaps, visible
@@ -238,7 +238,10 @@ _PLANS = {id(DETECTORS): Plan.of(DETECTORS)}
 WINDOW = 32_768
 #: What each window also reads on either side of it: more than any value of bounded length
 #: and the context a detector reads before one (a password's label, an e-mail's local part).
-_AROUND = 1024
+_AROUND = 2048
+#: A value ending this close to what its window read may go on past it (a key block's END
+#: line cut by the window's end) and is read on (`_read_on`).
+_EDGE = 64
 
 
 def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
@@ -254,10 +257,12 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
 
 def _windowed(text: str, detectors: Sequence[Detector]) -> list[Finding]:
     """`find` over `text` in windows of `WINDOW` characters, each read with `_AROUND`
-    characters of the text on either side: a window keeps the findings that start in it
-    and do not overlap one kept before (one that starts before it and runs into it was
-    settled by the window it starts in, which read both). A value running to the end of
-    what its window read (a key block, a token) is read on to its end (`_read_on`)."""
+    characters of the text on either side: a window keeps the findings that start before
+    its end and after the end of the last one kept (one that starts before it and runs
+    into it was settled by the window it starts in, which read both; one that starts just
+    before it and that window could not read whole, a token with a long header, is kept
+    here). A value running to (near) the end of what its window read (a key block, a
+    token) is read on to its end (`_read_on`)."""
     out: list[Finding] = []
     held = 0  # where the last kept finding ends
     size = len(text)
@@ -266,9 +271,9 @@ def _windowed(text: str, detectors: Sequence[Detector]) -> list[Finding]:
         base, top = max(0, low - _AROUND), min(size, high + _AROUND)
         for f in _find(text[base:top], detectors):
             start, end = f.start + base, f.end + base
-            if start < max(low, held) or start >= high:
+            if start < held or start >= high:
                 continue
-            if end == top < size:
+            if top < size and end >= top - _EDGE:  # (it may run on past what was read)
                 end = _read_on(text, start, end, f.detector, detectors)
             out.append(Finding(f.cls, start, end, f.detector))
             held = end
@@ -315,10 +320,29 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     if not text.isascii() and first_invisible(text) is not None:
         return _through_invisible(text, detectors)
     view = canonical(text)
-    found = _find_in(view.text, detectors)
+    found = _mapped(view, _find_in(view.text, detectors))
+    if view.joined:  # numbers joined across lines or spaces: read them apart too
+        apart = canonical(text, join=False)
+        found = _kept_apart(found, _mapped(apart, _find_in(apart.text, detectors)))
+    return found
+
+
+def _mapped(view: Canonical, found: list[Finding]) -> list[Finding]:
+    """Findings in `view` as findings in its text."""
     if not found or not view.edited:
         return found
     return [Finding(f.cls, view.start(f.start), view.end(f.end), f.detector) for f in found]
+
+
+def _kept_apart(joined: list[Finding], apart: list[Finding]) -> list[Finding]:
+    """The findings of a text read two ways (numbers joined across lines and runs of spaces,
+    and kept apart): those of the joined reading, and each of the other reading's that
+    overlaps none of them (`4111 1111` / `1111 1111` is one card; `4111 1111 1111 1111` /
+    `5500 0055 5555 5559` are two), in order of position."""
+    out = list(joined)
+    out += [f for f in apart if not any(f.start < g.end and g.start < f.end for g in joined)]
+    out.sort(key=attrgetter("start"))
+    return out
 
 
 def _find_in(text: str, detectors: Sequence[Detector]) -> list[Finding]:
@@ -421,9 +445,33 @@ def _confirm_and_settle(text: str, candidates: list[Candidate], claimed: bytearr
         if span is None:
             continue
         start, end = span
-        if claimed.find(1, start, end) == -1:
+        taken = claimed.find(1, start, end)
+        if taken != -1:  # a value glued to one already kept: a password before a token
+            end = _unglued(text, detector, start, taken)
+        if end > start:
             claimed[start:end] = b"\x01" * (end - start)
             kept.append((start, end, detector))
+
+
+#: What glues a password to the value after it: a separator and the next value's label
+#: (`;token=`, `, api_key: `, `|`), read back from the end of what is left of it.
+_GLUE = re.compile(r"(?:[;,|/&\s]+(?:[A-Za-z_][\w.-]{0,40}[ \t]*[:=][ \t]*[\"']?)?|[:=])\Z")
+
+
+def _unglued(text: str, detector: Detector, start: int, taken: int) -> int:
+    """The end of a password whose value runs into a value already kept (it starts at
+    `taken`): the password up to it, without the separator and label between them, if that
+    still is one (`password=S3cr3t-value;token=ghp_...` holds two secrets); else `start` (the
+    candidate is dropped, as any candidate overlapping a kept value is)."""
+    if detector.category != "password" or taken <= start:
+        return start
+    value = text[start:taken]
+    glue = _GLUE.search(value)
+    if glue is not None:
+        value = value[: glue.start()]
+    if value and detector.validate is not None and not detector.validate(value):
+        return start
+    return start + len(value)
 
 
 def _by_start(item: tuple[int, int, Detector]) -> int:

@@ -33,8 +33,9 @@ __all__ = [
 class InjectionMatch:
     """A known injection phrasing: pattern `pattern_id` of `category` at `[start, end)`.
 
-    The offsets are in the normalised text (`normalize_injection_text(text)`), not in the
-    text given; the match holds no part of the text, so its repr is safe to log.
+    The offsets are in the normalised text (`normalize_injection_text(text)`, or of the
+    window it was found in: `detect_injection`), not in the text given; the match holds no
+    part of the text, so its repr is safe to log.
     """
 
     pattern_id: str
@@ -205,7 +206,7 @@ def normalize_injection_text(text: str) -> str:
     """
     if "<" in text or "*" in text or "~" in text or "`" in text:
         text = _MARKUP.sub("", text)
-    text = canonical(text).text  # references, tags, look-alike letters, forms, separators
+    text = canonical(text, join=False).text  # references, tags, look-alike letters, forms
     if not text.isascii():
         if _HIDDEN.search(text):
             if _TAGS.search(text):
@@ -378,6 +379,21 @@ def detect_injection(text: str) -> InjectionMatch | None:
 
     Checks the English and Portuguese patterns of `INJECTION_PATTERNS` together, whatever
     the configured language, over the whole text after `normalize_injection_text`; offsets
-    are in that normalised text. Pure, linear in the length of the text; never raises.
+    are in that normalised text (of the window it was found in, for a text longer than
+    `WINDOW`: read in windows of that many characters, each with `_AROUND` more of the
+    text after it, so that no single scan holds the interpreter for long and a phrasing
+    across two windows is read whole). Pure, linear in the length of the text; never raises.
     """
-    return _MATCHER.detect(text)
+    if len(text) <= WINDOW + _AROUND:
+        return _MATCHER.detect(text)
+    for start in range(0, len(text), WINDOW):
+        found = _MATCHER.detect(text[start : start + WINDOW + _AROUND])
+        if found is not None:
+            return found
+    return None
+
+
+#: A text longer than this (and `_AROUND`) is read in windows (`detect_injection`).
+WINDOW = 32_768
+#: What each window reads past its end: longer than any phrasing the patterns find.
+_AROUND = 2048

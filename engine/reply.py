@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from replyguard.engine.actions import ActionCheck
 from replyguard.engine.context import TurnContext, compact
-from replyguard.engine.detectors import KEY_BODY, KEY_END
+from replyguard.engine.detectors import DETECTORS, KEY_END
 from replyguard.engine.find import Finding, apply_masks, find
 from replyguard.engine.internals import internal_spans
 from replyguard.engine.rules import Action, CompiledRules
@@ -47,11 +47,10 @@ EXACT_REPLY = "reply_exact_reply"
 INTERNALS_REDACTED = "replyguard_internals_redacted"
 INTERNALS_WITHHELD = "replyguard_internals_withheld"
 INTERNAL_MASK = "[internal]"
-#: The rest of a private key block whose start went out in an earlier piece (cut off by the
-#: sentence cap, or by a line that ends a piece: a listed or headed line of the block): its
-#: lines, as the detector reads them (`KEY_BODY`: quoted, prefixed, JSON-escaped), and its END
-#: line. Sources: RFC 7468 section 2 (PEM), RFC 4880 section 6.2 (OpenPGP armor).
-_KEY_REST = re.compile(KEY_BODY + "*(?:" + KEY_END + ")?")
+#: What continues a value a piece's end cut (`ReplyScreen._rest`): a key block's lines up to
+#: its END line, a token's characters (`Detector.rest`). Sources: RFC 7468 section 2 (PEM),
+#: RFC 4880 section 6.2 (OpenPGP armor), RFC 7519 (JWT).
+_RESTS = {d.id: d.rest for d in DETECTORS if d.rest is not None}
 _KEY_END = re.compile(KEY_END)
 
 # The delta gate (`ReplyScreen._holds`): text that cannot let a piece be released is held back
@@ -91,11 +90,18 @@ def _joined(pieces: list[Piece]) -> str:
 def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
     """Where a forced split must not fall: inside a value a detector finds, or inside a
     `never_say` phrase (a cut there would let each half through)."""
-    # A password's value alone is not found without its `password:` label before it.
-    spans = [(max(0, f.start - 48) if f.cls == "password" else f.start, f.end)
-             for f in find(text, rules.detectors)]
+    # A value is found only with what a detector reads around it: a password with its label
+    # before it (`password: `, `postgres://user:` of a user name up to 64 characters), any
+    # value with the character after it (a closing quote, a URL's host).
+    spans = [(max(0, f.start - _BEFORE_PASSWORD) if f.cls == "password" else f.start,
+              f.end + _AFTER_VALUE) for f in find(text, rules.detectors)]
     spans += rules.never_say_spans(text)
     return spans
+
+
+#: How far before a password's value, and after any value, a forced split may not fall.
+_BEFORE_PASSWORD = 96
+_AFTER_VALUE = 2
 
 
 class ReplyScreen:
@@ -149,7 +155,9 @@ class ReplyScreen:
         self._last_char = ""
         self._cited: set[str] = set()
         self._closed = False
-        self._in_key = False  # the last piece ended inside a private key block
+        #: The rest of a value the last piece's end cut (a key block, a token), to drop from
+        #: the next pieces: what matches it there is not released.
+        self._rest: re.Pattern[str] | None = None
         self._hold: list[str] = []  # deltas not yet given to the segmenter (the delta gate)
         # How many more characters may be held: what keeps the held text under `_HOLD_MAX` and
         # the unreleased text under the cap (a forced split is the segmenter's); 0 while a
@@ -314,10 +322,11 @@ class ReplyScreen:
         return piece.text
 
     def _screen(self, sentence: str) -> Piece | None:
-        if self._in_key:
-            rest = _KEY_REST.match(sentence)
-            assert rest is not None  # the pattern matches the empty string
-            self._in_key = rest.end() == len(sentence) and not rest.group().endswith("-----")
+        if self._rest is not None:
+            rest = self._rest.match(sentence)
+            assert rest is not None  # a rest matches the empty string
+            if rest.end() < len(sentence) or rest.group().endswith("-----"):
+                self._rest = None  # (the value ends in this piece)
             sentence = sentence[rest.end() :]
             if not sentence:
                 return None
@@ -393,10 +402,8 @@ class ReplyScreen:
                 continue
             to_mask.append(f)
         last = findings[-1]
-        if last.cls == "private_key" and actions[last.cls] != "allow" and not (
-            sentence[last.end :].strip() or _KEY_END.search(sentence, last.start)
-        ):
-            self._in_key = True  # a forced split cut the block: drop its rest from the next piece
+        if actions[last.cls] != "allow" and _cut_short(sentence, last):
+            self._rest = _RESTS[last.detector]  # drop the value's rest from the next pieces
         if withhold:
             counts[WITHHELD] += 1
             return ""
@@ -446,6 +453,15 @@ class ReplyScreen:
         last = prior_text[-1:] if prior_text is not None else self._last_char
         lead = " " if last and not last.isspace() else ""
         return [Piece((lead if i == 0 else " ") + a, True) for i, a in enumerate(added)]
+
+
+def _cut_short(sentence: str, last: Finding) -> bool:
+    """Does the value of `last` (a sentence's last finding) go on past the sentence's end:
+    a key block without its END line and nothing after it but whitespace (its lines may be
+    pieces of their own), or a token running to the very end (the sentence cap's split)?"""
+    if last.detector == "private_key":
+        return not (sentence[last.end :].strip() or _KEY_END.search(sentence, last.start))
+    return last.detector in _RESTS and last.end == len(sentence)
 
 
 def _said(text: str) -> str:

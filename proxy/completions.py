@@ -36,7 +36,7 @@ from replyguard.proxy.errors import (
     error_response,
 )
 from replyguard.proxy.metrics import Metrics
-from replyguard.proxy.offload import Offload
+from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
 from replyguard.proxy.output import OutputStage
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
@@ -247,7 +247,7 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
                                                     kind=kind, calls=calls,
                                                     pieces=stage is not None),
                                   counts, info["route"], own, metrics,
-                                  settings.limits.max_response_bytes, app[OFFLOAD])
+                                  settings.limits.max_response_bytes, app[OFFLOAD], json_reply)
         except UpstreamError as exc:  # too large, broke off, timed out, not a completion
             metrics.upstream_errors_by(exc.kind).inc()
             raise
@@ -290,7 +290,7 @@ def _turn_text(verdict: RequestVerdict, kind: Kind) -> str:
 
 async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, Any]], Counter[str]],
                  counts: Counter[str], route: str, own: float, metrics: Metrics,
-                 limit: int, offload: Offload) -> dict[str, Any]:
+                 limit: int, offload: Offload, json_reply: bool = False) -> dict[str, Any]:
     """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
     refused (502) rather than held in memory whole."""
     length = upstream.content_length
@@ -321,7 +321,8 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
     if "choices" not in parsed:  # e.g. a 200 carrying {"error": ...}: never sent on as it is
         raise UpstreamError("the upstream answered without any choices", code="upstream_protocol")
     try:
-        add_counts(counts, await offload.run(len(raw), screen, parsed))
+        add_counts(counts, await offload.run(
+            len(raw), screen, parsed, threshold=JSON_OFFLOAD_CHARS if json_reply else None))
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc

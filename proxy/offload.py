@@ -1,13 +1,15 @@
 """Screening that can take long runs off the event loop, so no request holds up another.
 
-A request body, a whole reply or a streamed event of `OFFLOAD_CHARS` or more is screened in
-one worker thread: the event loop goes on serving every other client meanwhile. A thread is
-enough because the screening core never holds the interpreter for long: a long text is read
-in windows of 32,768 characters (`engine.find.WINDOW`) and a reply sentence by sentence, so
-the interpreter changes hands between scans (every millisecond: `SWITCH_S`). Below the threshold,
-screening on the loop costs less than handing it to the thread: the slowest input family
-measured (`a://a:` repeated) screens at about 1.3 ms a kilobyte, so 32 KB is about 40 ms in
-the worst case and well under 5 ms for ordinary text.
+A request body, a whole reply (a JSON one of `JSON_OFFLOAD_CHARS`), a streamed event or what
+a stream's screens hold of `OFFLOAD_CHARS` or more is screened in one worker thread: the
+event loop goes on serving every other client meanwhile. A thread is enough because the
+screening core never holds the interpreter for long: a long text is read in windows of
+32,768 characters (`engine.find.WINDOW`) and a reply sentence by sentence, so the
+interpreter changes hands between scans (every millisecond: `SWITCH_S`). Below the
+threshold, screening on the loop costs less than handing it to the thread: the slowest input
+families measured screen at about 1.3 to 2.5 ms a kilobyte (`a://a:`, `fe80::1 `, table
+rows), so 16 KB is about 40 ms in the worst case and well under 5 ms for ordinary text. A
+JSON reply screens each of its strings as a reply of its own, which costs more a kilobyte.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from typing import Any, TypeVar
 from replyguard.proxy.errors import ProxyError
 
 #: Texts of this many characters (bytes of a body) or more are screened in the worker thread.
-OFFLOAD_CHARS = 32_768
+OFFLOAD_CHARS = 16_384
+#: A whole JSON reply (`response_format`) of this many bytes or more goes to the worker.
+JSON_OFFLOAD_CHARS = 2_048
 #: Jobs waiting for the worker at most; beyond it a request is refused (503, `overloaded`)
 #: rather than queued without bound.
 MAX_WAITING = 32
@@ -58,8 +62,11 @@ class Offload:
         self._waiting = 0
         self._pool: ThreadPoolExecutor | None = None
 
-    async def run(self, size: int, fn: Callable[..., T], *args: Any) -> T:
-        if size < self.threshold:
+    async def run(self, size: int, fn: Callable[..., T], *args: Any,
+                  threshold: int | None = None) -> T:
+        """`fn(*args)`, here when `size` is under `threshold` (default: the offload's own),
+        else in the worker thread. Raises Overloaded when too many jobs are waiting."""
+        if size < (self.threshold if threshold is None else threshold):
             return fn(*args)
         if self._waiting >= self._max_waiting:
             if self._refused is not None:

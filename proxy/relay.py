@@ -159,41 +159,46 @@ def _encode(chunk: dict[str, Any]) -> bytes:
 
 async def _screened(events: list[Any], screen: StreamScreen, out: _Out,
                     offload: Offload | None) -> bool:
-    """`_handle`, a batch of events at a time (`_batches`): a batch holding a long text (a
-    delta of megabytes) in `offload`'s worker thread, its chunks collected there and handed
-    to `out` back on the loop; the others on the loop, which runs other clients' work
-    between two batches (a network read can hold thousands of small events)."""
-    batches = _batches(events, offload.threshold if offload is not None else 1 << 62)
-    for i, (batch, size) in enumerate(batches):
-        if i:
+    """`_handle`, a batch of events at a time (`_batches`), the loop running other clients'
+    work between two batches once `_SLICE_S` has passed (a network read can hold thousands
+    of small events). A batch whose events, with what the screens hold (`StreamScreen.held`:
+    a JSON reply held whole, choices' tails a finish releases), come to a long text is
+    screened in `offload`'s worker thread, its chunks handed to `out` back on the loop."""
+    threshold = offload.threshold if offload is not None else 1 << 62
+    started = time.perf_counter()
+    for batch, size in _batches(events, threshold):
+        if time.perf_counter() - started > _SLICE_S:
             await asyncio.sleep(0)
-        if offload is None or size < offload.threshold:
+            started = time.perf_counter()
+        if offload is None or size + screen.held < threshold:
             if _handle(batch, screen, out):
                 return True
             continue
         items: list[Item] = []
         try:
-            if await offload.run(size, _handle, batch, screen, items):
+            if await offload.run(size + screen.held, _handle, batch, screen, items):
                 return True
         finally:
             out.extend(items)  # (what was screened before a fault is still sent, as on the loop)
     return False
 
 
-#: Events screened on the loop in one go at most (`_batches`).
-_BATCH_EVENTS = 64
+#: Events screened on the loop in one batch at most (`_batches`), and the time after which
+#: the loop serves others before the next batch.
+_BATCH_EVENTS = 16
+_SLICE_S = 0.002
 
 
 def _batches(events: list[Any], threshold: int) -> list[tuple[list[Any], int]]:
     """`events` in batches, each with the characters of its data: an event of `threshold`
-    characters or more alone, the others at most `_BATCH_EVENTS` and `threshold` characters
-    a batch."""
+    characters or more alone, the others at most `_BATCH_EVENTS` and 4 KB a batch."""
     out: list[tuple[list[Any], int]] = []
     batch: list[Any] = []
     size = 0
+    limit = min(threshold, 4096)
     for event in events:
         length = len(event.data)
-        if batch and (size + length >= threshold or len(batch) == _BATCH_EVENTS):
+        if batch and (size + length >= limit or len(batch) == _BATCH_EVENTS):
             out.append((batch, size))
             batch, size = [], 0
         batch.append(event)

@@ -90,11 +90,12 @@ def _text_value(value: object) -> str | None:
 
 
 class _Choice:
-    __slots__ = ("screens", "finished", "calls")
+    __slots__ = ("screens", "finished", "calls", "held")
 
     def __init__(self, calls: CallFilter | None) -> None:
         self.screens: dict[str, Screen] = {}
         self.finished = False
+        self.held = 0  # characters fed and not yet released (about)
         self.calls = StreamCalls(calls) if calls is not None else None
 
 
@@ -118,6 +119,9 @@ class StreamScreen:
         self._raw: dict[str, Any] | None = None  # the last chunk's envelope, as it came
         self._kept: dict[str, Any] = {}  # and as it is sent on (reply_keys.envelope)
         self.released_any = False
+        #: About how many characters the screens hold, fed and not yet released: what the
+        #: next event (a finish, `[DONE]`) may have them screen at once (proxy.relay).
+        self.held = 0
 
     def feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
         """Screen one parsed upstream chunk; return the chunks to send on, in order."""
@@ -208,6 +212,9 @@ class StreamScreen:
                 if screen is None:
                     screen = state.screens[name] = self._make()
                 target[name] = released = _feed(screen, value, self._pieces)
+                grown = len(value) - len(released)
+                state.held += grown
+                self.held += grown
                 held = held or not released
                 self.released_any = self.released_any or bool(released)
         finish = choice.get("finish_reason")
@@ -250,6 +257,7 @@ class StreamScreen:
         return any(k not in _CHAT_FIELDS for k in target)
 
     def _tails(self, state: _Choice) -> dict[str, str]:
+        self.held, state.held = max(0, self.held - state.held), 0
         tails = {name: _finish(screen, self._pieces) for name, screen in state.screens.items()}
         self.released_any = self.released_any or any(tails.values())
         return tails

@@ -189,3 +189,47 @@ def test_a_private_key_block_is_masked_whole(name: str, text: str, expected: str
     assert released == expected
     assert counts == {"reply_pd_detected_private_key": 1, "reply_pd_redacted": 1}
     assert screen_reply(text, REDACT_ALL, max_chars=cap, chunks=60, seed=3)[0] == expected
+
+
+# -- values the cut or a neighbour could hide (found by a breaker session) ---------------
+
+def test_an_armored_key_with_any_header_is_masked_whole() -> None:
+    key = ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nComment: Alice <alice@example.com> (c)\n\n"
+           "lQOYBF0Tj0sB" + "A" * 64 + "\n=Zx9Q\n-----END PGP PRIVATE KEY BLOCK-----")
+    assert screen_reply(f"Key:\n{key}\nDone.", REDACT_ALL)[0] == (
+        "Key:\n[PGP PRIVATE KEY ****]\nDone.")
+
+
+@pytest.mark.parametrize("wrap", ["`{}`", "% {}", "! {}", "$ {}", "~ {}", "@ {}", "({})", "[{}]"])
+def test_key_lines_wrapped_any_way_are_masked(wrap: str) -> None:
+    lines = "\n".join(wrap.format(line) for line in _LINES[:8])
+    text = f"Key:\n-----BEGIN RSA PRIVATE KEY-----\n{lines}\n-----END RSA PRIVATE KEY-----\nOk."
+    assert screen_reply(text, REDACT_ALL, max_chars=512)[0] == "Key:\n[RSA PRIVATE KEY ****]\nOk."
+
+
+def test_a_token_longer_than_the_cap_and_its_window_is_masked_whole() -> None:
+    token = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwiZGF0YSI6Ij"
+             + "FhYWFh" * 600 + "In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+    text = f"Token: {token} done."
+    assert len(token) > 2000 + 1024
+    assert screen_reply(text, REDACT_ALL)[0] == "Token: eyJ****.****.**** done."
+    assert screen_reply(text, REDACT_ALL, chunks=40, seed=2)[0] == "Token: eyJ****.****.**** done."
+
+
+@pytest.mark.parametrize(("head", "value", "tail"), [
+    ("x" * 1719 + '{"password":"', "S3cr3t-value", '"}' + "y" * 1500),
+    ("x" * 1716 + "postgres://admin:", "S3cretPa55", "@db:5432/shop" + "y" * 1500),
+    ("x" * 1717 + "postgres://admin:", "S3cretPa55", "@db:5432/shop" + "y" * 1500),
+    ("x" * 1661 + "postgres://" + "u" * 60 + ":", "S3cretPa55", "@db:5432/shop" + "y" * 1500),
+])
+def test_the_cap_never_falls_between_a_value_and_what_finds_it(
+        head: str, value: str, tail: str) -> None:
+    released, _ = screen_reply(head + value + tail, REDACT_ALL)
+    assert released == head + "****" + tail
+
+
+@pytest.mark.parametrize("glue", [",", "|", "/", ":", ";"])
+def test_a_password_glued_to_a_key_is_masked_as_well(glue: str) -> None:
+    text = f"password=S3cr3t-value{glue}ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 ok"
+    released, _ = screen_reply(text, REDACT_ALL)
+    assert "S3cr3t" not in released and "Q7r8 ok" in released

@@ -15,7 +15,7 @@ from stdnum import iban as stdnum_iban
 from stdnum import luhn
 
 from replyguard.engine import DETECTORS, find
-from replyguard.engine.canon import canonical
+from replyguard.engine.canon import Canonical, canonical
 from replyguard.engine.find import Finding, _confirmed, _settle
 
 MB = 1_000_000
@@ -102,8 +102,16 @@ def test_adversarial_megabyte_is_linear(make: Callable[[int], str], cpu_time) ->
 
 def _whole_text_scan(text: str) -> list[Finding]:
     """What find() must equal: each regex over the whole canonical view, validated, overlaps
-    settled, and the spans mapped back onto the text."""
+    settled, and the spans mapped back onto the text; a view that joined numbers across
+    lines or spaces is also read apart (`find._kept_apart`)."""
     view = canonical(text)
+    found = _view_scan(view)
+    if view.joined:
+        found = FIND_MODULE._kept_apart(found, _view_scan(canonical(text, join=False)))
+    return found
+
+
+def _view_scan(view: Canonical) -> list[Finding]:
     seen = view.text
     found = []
     for detector in DETECTORS:

@@ -164,3 +164,20 @@ async def test_a_long_turn_is_read_by_the_injection_patterns_in_the_worker(
     await _healthz_while_held(s, gate, task)
     assert await task == 200
     assert gate.threads == ["replyguard-screen_0"]
+
+
+async def test_a_json_reply_held_whole_in_a_stream_is_screened_in_the_worker(
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A JSON reply streamed in small deltas is held whole; the event that finishes it has
+    the whole document screened, so it goes to the worker (`StreamScreen.held`)."""
+    gate = Gate(relay._handle)
+    gate.open()
+    monkeypatch.setattr(relay, "_handle", gate)
+    document = '{"items":[' + ",".join(['"Thanks for asking."'] * 1200) + f',"card {CARD}"]}}'
+    s = await stack(ScriptedUpstream(lambda _m: Reply(document, chunk_chars=500)))
+    body = user("hi", stream=True, response_format={"type": "json_object"})
+    async with s.client.post("/v1/chat/completions", json=body) as resp:
+        raw = await resp.read()
+    assert streamed_text(raw) == document.replace(CARD, "**** 1111")
+    assert "replyguard-screen_0" in gate.threads
+    assert gate.threads[0] == threading.current_thread().name  # (the first deltas: the loop)
