@@ -65,8 +65,8 @@ def _forms_table() -> dict[int, str]:
     table: dict[int, str] = {}
     for code in (*range(0xFF01, 0xFF5F), *range(0x1D400, 0x1D800)):
         folded = unicodedata.normalize("NFKC", chr(code))
-        if len(folded) == 1 and folded.isascii() and folded.isprintable() and folded not in "<>&":
-            table[code] = folded  # (`＜ｂ＞` is no tag: markup is written in ASCII)
+        if len(folded) == 1 and folded.isascii() and folded.isprintable():
+            table[code] = folded
     return table
 
 
@@ -139,8 +139,9 @@ _EDIT = re.compile(
 )
 #: A letter of a script written without spaces (CJK ideographs, kana, hangul, Thai)...
 _NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
-#: ... next to an ASCII letter or digit (or a full-width one): a word boundary in the view.
-_SCRIPT_EDGE = re.compile(rf"(?<=[{_NO_SPACES}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_NO_SPACES}])")
+#: ... next to an ASCII letter, digit or sign (full-width ones read as ASCII): a word
+#: boundary in the view.
+_SCRIPT_EDGE = re.compile(rf"(?<=[{_NO_SPACES}])(?=[!-~])|(?<=[!-~])(?=[{_NO_SPACES}])")
 #: Text needing no edit but `ONE_FOR_ONE`: ASCII with no mark, tag, reference or gap that is
 #: not one space (the first of `_EDIT`'s characters, found in one scan).
 _ASCII_WORK = re.compile(rf"[*_~`<&{_SPACE_CHARS}](?<! )|  ")
@@ -159,8 +160,8 @@ class Canonical:
     def __init__(self, text: str, edits: list[tuple[int, int, int, int]],
                  joined: bool = False) -> None:
         self.text = text
-        #: Whether a line break or a run of spaces between a number and a letter or digit
-        #: was read as one space: the text then reads two ways (`engine.find`), joined
+        #: Whether a line break or a run of spaces between two digits was read as one
+        #: space: the text then reads two ways (`engine.find`), joined
         #: (`4111 1111` / `1111 1111` as one card) and apart (two cards on two lines).
         self.joined = joined
         # Each edit: view [vs, ve) written for original [os, oe); one for one between edits.
@@ -253,6 +254,8 @@ def _edits(text: str, one: str, scripts: bool, join: bool) -> tuple[list[Edit], 
         if kind is None:  # a script edge: a space where none was
             edits.append((start, start, " "))
         elif kind == "gap":
+            if scripts and not _markup_as_typed(text, one, start, end):
+                continue  # (`＜ｂ＞`: brackets typed full-width are no tag)
             written = _gap(match.group(), start, end, one, join)
             if written is not None:
                 edits.append((start, end, written))
@@ -260,9 +263,15 @@ def _edits(text: str, one: str, scripts: bool, join: bool) -> tuple[list[Edit], 
                     one, start, end))
         elif kind == "marks" and _at_edge(one, start, end):
             edits.append((start, end, ""))
-        elif kind == "ref":
+        elif kind == "ref" and text[start] == "&":
             edits.extend(_reference(match.group(), start, end))
     return edits, joined
+
+
+def _markup_as_typed(text: str, one: str, start: int, end: int) -> bool:
+    """Were the angle brackets and ampersands of `one[start:end]` typed as such (not as
+    their full-width forms, which show as the characters they are, not as markup)?"""
+    return all(text[i] == one[i] for i in range(start, end) if one[i] in "<>&")
 
 
 def _gap(gap: str, start: int, end: int, one: str, join: bool) -> str | None:
@@ -282,12 +291,11 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool) -> str | None:
 
 
 def _numbers_on_both_sides(one: str, start: int, end: int) -> bool:
-    """Does a gap read as one space join a digit to a letter or digit (two groups of a
-    number, or two numbers) across more than one space?"""
+    """Does a gap read as one space join two digits (two groups of a number, or two numbers)
+    across more than one space?"""
     if end - start < 2 and one[start] == " ":
         return False
-    before, after = one[start - 1], one[end] if end < len(one) else " "
-    return before.isalnum() and after.isalnum() and (before.isdigit() or after.isdigit())
+    return one[start - 1].isdigit() and end < len(one) and one[end].isdigit()
 
 
 #: What may stand before emphasis that opens (`(**x`) and after emphasis that closes (`x**,`).
