@@ -125,6 +125,8 @@ def _tag(names: list[str]) -> str:
 
 
 _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
+#: A character reference to a space (`&nbsp;`, `&#160;`, `&#32;`).
+_SPACE_REF = r"&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);"
 #: A line's prefix after a line break: a quote, a heading, a list item's marker or a table
 #: row's first bar, with the spaces after it (`_EDIT`).
 _PREFIX = r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|[-*+][ \t]+|\|[ \t]*)"
@@ -132,16 +134,23 @@ _PREFIX = r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|[-*+][ \t]+|\|[ \t]*)"
 #: prefix of each line it starts), a run of emphasis or code marks, a character reference.
 #: Each alternative starts with its own characters and repeats possessively: linear time.
 _EDIT = re.compile(
-    rf"(?P<gap>(?:(?<=[\n\r\x0b\x0c\x85\u2028\u2029]){_PREFIX}|[{_SPACE_CHARS}]"
-    rf"|{_tag(_TAG_NAMES)}|&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);)++)"
+    # A gap starts with a line break, two spaces, a space before a tag or a reference, a tag
+    # or a space's reference: every alternative starts with its own character, so that `re`
+    # skips the rest of the text in C (the text is read `ONE_FOR_ONE` first: its only
+    # whitespace is a space or a line break).
+    rf"(?P<gap>(?:\n|[ ](?=[ \n<&])|{_tag(_TAG_NAMES)}|{_SPACE_REF})"
+    rf"(?:(?<=\n){_PREFIX}|[ \n]|{_tag(_TAG_NAMES)}|{_SPACE_REF})*+)"
     r"|(?P<marks>[*_~`]++)"
     r"|(?P<ref>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
 )
 #: A letter of a script written without spaces (CJK ideographs, kana, hangul, Thai)...
 _NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
-#: ... next to an ASCII letter, digit or sign (full-width ones read as ASCII): a word
-#: boundary in the view.
-_SCRIPT_EDGE = re.compile(rf"(?<=[{_NO_SPACES}])(?=[!-~])|(?<=[!-~])(?=[{_NO_SPACES}])")
+#: ... before an ASCII letter, digit or `+`, or after ASCII that follows no such letter
+#: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view.
+_SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<])"
+                          rf"|[!-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])")
+#: Does a text hold a letter of such a script (a quick test before `_SCRIPT_EDGE`)?
+_NO_SPACES_HERE = re.compile(rf"[^\x00-\x7f](?<=[{_NO_SPACES}])")
 #: Text needing no edit but `ONE_FOR_ONE`: ASCII with no mark, tag, reference or gap that is
 #: not one space (the first of `_EDIT`'s characters, found in one scan).
 _ASCII_WORK = re.compile(rf"[*_~`<&{_SPACE_CHARS}](?<! )|  ")
@@ -215,7 +224,7 @@ def canonical(text: str, *, letters: bool = True, join: bool = True) -> Canonica
         table = ONE_FOR_ONE if letters else _FORMS_ONLY
         if _OTHER_DIGIT.search(text) is not None:
             table = _digits(text, table)
-        one = text.translate(table)
+        one = _one_for_one(text, table)
         edits, joined = _edits(text, one, True, join)
     if not edits:
         return Canonical(one, [])
@@ -237,22 +246,47 @@ def canonical(text: str, *, letters: bool = True, join: bool = True) -> Canonica
 
 Edit = tuple[int, int, str]
 
+#: A run of characters that are not ASCII.
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _one_for_one(text: str, table: dict[int, str]) -> str:
+    """`text.translate(table)`; for a text of few runs of characters that are not ASCII
+    (prose with a few accents), its ASCII stretches are translated as bytes, which costs a
+    tenth of looking each character up in `table`."""
+    runs = [m.span() for m in _NOT_ASCII.finditer(text)]
+    if len(runs) > len(text) // 128:
+        return text.translate(table)
+    parts: list[str] = []
+    pos = 0
+    for start, end in runs:
+        parts.append(text[pos:start].encode("ascii").translate(_ASCII_ONE).decode("ascii"))
+        parts.append(text[start:end].translate(table))
+        pos = end
+    parts.append(text[pos:].encode("ascii").translate(_ASCII_ONE).decode("ascii"))
+    return "".join(parts)
+
+
+#: What `_EDIT` can match begins with one of these (a quick test before the scan).
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`")
+
 
 def _edits(text: str, one: str, scripts: bool, join: bool) -> tuple[list[Edit], bool]:
     """The edits of `text` in order, `(start, end, what the view holds instead)`, and whether
     one joined two numbers across a line or a run of spaces (`Canonical.joined`). `one` is the
     text read one character for one (`ONE_FOR_ONE`); a gap is read there, so that whatever
     it reads as a space counts as one."""
-    found = _EDIT.finditer(one)
-    if scripts and _SCRIPT_EDGE.search(one) is not None:
+    edit_here = any(mark in one for mark in _EDIT_STARTS)
+    found: Iterator[re.Match[str]] = _EDIT.finditer(one) if edit_here else iter(())
+    if scripts and _NO_SPACES_HERE.search(one) is not None:
         found = _merged(found, _SCRIPT_EDGE.finditer(one))
     edits: list[Edit] = []
     joined = False
     for match in found:
         start, end = match.span()
         kind = match.lastgroup
-        if kind is None:  # a script edge: a space where none was
-            edits.append((start, start, " "))
+        if kind is None:  # a script edge (after the character matched): a space where none was
+            edits.append((end, end, " "))
         elif kind == "gap":
             if scripts and not _markup_as_typed(text, one, start, end):
                 continue  # (`＜ｂ＞`: brackets typed full-width are no tag)
@@ -330,11 +364,12 @@ def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]
 
 def _merged(first: Iterator[re.Match[str]],
             second: Iterator[re.Match[str]]) -> Iterator[re.Match[str]]:
-    """Two streams of matches merged in order of position (script edges are empty matches,
-    never inside an edit: they sit between two letters or digits)."""
+    """The edits' matches and the script edges' (an edge stands at the end of its match:
+    never inside an edit, it sits between a letter and an ASCII character) merged in order
+    of position."""
     a, b = next(first, None), next(second, None)
     while a is not None or b is not None:
-        if b is None or (a is not None and a.start() < b.start()):
+        if b is None or (a is not None and a.start() < b.end()):
             assert a is not None
             yield a
             a = next(first, None)
