@@ -151,9 +151,6 @@ _SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<])"
                           rf"|[!-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])")
 #: Does a text hold a letter of such a script (a quick test before `_SCRIPT_EDGE`)?
 _NO_SPACES_HERE = re.compile(rf"[^\x00-\x7f](?<=[{_NO_SPACES}])")
-#: Text needing no edit but `ONE_FOR_ONE`: ASCII with no mark, tag, reference or gap that is
-#: not one space (the first of `_EDIT`'s characters, found in one scan).
-_ASCII_WORK = re.compile(rf"[*_~`<&{_SPACE_CHARS}](?<! )|  ")
 
 
 class Canonical:
@@ -166,7 +163,7 @@ class Canonical:
 
     __slots__ = ("text", "joined", "_view_starts", "_view_ends", "_starts", "_ends")
 
-    def __init__(self, text: str, edits: list[tuple[int, int, int, int]],
+    def __init__(self, text: str, edits: list[tuple[int, int, int, int]] | None = None,
                  joined: bool = False) -> None:
         self.text = text
         #: Whether a line break or a run of spaces between two digits was read as one
@@ -174,10 +171,13 @@ class Canonical:
         #: (`4111 1111` / `1111 1111` as one card) and apart (two cards on two lines).
         self.joined = joined
         # Each edit: view [vs, ve) written for original [os, oe); one for one between edits.
-        self._view_starts = [e[0] for e in edits]
-        self._view_ends = [e[1] for e in edits]
-        self._starts = [e[2] for e in edits]
-        self._ends = [e[3] for e in edits]
+        if edits:
+            self._view_starts = [e[0] for e in edits]
+            self._view_ends = [e[1] for e in edits]
+            self._starts = [e[2] for e in edits]
+            self._ends = [e[3] for e in edits]
+        else:
+            self._view_starts = self._view_ends = self._starts = self._ends = _NONE
 
     @property
     def edited(self) -> bool:
@@ -209,6 +209,26 @@ class Canonical:
         return self.start(start), self.end(end)
 
 
+_NONE: list[int] = []
+
+
+#: The ASCII characters that never call for an edit (all but control characters and
+#: `*_~` ` ``<&`), deleted by `plain`'s one translation: what is left is work.
+_NO_WORK = bytes(b for b in range(128) if b >= 32 and b != 127 and chr(b) not in "*_~`<&")
+
+
+def plain(text: str) -> bool:
+    """Is `text` its own canonical view: ASCII with nothing to undo (most sentences)? Two
+    passes in C (a quarter of a regex search's cost on a sentence)."""
+    return (text.isascii() and not text.encode("ascii").translate(None, _NO_WORK)
+            and "  " not in text)
+
+
+def canonical_text(text: str) -> str:
+    """The text of `canonical(text)`, without its map (`text` itself when `plain`)."""
+    return text if plain(text) else canonical(text).text
+
+
 def canonical(text: str, *, letters: bool = True, join: bool = True) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
     ASCII text with nothing to undo is its own view, found in one scan. With `letters`
@@ -216,18 +236,15 @@ def canonical(text: str, *, letters: bool = True, join: bool = True) -> Canonica
     With `join` false, the view keeps lines and runs of spaces apart (`Canonical.joined`):
     whitespace is read as it is, and a gap holding a tag as a line break."""
     if text.isascii():
-        if _ASCII_WORK.search(text) is None:
-            return Canonical(text, [])
+        if plain(text):
+            return Canonical(text)
         one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
-        edits, joined = _edits(text, one, False, join)
+        edits, joined = _edits(text, one, True, False, join)
     else:
-        table = ONE_FOR_ONE if letters else _FORMS_ONLY
-        if _OTHER_DIGIT.search(text) is not None:
-            table = _digits(text, table)
-        one = _one_for_one(text, table)
-        edits, joined = _edits(text, one, True, join)
+        one, may_edit, scripts = _read_one(text, ONE_FOR_ONE if letters else _FORMS_ONLY)
+        edits, joined = _edits(text, one, may_edit, scripts, join)
     if not edits:
-        return Canonical(one, [])
+        return Canonical(one)
     parts: list[str] = []
     mapped: list[tuple[int, int, int, int]] = []
     pos = 0  # in the text
@@ -246,49 +263,98 @@ def canonical(text: str, *, letters: bool = True, join: bool = True) -> Canonica
 
 Edit = tuple[int, int, str]
 
-#: A run of characters that are not ASCII.
-_NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
-
-
-def _one_for_one(text: str, table: dict[int, str]) -> str:
-    """`text.translate(table)`; for a text of few runs of characters that are not ASCII
-    (prose with a few accents), its ASCII stretches are translated as bytes, which costs a
-    tenth of looking each character up in `table`."""
-    runs = [m.span() for m in _NOT_ASCII.finditer(text)]
-    if len(runs) > len(text) // 128:
-        return text.translate(table)
+def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
+    """A text that is not ASCII read one character for one (`table`, and other scripts'
+    digits: `_digits`); whether `_EDIT` may find work in it; whether it holds a letter of a
+    script written without spaces. A text of few characters that are not ASCII (prose with
+    a few accents: `_not_ascii`) has only those looked up in `table` and tested, its ASCII
+    read as bytes: a tenth of the cost of reading every character."""
+    found = _not_ascii(text)
+    if found is None:
+        if _OTHER_DIGIT.search(text) is not None:
+            table = _digits(text, table)
+        one = text.translate(table)
+        return (one, any(mark in one for mark in _EDIT_STARTS),
+                _NO_SPACES_HERE.search(one) is not None)
+    runs, marks = found
+    wide = "".join([text[start:end] for start, end in runs])
+    if _OTHER_DIGIT.search(wide) is not None:
+        table = _digits(wide, table)
+    controls = bool(marks.translate(None, _NOT_CONTROL))
     parts: list[str] = []
     pos = 0
     for start, end in runs:
-        parts.append(text[pos:start].encode("ascii").translate(_ASCII_ONE).decode("ascii"))
+        stretch = text[pos:start]
+        parts.append(_ascii_one(stretch) if controls else stretch)
         parts.append(text[start:end].translate(table))
         pos = end
-    parts.append(text[pos:].encode("ascii").translate(_ASCII_ONE).decode("ascii"))
-    return "".join(parts)
+    parts.append(_ascii_one(text[pos:]) if controls else text[pos:])
+    one = "".join(parts)
+    wide = wide.translate(table)
+    may_edit = (bool(marks.translate(None, _NO_EDIT_START)) or "  " in one
+                or any(mark in wide for mark in _EDIT_STARTS))
+    return one, may_edit, _NO_SPACES_HERE.search(wide) is not None
+
+
+def _ascii_one(stretch: str) -> str:
+    return stretch.encode("ascii").translate(_ASCII_ONE).decode("ascii")
+
+
+def _not_ascii(text: str) -> tuple[list[tuple[int, int]], bytes] | None:
+    """The runs of characters of `text` that are not ASCII, as `(start, end)`, and the
+    text's ASCII form (`?` for each of them); None when they are more than one in 128 (then
+    a lookup of every character costs less). Found with `bytes.find` in the ASCII form (a
+    regex scan for them costs ten times as much)."""
+    size = len(text)
+    if size - len(text.encode("ascii", "ignore")) > size // 128:
+        return None
+    marks = text.encode("ascii", "replace")
+    runs: list[tuple[int, int]] = []
+    at = marks.find(b"?")
+    while at != -1:
+        if text[at] == "?":
+            at = marks.find(b"?", at + 1)
+            continue
+        end = at + 1
+        while end < size and not text[end].isascii():
+            end += 1
+        runs.append((at, end))
+        at = marks.find(b"?", end)
+    return runs, marks
+
+
+#: ASCII bytes but control characters (which `_ASCII_ONE` changes) and the line break.
+_NOT_CONTROL = bytes(b for b in range(128) if 32 <= b < 127 or b == 10)
+#: ASCII bytes but those `_EDIT` can start with (a line break, `<&*_~` `` ` ``) and control
+#: characters, which read as spaces.
+_NO_EDIT_START = bytes(b for b in range(128)
+                       if 32 <= b < 127 and chr(b) not in "<&*_~`") + b"?"
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
 _EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`")
 
 
-def _edits(text: str, one: str, scripts: bool, join: bool) -> tuple[list[Edit], bool]:
+def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool
+           ) -> tuple[list[Edit], bool]:
     """The edits of `text` in order, `(start, end, what the view holds instead)`, and whether
     one joined two numbers across a line or a run of spaces (`Canonical.joined`). `one` is the
     text read one character for one (`ONE_FOR_ONE`); a gap is read there, so that whatever
-    it reads as a space counts as one."""
-    edit_here = any(mark in one for mark in _EDIT_STARTS)
-    found: Iterator[re.Match[str]] = _EDIT.finditer(one) if edit_here else iter(())
-    if scripts and _NO_SPACES_HERE.search(one) is not None:
+    it reads as a space counts as one. `may_edit`: `_EDIT` may match; `scripts`: a letter of
+    a script written without spaces is there (`_SCRIPT_EDGE`)."""
+    found: Iterator[re.Match[str]] = _EDIT.finditer(one) if may_edit else iter(())
+    if scripts:
         found = _merged(found, _SCRIPT_EDGE.finditer(one))
     edits: list[Edit] = []
     joined = False
+    typed = text.isascii()  # (every bracket as typed: no full-width form to tell apart)
     for match in found:
         start, end = match.span()
         kind = match.lastgroup
         if kind is None:  # a script edge (after the character matched): a space where none was
             edits.append((end, end, " "))
         elif kind == "gap":
-            if scripts and not _markup_as_typed(text, one, start, end):
+            if not typed and not _markup_as_typed(text, one, start, end):
                 continue  # (`＜ｂ＞`: brackets typed full-width are no tag)
             written = _gap(match.group(), start, end, one, join)
             if written is not None:

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
-from replyguard.engine.canon import Canonical, canonical
+from replyguard.engine.canon import Canonical, canonical, plain
 from replyguard.engine.detectors import DETECTORS, Detector
 from replyguard.engine.plan import Plan
 from replyguard.engine.text import first_invisible, invisible_as_spaces, invisible_gaps, visible
@@ -252,6 +252,8 @@ def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
     serves requests run between scans."""
     if len(text) > WINDOW:
         return _windowed(text, detectors)
+    if plain(text):  # (most sentences: the text is its own view)
+        return _find_in(text, detectors)
     return _find(text, detectors)
 
 
@@ -317,6 +319,8 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     """
     if not text:
         return []
+    if plain(text):  # (most sentences: the text is its own view)
+        return _find_in(text, detectors)
     if not text.isascii() and first_invisible(text) is not None:
         return _through_invisible(text, detectors)
     view = canonical(text)
