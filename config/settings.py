@@ -50,6 +50,10 @@ __all__ = [
 ENV_PREFIX = "REPLYGUARD_"
 """Environment variables are ENV_PREFIX + the dotted key upper-cased, dots as "_"."""
 
+NOT_SETTINGS = frozenset({"REPLYGUARD_CI"})
+"""Variables with the prefix that are no setting: REPLYGUARD_CI=1 makes the test suite fail,
+rather than skip, a test whose tool or service is missing."""
+
 
 @dataclass(frozen=True, slots=True)
 class ListenSettings:
@@ -263,7 +267,7 @@ def load_settings(
         if environ.get(var):
             _put(tree, dotted, Given(environ[var], var))
     for var in sorted(v for v in environ if v.startswith(ENV_PREFIX) and v not in known
-                      and environ[v]):
+                      and v not in NOT_SETTINGS and environ[v]):
         near = difflib.get_close_matches(var, list(known), n=1, cutoff=0.85)
         hint = f"did you mean {near[0]}?" if near else (
             "`tools` is read from the settings file only" if var.startswith(

@@ -625,3 +625,9 @@ def test_workers_from_the_environment_and_flags() -> None:
     assert load_settings(env={}, overrides={"listen.workers": "auto"}).listen.workers == "auto"
     assert errors_of(None, env={"REPLYGUARD_LISTEN_WORKERS": "two"}) == [
         "REPLYGUARD_LISTEN_WORKERS: 'two' is neither a whole number nor 'auto'"]
+
+
+def test_the_ci_switch_is_no_setting() -> None:
+    """REPLYGUARD_CI (set by .ci/run) is read by the test suite, not refused as a setting."""
+    assert load_settings(env={"REPLYGUARD_CI": "1", "REPLYGUARD_LISTEN_PORT": "9124"}).listen.port \
+        == 9124
