@@ -29,7 +29,7 @@ from operator import attrgetter
 from replyguard.engine.canon import Canonical, canonical, plain
 from replyguard.engine.detectors import DETECTORS, Detector
 from replyguard.engine.plan import Plan
-from replyguard.engine.text import first_invisible, invisible_as_spaces, invisible_gaps, visible
+from replyguard.engine.text import has_invisible, invisible_as_spaces, invisible_gaps, visible
 from replyguard.engine.views import Views
 
 _MASKS = {d.id: d.mask for d in DETECTORS}
@@ -321,7 +321,7 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
         return []
     if plain(text):  # (most sentences: the text is its own view)
         return _find_in(text, detectors)
-    if not text.isascii() and first_invisible(text) is not None:
+    if not text.isascii() and has_invisible(text):
         return _through_invisible(text, detectors)
     view = canonical(text)
     found = _mapped(view, _find_in(view.text, detectors))
