@@ -1,8 +1,8 @@
 """Finding values in text: run the detectors, confirm with validators, settle overlaps.
 
 A digit run claimed by one class is not claimed again by another; the detector with the lower
-`priority` keeps it (secrets, then email, then card > iban > national_id > phone, DESIGN
-section 3). Findings never carry the value itself, only where it is.
+`priority` keeps it (secrets, then email, then card > iban > national_id > ip_address >
+phone). Findings never carry the value itself, only where it is.
 
 Speed: Python's `re` pays for every position where a pattern's first character occurs, so
 a regex never sweeps the whole text when it need not. Cheap scans (`str.find`/`bytes.find`

@@ -49,7 +49,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Run seed 000's shop conversation through the proxy with the real openai SDK."""
+    """Run the shop's conversation through the proxy with the real openai SDK."""
     from replyguard.proxy.demo import run_demo
     from replyguard.proxy.workers import install_uvloop
 

@@ -65,7 +65,7 @@ SHOP_SCRIPT: dict[str, tuple[dict | None, str]] = {
         "I've refunded 12.50 pounds for order 4412. It is a guaranteed refund.",
     ),
 }
-"""Seed 000's SCRIPT: last user turn -> (tool call or None, reply text)."""
+"""The shop's script: last user turn -> (tool call or None, reply text)."""
 
 
 def _text(content: Any) -> str:
@@ -78,7 +78,7 @@ def _text(content: Any) -> str:
 
 
 def seed_script(script: Mapping[str, tuple[dict | None, str]]) -> Script:
-    """Seed 000's model(): keyed by the last user message's content; if the conversation ends with
+    """The scripted model: keyed by the last user message's content; if the conversation ends with
     the user message and a call is given, answer with that tool call; else the reply text.
     Unknown turn -> Reply(content="")."""
 
@@ -154,7 +154,7 @@ class ScriptedUpstream:
 
     Records `seen` (each valid request body, in order, for chat, completions, embeddings and
     moderations), `seen_auth` (the Authorization header of each, in step with `seen`),
-    `last_user_turns` (the last user message of each chat request, seed 000's SEEN) and
+    `last_user_turns` (the last user message of each chat request: what the model was given) and
     `cancelled` (streams whose client went away before the end). Responses carry `model` as
     given here, whatever the request asked; `created` fixes the timestamp (default: now).
     """
@@ -398,7 +398,8 @@ class ScriptedUpstream:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m proxy.fake_upstream --port 9000`: serve seed 000's shop script until Ctrl-C."""
+    """`python -m replyguard.proxy.fake_upstream --port 9000`: serve the shop's script until
+    Ctrl-C."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9000)
