@@ -214,7 +214,7 @@ _NONE: list[int] = []
 
 #: The ASCII characters that never call for an edit (all but control characters and
 #: `*_~` ` ``<&`), deleted by `plain`'s one translation: what is left is work.
-_NO_WORK = bytes(b for b in range(128) if b >= 32 and b != 127 and chr(b) not in "*_~`<&")
+NO_WORK = bytes(b for b in range(128) if b >= 32 and b != 127 and chr(b) not in "*_~`<&")
 
 
 def plain(text: str) -> bool:
@@ -222,9 +222,9 @@ def plain(text: str) -> bool:
     Latin-1 whose characters above ASCII all read as themselves (prose with accents:
     `joão`, `Müller`)? Passes in C: a translation, a copy, and `in` tests."""
     if text.isascii():
-        return not text.encode("ascii").translate(None, _NO_WORK) and "  " not in text
+        return not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
     try:
-        rest = text.encode("latin-1").translate(None, _NO_WORK)
+        rest = text.encode("latin-1").translate(None, NO_WORK)
     except UnicodeEncodeError:
         return False
     return not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 
-from replyguard.engine.canon import canonical, canonical_text
+from replyguard.engine.canon import NO_WORK, canonical, canonical_text
 
 
 def _accent_table() -> dict[int, str]:
@@ -104,8 +104,11 @@ def wording(text: str, *, strip_accents: bool = False) -> str:
     edge, separators, full-width forms and look-alike letters undone), invisible characters
     removed (`guaran\u200bteed` is `guaranteed`), folded (`fold`), and the marks left inside
     words (hyphens, quotes, slashes, `*_~`) read as spaces (`guaranteed-refund`)."""
-    if text.isascii():  # (most sentences: lower-cased and translated in C)
-        return _words(canonical_text(text), strip_accents)
+    if text.isascii():
+        raw = text.encode("ascii")
+        if not raw.translate(None, NO_WORK) and "  " not in text:  # (`plain`: most sentences)
+            return raw.lower().translate(_MARKUP_ASCII).decode("ascii")
+        return _words(canonical(text).text, strip_accents)
     return _words(canonical_text(_INVISIBLE_RE.sub("", text)), strip_accents)
 
 
