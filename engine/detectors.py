@@ -97,8 +97,10 @@ _START_NUM = r"\d(?<![\w+@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
 # A value written with separator `s` ends where that separator does not lead on to more
 # digits: `4111 1111 1111 1111 12/26` and `123-45-6789 1990` hold a card and an SSN, but
-# `4111 1111 1111 1111 1111` is one longer run. Not followed by a decimal part either.
-_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d)"
+# `4111 1111 1111 1111 1111` is one longer run. Not followed by a decimal part either (one or
+# two digits after `.` or `,`: `1234567890123456.50`); a list's next field is no decimal part
+# (`4539148803436467,5500005555555559`, `alice,4539148803436467,12/26`).
+_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d\d?(?![\d/]))"
 
 #: A character of a private key block after its BEGIN line (RFC 7468 PEM and RFC 4880 OpenPGP
 #: armor: base64 lines, armor headers such as `Comment: Alice <alice@example.com>`, the `=`
@@ -109,9 +111,9 @@ KEY_BODY = r"(?:[^-]|-(?!----))"
 #: The END line of a private key block (PEM or OpenPGP).
 KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 
-#: Where a number detector runs: from the start of a run of digits and separators to 3
-#: characters past its end (its look-aheads read at most 2 past a run).
-_NEAR_RUN = (0, 3)
+#: Where a number detector runs: from the start of a run of digits and separators to 5
+#: characters past its end (its look-aheads read at most 4 past a run: `,12/`).
+_NEAR_RUN = (0, 5)
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
