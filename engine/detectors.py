@@ -285,7 +285,10 @@ DETECTORS: tuple[Detector, ...] = (
                          "passport: see the counter", "compass: north", "dbpassword=S3cret!x",
                          "pass-through: enabled", "password == null",
                          "senha: nova", "password: Reset.", "password: ********",
-                         "password: [REDACTED]", "password: https://shop.example.com/reset"),
+                         "password: [REDACTED]", "password: https://shop.example.com/reset",
+                         "pass_rate: 0.95", "PWD=/home/alice/project",
+                         "password=${DB_PASSWORD}", "password: YOUR_PASSWORD",
+                         "password = os.environ['DB_PASSWORD']", "DB_PASS=process.env.DB_PASS"),
     ),
     Detector(
         id="url_password",

@@ -232,4 +232,17 @@ def password(value: str) -> bool:
         return False
     if core.isalpha() and core[1:].islower():
         return False
-    return True
+    return _NOT_A_PASSWORD.fullmatch(core) is None
+
+
+#: Values after a password's name that are no password: a decimal number (`pass_rate: 0.95`),
+#: a path (`PWD=/home/alice`), a reference to where one is kept (`${DB_PASSWORD}`,
+#: `$DB_PASS`, `%DB_PASS%`, `os.environ["DB_PASSWORD"]`, `process.env.DB_PASS`), or a
+#: placeholder's name in capital letters (`YOUR_PASSWORD`; `S3CR3T_V4LUE` is a password).
+_NOT_A_PASSWORD = re.compile(
+    r"\d+[.,]\d+"
+    r"|(?:~|\.{1,2})?/[\w./-]*"
+    r"|\$\{[^}]*\}?|\$[A-Za-z_]\w*|%\w+%"
+    r"|(?:os\.environ|os\.getenv|process\.env|ENV|getenv)\b.*"
+    r"|[A-Z]+(?:_[A-Z]+)+"
+)

@@ -91,3 +91,25 @@ def test_a_full_width_end_before_an_ascii_word_ends_no_sentence(text: str,
 def test_a_password_with_a_full_width_bang_is_masked_whole() -> None:
     whole, _ = screen_reply("password: Abc！Def123 ok", REDACT_ALL)
     assert whole == "password: **** ok"
+
+
+PASSWORDS = compile_rules(ReplyRules(personal_data={"password": "redact"}))
+
+
+def test_a_json_reply_reads_a_password_after_its_key() -> None:
+    from replyguard.engine.json_reply import JsonReplyScreen
+
+    screen = JsonReplyScreen(PASSWORDS)
+    screen.feed('{"password": "Qz7!xK2#mP9", "db": {"DB_PASSWORD": "Qz7!xK2#mP9"}, '
+                '"pass_rate": "0.95", "note": "Qz7!xK2#mP9"}')
+    assert screen.finish() == ('{"password":"****","db":{"DB_PASSWORD":"****"},'
+                               '"pass_rate":"0.95","note":"Qz7!xK2#mP9"}')
+    assert screen.counts["reply_pd_redacted"] == 2
+
+
+def test_a_request_value_under_a_password_key_is_masked() -> None:
+    from replyguard.engine.request_fields import screen_value
+
+    body = {"metadata": {"password": "Qz7!xK2#mP9", "senha": "S3nha!forte", "pwd_hint": "ok"}}
+    assert screen_value(body, PASSWORDS) == {
+        "metadata": {"password": "****", "senha": "****", "pwd_hint": "ok"}}
