@@ -359,8 +359,10 @@ class SentenceSegmenter:
         every value starting before the cap: a cut falls at whitespace at or before
         `max_chars - HOLDBACK` (the last such), else at whitespace up to the cap, else
         anywhere up to the cap, never inside a `no_cut` span. When spans cover every place
-        up to the cap (one long value), the cut falls at the first place after them in the
-        window, else (a value longer than the window: a key block) at `max_chars - HOLDBACK`.
+        up to the cap, the cut falls at the start of the last span starting before it (values
+        back to back, each span reaching into the next), else (one long value) at the first
+        place after them in the window, else (a value longer than the window: a key block) at
+        `max_chars - HOLDBACK`.
         """
         cap = self._max
         if len(self._buf) < cap + CUT_WINDOW and not final:
@@ -369,7 +371,8 @@ class SentenceSegmenter:
         window = self._buf[: cap + CUT_WINDOW]
         size = len(window)
         blocked = bytearray(size + 1)
-        for start, end in self._no_cut(window) if self._no_cut else ():
+        spans = self._no_cut(window) if self._no_cut else []
+        for start, end in spans:
             low, high = max(start + 1, 1), min(end, size + 1)
             if low < high:
                 blocked[low:high] = b"\x01" * (high - low)
@@ -380,6 +383,9 @@ class SentenceSegmenter:
         for cut in (*range(limit, 0, -1), *range(limit + 1, cap + 1)):
             if not blocked[cut]:
                 return cut
+        starts = [start for start, _ in spans if 0 < start <= cap]
+        if starts:  # values back to back (`123-45-6789;123-45-6789;...`): before the last one
+            return max(starts)
         free = blocked.find(0, cap + 1, size)
         return free if free != -1 else limit
 
