@@ -164,6 +164,7 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         rf"(?:(?<=\n){_PREFIX}|[ \n]|{tag}|{_COMMENT}|{_SPACE_REF})*+)"
         rf"|(?P<opener>{opener})"
         r"|(?P<marks>[*_~`]++)"
+        r"|(?P<unicode>\\u[0-9A-Fa-f]{4})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         r"|(?P<ref>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
     )
@@ -171,8 +172,8 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
 
 #: What `canonical` undoes, in one pass: a gap (whitespace, tags, space references, and the
 #: prefix of each line it starts), the start of a tag with attributes, a run of emphasis or
-#: code marks, a Markdown escape, a character reference. Each alternative starts with its own
-#: characters and repeats possessively: linear time.
+#: code marks, a JSON `\\uXXXX` escape, a Markdown escape, a character reference. Each
+#: alternative starts with its own characters and repeats possessively: linear time.
 _EDIT = _edit_pattern(_tag(_TAG_NAMES), _OPENER)
 #: The same as a reader sees the text (`canonical(shown=True)`): a tag is a space whole, its
 #: attributes included (the `(?!)` opener never matches).
@@ -435,6 +436,8 @@ def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool, shown
             edits.append((start, end, ""))
         elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
             edits.append((start, end, ""))
+        elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
+            edits.append((start, end, _unicode_escape(match.group())))
         elif kind == "ref" and text[start] == "&":
             edits.extend(_reference(match.group(), start, end))
     return edits, joined
@@ -526,6 +529,17 @@ def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]
     char = html.unescape(ref)
     if char != ref:
         yield start, end, char.translate(ONE_FOR_ONE)
+
+
+def _unicode_escape(escape: str) -> str:
+    """A `\\uXXXX` escape as the character it stands for, read `ONE_FOR_ONE` (nothing for an
+    invisible one, `\\u200b`; a surrogate half as it is written)."""
+    char = chr(int(escape[2:], 16))
+    if 0xD800 <= ord(char) <= 0xDFFF:
+        return escape
+    if unicodedata.category(char) == "Cf":
+        return ""
+    return char.translate(ONE_FOR_ONE)
 
 
 def _merged(first: Iterator[re.Match[str]],

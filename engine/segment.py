@@ -40,9 +40,11 @@ def _inside(chars: str) -> str:
 #: character an event is made of.
 TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS = map(_inside, (TERMINALS, CJK_TERMINALS, CLOSERS))
 _T, _C, _Q = TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS
-#: The full-width forms of `.!?`: right before an ASCII letter or digit they end no sentence
+#: The full-width forms of `.!?`: right before a Latin letter or digit they end no sentence
 #: (`S3cret．Pw99`, `Abc！Def123`: typed inside a value, as `.` is in `example.com`).
 _WIDE = "．！？"
+#: Latin letters and digits, ASCII or full-width (`ｘＫ２`).
+_LATIN = "A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
 #: An event: a run of sentence-end characters and closers with whitespace after it; a run
 #: whose last sentence-end character is a CJK one (`。！？．｡`: CJK is written without
 #: spaces), then its closers, with anything but a sentence-end character after it; or a
@@ -55,10 +57,10 @@ _WIDE = "．！？"
 #: of a CJK run) is set for a CJK event.
 _EVENT = re.compile(
     rf"[{_T}\n](?:(?<=\n)|(?<![{_T}][{_T}])[{_T}]*+"
-    rf"(?:(?<=[{_C}])([{_Q}]*+)(?=[^{_T}])(?!(?<=[{_WIDE}])[A-Za-z0-9])|[{_Q}]*+(?=\s)))"
+    rf"(?:(?<=[{_C}])([{_Q}]*+)(?=[^{_T}])(?!(?<=[{_WIDE}])[{_LATIN}])|[{_Q}]*+(?=\s)))"
 )
 _NONSPACE = re.compile(r"\S")
-_ASCII_WORD = re.compile(r"[A-Za-z0-9]")
+_LATIN_CHAR = re.compile(rf"[{_LATIN}]")
 #: The rest of a run of sentence ends and closers (`_event_at`).
 _RUN = re.compile(rf"[{_T}{_Q}]*+")
 _NO_EVENT: Event = (-1, -1, -1, "")
@@ -260,8 +262,8 @@ class SentenceSegmenter:
             self._open = -1
             body = buf[pos:end].rstrip(CLOSERS)
             cjk = body[-1] if body[-1:] in _CJK_SET else ""
-            if cjk in _WIDE and len(body) == end - pos and _ASCII_WORD.match(buf, end):
-                cjk = ""  # (a full-width `.!?` before an ASCII letter or digit: no end)
+            if cjk in _WIDE and len(body) == end - pos and _LATIN_CHAR.match(buf, end):
+                cjk = ""  # (a full-width `.!?` before a Latin letter or digit: no end)
             if cjk or buf[end].isspace():
                 start = pos + len(body.rstrip(TERMINALS))  # its last sentence ends and closers
                 self._event = start, end, start, cjk

@@ -113,3 +113,17 @@ def test_a_request_value_under_a_password_key_is_masked() -> None:
     body = {"metadata": {"password": "Qz7!xK2#mP9", "senha": "S3nha!forte", "pwd_hint": "ok"}}
     assert screen_value(body, PASSWORDS) == {
         "metadata": {"password": "****", "senha": "****", "pwd_hint": "ok"}}
+
+
+def test_json_unicode_escapes_read_as_what_they_decode_to() -> None:
+    """A tool's output written by `json.dumps` (`\\u00a0` between a card's groups, `\\u2011`
+    in an SSN, full-width digits) is read as the model reads it."""
+    text = '{"card": "4539\\u00a01488\\u00a00343\\u00a06467", "ssn": "123\\u201145\\u20116789"}'
+    assert [(f.cls, text[f.start:f.end]) for f in find(text)] == [
+        ("card", "4539\\u00a01488\\u00a00343\\u00a06467"),
+        ("national_id", "123\\u201145\\u20116789")]
+
+
+def test_a_full_width_password_assignment_is_masked() -> None:
+    text = "＂ｐａｓｓｗｏｒｄ＂：＂Ｑｚ７！ｘＫ２＃ｍＰ９＂"
+    assert screen_reply(text, REDACT_ALL)[0] == "＂ｐａｓｓｗｏｒｄ＂：＂****＂"
