@@ -127,3 +127,14 @@ def test_json_unicode_escapes_read_as_what_they_decode_to() -> None:
 def test_a_full_width_password_assignment_is_masked() -> None:
     text = "＂ｐａｓｓｗｏｒｄ＂：＂Ｑｚ７！ｘＫ２＃ｍＰ９＂"
     assert screen_reply(text, REDACT_ALL)[0] == "＂ｐａｓｓｗｏｒｄ＂：＂****＂"
+
+
+@pytest.mark.parametrize(("text", "cards"), [
+    ('{"timestamp": 1756043761655}', []),  # Luhn holds; 13 digits starting with 1: no card
+    ("IMEI 356938035643809", []),  # Luhn holds; 15 digits starting with 35: no card
+    ("Amex 378282246310005", ["378282246310005"]),
+    ("Visa 4222222222222", ["4222222222222"]),
+    ("Diners 30569309025904", ["30569309025904"]),
+])
+def test_short_cards_need_an_issuers_prefix(text: str, cards: list[str]) -> None:
+    assert [text[f.start:f.end] for f in find(text) if f.cls == "card"] == cards
