@@ -302,6 +302,12 @@ class SentenceSegmenter:
         line = self._classify(m, final)
         if line is None or self._kind == _FENCE:
             return None if line is None else (-1, line)
+        if newlines == 1 and punct < 0:
+            wraps = _value_wraps(self._buf, k, m, final)
+            if wraps is None:
+                return None
+            if wraps:  # (`- 4111 1111\n- 1111 1111`: one value on two lines, one piece)
+                return -1, line
         if (self._kind == _LIST and newlines == 1 and line[0] == _PROSE
                 and _indented(self._buf, k, m)):
             # The list item goes on (CommonMark 5.2): a line of prose indented under it is no
@@ -398,6 +404,27 @@ def _indented(buf: str, k: int, m: int) -> bool:
     shortest list marker)?"""
     indent = buf[buf.rfind("\n", k, m) + 1 : m]
     return len(indent) >= 2 or indent == "\t"
+
+
+#: A line's prefix (a quote, a heading, a list item's marker, a table row's bar) and the
+#: spaces after it, before its content (`_value_wraps`).
+_LINE_PREFIX = re.compile(r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+"
+                          r"|\|[ \t]*)?")
+
+
+def _value_wraps(buf: str, newline: int, m: int, final: bool) -> bool | None:
+    """Does a value run on from the line ending at `newline` to the content of the line at
+    `m` (after its prefix): digits at both ends (`4111 1111` / `- 1111 1111`), or a hyphen
+    after a letter or digit then a letter or digit (`123-45-` / `6789`)? A value a detector
+    reads across lines (`engine.canon`) is then kept in one piece. None: need more text."""
+    before = buf[:newline].rstrip(" \t")
+    last = before[-1:]
+    if not (last.isdigit() or (last == "-" and before[-2:-1].isalnum())):
+        return False
+    start = _LINE_PREFIX.match(buf, m).end()  # type: ignore[union-attr]
+    if start >= len(buf):
+        return False if final else None
+    return buf[start].isdigit() or (last == "-" and buf[start].isalnum())
 
 
 def _safe(buf: str) -> int:

@@ -138,3 +138,19 @@ def test_a_full_width_password_assignment_is_masked() -> None:
 ])
 def test_short_cards_need_an_issuers_prefix(text: str, cards: list[str]) -> None:
     assert [text[f.start:f.end] for f in find(text) if f.cls == "card"] == cards
+
+
+@pytest.mark.parametrize(("text", "pieces", "released"), [
+    ("Your card:\n- 4111 1111\n- 1111 1111\nis on file.",
+     ["Your card:\n", "- 4111 1111\n- 1111 1111\n", "is on file."],
+     "Your card:\n- **** 1111\nis on file."),
+    ("- Card: 4111 1111\n1111 1111", ["- Card: 4111 1111\n1111 1111"], "- Card: **** 1111"),
+    ("SSN:\n# 123-45-\n# 6789\nok", ["SSN:\n", "# 123-45-\n# 6789\n", "ok"], "SSN:\n# ***6789\nok"),
+    ("Steps:\n1. Call 555\n2. Done", ["Steps:\n", "1. Call 555\n", "2. Done"],
+     "Steps:\n1. Call 555\n2. Done"),
+])
+def test_a_value_running_on_to_the_next_line_stays_in_one_piece(text: str, pieces: list[str],
+                                                                 released: str) -> None:
+    assert split_sentences(text) == pieces
+    assert screen_reply(text, REDACT_ALL)[0] == released
+    assert screen_reply(text, REDACT_ALL, chunks=9, seed=4)[0] == released
