@@ -38,6 +38,7 @@ DETECTOR_REASONS: Final = MappingProxyType({
     "private_key": "Keys are secrets.",
     "uk_nino": "National Insurance numbers are personal data.",
     "url_password": "Passwords are secrets.",
+    "password_phrase": "Passwords are secrets.",
     "us_ssn": "Social security numbers are personal data.",
 })
 

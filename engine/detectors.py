@@ -291,6 +291,34 @@ DETECTORS: tuple[Detector, ...] = (
                          "password = os.environ['DB_PASSWORD']", "DB_PASS=process.env.DB_PASS"),
     ),
     Detector(
+        id="password_phrase",
+        category="password",
+        # A password given in words or by a command rather than assigned: SQL's `IDENTIFIED
+        # BY '...'` and `WITH PASSWORD '...'`, Redis's `requirepass`, a `--password` flag,
+        # `setPassword("...")`, an XML `<password>` element, `your password is: ...`,
+        # `new password: ...`, Portuguese `senha provisória: ...`.
+        regex=re.compile(
+            r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password|requirepass"
+            r"|--pass(?:word|wd)?[= ]|set_?password[ \t]*\(|<password>"
+            r"|(?:new[ \t]+)?password[ \t]+is"
+            r"|new[ \t]+password|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:)"
+            r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`<>()]{1,200})(?P=q)"
+        ),
+        keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
+                  "<password>", "password is", "with password", "encrypted password",
+                  "new password", "senha "),
+        keywords_in="lower",
+        reach=(16, 240),  # (`with encrypted ` before its keyword, the value after it)
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("S3cret!x", "hunter2Secret!", "Zone-99x"),
+        counterexamples=("your password is safe", "the new password: see the link below",
+                         "IDENTIFIED BY ''", "--password-file /run/secrets/db",
+                         "<password></password>", "requirepass yes"),
+    ),
+    Detector(
         id="url_password",
         category="password",
         # RFC 3986 section 3.2.1: `scheme://user:password@host`, the password being the
