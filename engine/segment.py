@@ -414,12 +414,14 @@ _LINE_PREFIX = re.compile(r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,
 
 def _value_wraps(buf: str, newline: int, m: int, final: bool) -> bool | None:
     """Does a value run on from the line ending at `newline` to the content of the line at
-    `m` (after its prefix): digits at both ends (`4111 1111` / `- 1111 1111`), or a hyphen
-    after a letter or digit then a letter or digit (`123-45-` / `6789`)? A value a detector
+    `m` (after its prefix): a digit in the last group or two before the line break and a
+    digit after it (`4111 1111` / `- 1111 1111`, `GB82 WEST` / `1234 5698 7654 32`), or a
+    hyphen after a letter or digit then a letter or digit (`123-45-` / `6789`)? A value a detector
     reads across lines (`engine.canon`) is then kept in one piece. None: need more text."""
-    before = buf[:newline].rstrip(" \t")
+    before = buf[max(0, newline - 64):newline].rstrip(" \t")
     last = before[-1:]
-    if not (last.isdigit() or (last == "-" and before[-2:-1].isalnum())):
+    grouped = last.isalnum() and any(c.isdigit() for c in before[-12:])  # (`GB82 WEST`)
+    if not (grouped or (last == "-" and before[-2:-1].isalnum())):
         return False
     start = _LINE_PREFIX.match(buf, m).end()  # type: ignore[union-attr]
     if start >= len(buf):
