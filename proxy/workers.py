@@ -33,6 +33,7 @@ from pathlib import Path
 from replyguard.config.checks import without_userinfo
 from replyguard.config.settings import Settings
 from replyguard.engine.rules import ReplyRules
+from replyguard.proxy.store import Store, open_store, shown_url
 
 log = logging.getLogger("replyguard")
 #: A worker dying more often than this within RESPAWN_WINDOW_S stops the server.
@@ -123,7 +124,8 @@ def _announce(settings: Settings, main: socket.socket, admin: socket.socket | No
         "admin_port": admin.getsockname()[1] if admin is not None else None,
         "workers": workers, "backlog": settings.listen.backlog,
         "upstream": without_userinfo(settings.upstream.base_url),
-        "rules": str(settings.replies.rules or "(defaults)")}))
+        "rules": str(settings.replies.rules or "(defaults)"),
+        "store": shown_url(settings.store.url) if settings.store.url else None}))
 
 
 def run_worker(settings: Settings, rules: ReplyRules, main: socket.socket,
@@ -136,7 +138,7 @@ def run_worker(settings: Settings, rules: ReplyRules, main: socket.socket,
     from replyguard.proxy.state import METRICS, PEERS
 
     async def main_task() -> None:
-        app = create_app(settings, rules)
+        app = create_app(settings, rules, store=store_for(settings))
         peers = None
         if count > 1:
             peers = app[PEERS] = Peers(app[METRICS].registry, index, count, group)
@@ -150,6 +152,13 @@ def run_worker(settings: Settings, rules: ReplyRules, main: socket.socket,
     install_uvloop()
     asyncio.run(main_task())
     return 0
+
+
+def store_for(settings: Settings) -> Store | None:
+    """The store `store.url` names (each worker opens its own), None for `none`."""
+    if settings.store.url is None:
+        return None
+    return open_store(settings.store.url, settings.store.password)
 
 
 def serve(settings: Settings, rules: ReplyRules) -> int:

@@ -1,0 +1,107 @@
+"""The store in the app: `install(app, store)` adds the live rules, the records writer, the
+rules and records routes, and `store_middleware`, which answers 503 on model routes while
+no rules could be loaded, stamps `X-ReplyGuard-Rules-Version` on every response, and queues
+each model request's record when the request ends."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from replyguard.proxy import records_api, rules_admin
+from replyguard.proxy.errors import ProxyError
+from replyguard.proxy.live_rules import LIVE, LiveRules, version_header
+from replyguard.proxy.records import Recorder, is_model_route
+from replyguard.proxy.state import INFO, METRICS, RULES, SETTINGS
+from replyguard.proxy.store import Store
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+RECORDER = web.AppKey("recorder", Recorder)
+#: The rules version a request started on (the header's value).
+VERSION: Any = web.RequestKey("replyguard_rules_version", str) \
+    if hasattr(web, "RequestKey") else "replyguard_rules_version"
+HEADER = "X-ReplyGuard-Rules-Version"
+CLIENT_GONE = 499
+
+
+class RulesNotLoaded(ProxyError):
+    status = 503
+    type = "server_error"
+    code = "rules_unavailable"
+    headers = {"Retry-After": "2"}
+
+
+def _status(exc: BaseException) -> int:
+    if isinstance(exc, ProxyError):
+        return exc.status
+    if isinstance(exc, web.HTTPException):
+        return exc.status
+    return 500
+
+
+@web.middleware
+async def store_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The rules version header, the 503 while no rules are loaded, and the record."""
+    app = request.app
+    live = app.get(LIVE)
+    request[VERSION] = version_header(live)
+    version = live.version if live is not None else None
+    resource = request.match_info.route.resource
+    route = resource.canonical if resource is not None else "unmatched"
+    model = is_model_route(route)
+    if model and live is not None and not live.ready:
+        raise RulesNotLoaded("the reply rules are not loaded yet (the store cannot be "
+                             "reached); retry shortly")
+    recorder = app.get(RECORDER) if model else None
+    if recorder is None:
+        return await handler(request)
+    started = time.perf_counter()
+    status = 500
+    try:
+        response = await handler(request)
+        status = response.status
+        return response
+    except BaseException as exc:
+        status = CLIENT_GONE if not isinstance(exc, Exception) or isinstance(
+            exc, ConnectionResetError) else _status(exc)
+        raise
+    finally:
+        info = request.get(INFO) or {}
+        if info.get("outcome") == "client_gone":
+            status = CLIENT_GONE
+        recorder.note(str(info.get("request_id", "")), request.method, route, info, status,
+                      time.perf_counter() - started, version,
+                      getattr(request, "_read_bytes", None))
+
+
+async def _stamp_version(request: web.Request, response: web.StreamResponse) -> None:
+    version = request.get(VERSION)
+    if version is not None:
+        response.headers[HEADER] = version
+
+
+def install(app: web.Application, store: Store | None, document: object = None) -> None:
+    """Live rules (from `store` and the rules file), records (when `store` is given), and
+    their routes, on `app` (before it starts)."""
+    settings, metrics = app[SETTINGS], app[METRICS]
+    live = app[LIVE] = LiveRules(app[RULES], settings, metrics, store, document)
+    if store is not None:
+        app[RECORDER] = Recorder(store, settings, metrics)
+    app.on_response_prepare.append(_stamp_version)
+    rules_admin.add_routes(app)
+    records_api.add_routes(app)
+
+    async def lifetime(app: web.Application) -> AsyncIterator[None]:
+        await live.start()
+        recorder = app.get(RECORDER)
+        if recorder is not None:
+            recorder.start()
+        yield
+        if recorder is not None:
+            await recorder.close()
+        await live.stop()
+
+    app.cleanup_ctx.append(lifetime)
