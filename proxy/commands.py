@@ -1,4 +1,4 @@
-"""The proxy's subcommands of `replyguard`: `serve` and `demo`."""
+"""The proxy's subcommands of `replyguard`: `serve`, `demo` and `records`."""
 
 from __future__ import annotations
 
@@ -78,3 +78,7 @@ def add_proxy_commands(sub: Any) -> None:
     demo.add_argument("--chunk-chars", type=int, default=4,
                       help="characters per upstream chunk (default 4)")
     demo.set_defaults(func=cmd_demo)
+
+    from replyguard.proxy.records_cli import add_records_command
+
+    add_records_command(sub)
