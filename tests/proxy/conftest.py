@@ -5,7 +5,10 @@ exact bytes in separate network writes, so a test controls where the stream is c
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+import os
+import threading
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,3 +198,70 @@ async def wait_for(predicate: Callable[[], bool], timeout_s: float = 5.0) -> Non
         if loop.time() > deadline:
             raise AssertionError("condition not reached in time")
         await asyncio.sleep(0.005)
+
+
+# -- the store: SQLite in a temporary folder, PostgreSQL in a schema of its own -------------
+
+#: The project machines' PostgreSQL (trust auth); each test gets a schema of its own.
+POSTGRES = "postgresql://{user}@127.0.0.1:5432/test"
+
+
+async def _postgres_user() -> str | None:
+    """The first user PostgreSQL at 127.0.0.1:5432 lets in, or None when it is unreachable."""
+    import asyncpg
+
+    for name in ("postgres", "root"):
+        try:
+            conn = await asyncpg.connect(POSTGRES.format(user=name), timeout=3)
+        except (OSError, asyncpg.PostgresError, TimeoutError):
+            continue
+        await conn.close()
+        return name
+    return None
+
+
+def need(what: str) -> None:
+    """Skip, saying why, when a service the test uses is missing; under REPLYGUARD_CI=1
+    (.ci/run) fail instead: CI must run every test."""
+    if os.environ.get("REPLYGUARD_CI") == "1":
+        pytest.fail(f"{what} (required under REPLYGUARD_CI=1)")
+    pytest.skip(what)
+
+
+def _in_thread(make: Callable[[], Awaitable[Any]]) -> Any:
+    """Run a coroutine on a loop of its own in another thread (from a sync fixture, whatever
+    loop the test runs on)."""
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(asyncio.run(make())))
+    thread.start()
+    thread.join()
+    return out[0] if out else None
+
+
+async def _drop_schema(user_name: str, schema: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(POSTGRES.format(user=user_name), timeout=5)
+    try:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL store URL with a schema of its own (dropped afterwards)."""
+    name = _in_thread(_postgres_user)
+    if name is None:
+        need("PostgreSQL is not reachable at 127.0.0.1:5432 (database test, trust auth)")
+    schema = f"rg_test_{os.getpid()}_{uuid.uuid4().hex[:10]}"
+    yield POSTGRES.format(user=name) + f"?schema={schema}"
+    _in_thread(lambda: _drop_schema(name, schema))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each back end in turn: a fresh SQLite file, or a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/replyguard.db"
+    return str(request.getfixturevalue("pg_url"))
