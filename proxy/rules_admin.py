@@ -29,6 +29,21 @@ class Forbidden(ProxyError):
     code = "admin_disabled"
 
 
+class InvalidRules(BadRequest):
+    """400: a rules document the runtime cannot read; `errors` lists every wrong key."""
+
+    code = "invalid_rules"
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("the rules document cannot be used: " + "; ".join(errors))
+        self.errors = errors
+
+    def body(self) -> dict[str, Any]:
+        out = super().body()
+        out["error"]["errors"] = self.errors
+        return out
+
+
 class PreconditionFailed(ProxyError):
     status = 412
     type = "invalid_request_error"
@@ -108,7 +123,7 @@ async def put_rules(request: web.Request) -> web.Response:
     except UnicodeDecodeError as exc:
         raise BadRequest(f"rules document is not UTF-8 (byte {exc.start})") from None
     except ConfigError as exc:
-        raise BadRequest("; ".join(exc.errors), code="invalid_rules") from None
+        raise InvalidRules(exc.errors) from None
     comment = request.headers.get("X-ReplyGuard-Comment")
     try:
         version, _ = await store.add_version(source, kind, comment=comment, if_match=if_match)
