@@ -9,8 +9,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import STORE_AUTH as AUTH
 from conftest import streamed_text, user
-from store_stack import AUTH, proxy  # noqa: F401 - a fixture
 
 from replyguard.proxy.fake_upstream import Reply
 from replyguard.proxy.live_rules import LIVE
