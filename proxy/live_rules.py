@@ -128,6 +128,8 @@ class LiveRules:
                 self._recovered()
             except (StoreError, OSError) as exc:
                 self._failing(exc)
+            except Exception:  # noqa: BLE001 - the watch must outlive any one round
+                log.exception("rules watch failed; the rules in force stay")
 
     # -- the store's active version --------------------------------------------------------
 

@@ -27,6 +27,7 @@ import orjson
 
 from replyguard.config.settings import Settings
 from replyguard.proxy.metrics import Metrics
+from replyguard.proxy.request_id import client_request_id
 from replyguard.proxy.store import Store, StoreError
 
 log = logging.getLogger("replyguard.records")
@@ -82,6 +83,7 @@ class Recorder:
         self.limit = settings.records.queue
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self._models: dict[bytes, tuple[bool, str]] = {}
         self.written = 0
         self.dropped = 0
         self._closing = False
@@ -143,6 +145,9 @@ class Recorder:
         except (StoreError, OSError) as exc:
             self._drop([item[1] for item in batch], str(exc)[:200])
             return
+        except Exception as exc:  # noqa: BLE001 - the writer must outlive any one batch
+            self._drop([item[1] for item in batch], type(exc).__name__)
+            return
         self.written += len(rows)
         self.metrics.records_written.inc(len(rows))
 
@@ -161,7 +166,7 @@ class Recorder:
         model = None
         if body:
             found = _MODEL.search(body, 0, 65536)
-            model = found.group(1).decode("utf-8", "replace") if found else None
+            model = self._model(found.group(1)) if found else None
         row: dict[str, Any] = {
             "created_at": float(at), "tenant": None, "key_id": None, "request_id": request_id,
             "api": "openai", "route": route, "method": method, "model": model,
@@ -177,6 +182,18 @@ class Recorder:
             if row.get(name) is not None:
                 row[name] = REDACTED
         return row
+
+    def _model(self, given: bytes) -> str | None:
+        """The model name asked for, kept only when it is of an id's shape and holds
+        nothing the detectors find (as a client's request id: proxy.request_id); checked
+        once per distinct name."""
+        known = self._models.get(given)
+        if known is None:
+            text = given.decode("utf-8", "replace")
+            known = client_request_id(text.replace("/", ":")) is not None, text
+            if len(self._models) < 1024:
+                self._models[given] = known
+        return known[1] if known[0] else None
 
     # -- retention and the anchor --------------------------------------------------------
 

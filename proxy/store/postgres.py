@@ -66,7 +66,7 @@ class PostgresStore(Store):
             self._pool = await asyncpg.create_pool(
                 self._dsn, password=self._password, min_size=1, max_size=4,
                 timeout=TIMEOUT_S, command_timeout=TIMEOUT_S, server_settings=settings)
-        except _FAILURES as exc:
+        except Exception as exc:  # noqa: BLE001 - a bad DSN too; its text may hold the password
             raise StoreError(f"{self.shown}: cannot connect ({type(exc).__name__})") from None
 
     async def close(self) -> None:

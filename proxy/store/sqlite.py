@@ -72,6 +72,9 @@ class SQLiteStore(Store):
                 raise StoreError(f"{self.shown}: {exc}") from None
             try:
                 yield _Conn(db)
+            except sqlite3.Error as exc:
+                await db.execute("ROLLBACK")
+                raise StoreError(f"{self.shown}: {exc}") from None
             except BaseException:
                 await db.execute("ROLLBACK")
                 raise

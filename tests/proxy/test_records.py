@@ -224,3 +224,18 @@ async def test_the_store_cut_off_mid_load_loses_no_request(proxy, pg_url: str) -
     finally:
         await store.close()
     assert recorder.written <= stored <= 200
+
+
+@pytest.mark.parametrize(("model", "stored"), [
+    ("gpt-4o-mini", "gpt-4o-mini"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct"),
+    ("4111-1111-1111-1111", None),  # a card number
+    ("jane.doe@example.com", None),  # not of an id's shape
+])
+async def test_a_model_name_is_kept_only_when_it_holds_nothing_found(
+        proxy, tmp_path: Path, model: str, stored: str | None) -> None:
+    client = await proxy(f"sqlite:///{tmp_path}/rg.db")
+    async with client.post("/v1/chat/completions", json={**user("hi"), "model": model}):
+        pass
+    [row] = await _records(client, 1)
+    assert row["model"] == stored
