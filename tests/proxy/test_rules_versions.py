@@ -5,6 +5,7 @@ the last good rules, one version per content), and the store unreachable at star
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import orjson
@@ -176,3 +177,14 @@ async def test_without_a_store_the_admin_api_says_so(proxy) -> None:
     assert resp.status == 404
     resp = await client.get("/v1/reply-rules", headers=AUTH)
     assert (resp.status, await resp.json()) == (200, {"version": None, "rules": {}})
+
+
+async def test_a_request_in_flight_finishes_on_its_version(proxy, store_url: str) -> None:
+    slow = Reply(content="It is a guaranteed refund. Thanks.", chunk_delay_s=0.05)
+    client = await proxy(store_url, slow)
+    first = asyncio.ensure_future(_reply(client))
+    await asyncio.sleep(0.15)  # the first reply is streaming on the built-in rules
+    assert (await _put(client, {"never_say": ["guaranteed refund"]})).status == 201
+    assert not first.done()
+    assert await first == ("It is a guaranteed refund. Thanks.", "builtin")
+    assert await _reply(client) == ("Thanks.", "1")
