@@ -64,6 +64,7 @@ class LiveRules:
         self._seen: tuple[int, int] | None = None  # the file's (mtime_ns, size) last read
         self._file_hash: str | None = None
         self._task: asyncio.Task[None] | None = None
+        self._polling = asyncio.Lock()
         self._store_failing = False
         #: The rules given at start are the file's (`replies.rules`): a stored version of the
         #: same content is taken as it is, not loaded again.
@@ -134,7 +135,12 @@ class LiveRules:
     # -- the store's active version --------------------------------------------------------
 
     async def poll(self) -> bool:
-        """Put the store's active version in force if it is not yet; True when it changed."""
+        """Put the store's active version in force if it is not yet; True when it changed.
+        One at a time (the watch and an admin route may ask at once)."""
+        async with self._polling:
+            return await self._poll()
+
+    async def _poll(self) -> bool:
         if self.store is None or not self.opened:
             return False
         active = await self.store.active_version()

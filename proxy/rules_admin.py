@@ -132,9 +132,18 @@ async def put_rules(request: web.Request) -> web.Response:
                                  f"{if_match}") from None
     except StoreError:
         raise StoreUnavailable("the store could not take the new version") from None
-    await live.poll()
+    await _apply_now(live)
     return web.json_response({"version": version}, status=201,
                              headers={"ETag": _etag(version)})
+
+
+async def _apply_now(live: LiveRules) -> None:
+    """Put the new active version in force in this process now (the watch would within
+    `store.poll_s`; a store lost meanwhile leaves that to it)."""
+    try:
+        await live.poll()
+    except StoreError:
+        pass
 
 
 async def list_versions(request: web.Request) -> web.Response:
@@ -176,7 +185,7 @@ async def activate(request: web.Request) -> web.Response:
         raise StoreUnavailable("the store could not activate the version") from None
     if not found:
         raise NotFound(f"no rules version {version_id}")
-    await live.poll()
+    await _apply_now(live)
     return web.json_response({"version": version_id, "active": True},
                              headers={"ETag": _etag(version_id)})
 
