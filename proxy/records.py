@@ -68,6 +68,29 @@ def verdict_of(info: Mapping[str, Any], route: str, status: int) -> str:
     return "passthrough"
 
 
+def screened_text(released: bytes | None) -> str | None:
+    """The reply text of a whole completion as it was sent to the client (screened): each
+    choice's message content (or legacy text), joined by blank lines; None for anything
+    else (a stream, an error, embeddings)."""
+    if not released:
+        return None
+    try:
+        document = orjson.loads(released)
+    except orjson.JSONDecodeError:
+        return None
+    choices = document.get("choices") if isinstance(document, dict) else None
+    if not isinstance(choices, list):
+        return None
+    texts = []
+    for choice in choices:
+        message = choice.get("message") if isinstance(choice, dict) else None
+        text = message.get("content") if isinstance(message, dict) else (
+            choice.get("text") if isinstance(choice, dict) else None)
+        if isinstance(text, str):
+            texts.append(text)
+    return "\n\n".join(texts) if texts else None
+
+
 def is_model_route(route: str) -> bool:
     """Is `route` (a canonical route) model traffic, which gets a record?"""
     return not route.startswith(_NOT_MODEL)
@@ -91,13 +114,16 @@ class Recorder:
     # -- on the request path -------------------------------------------------------------
 
     def note(self, request_id: str, method: str, route: str, info: Mapping[str, Any],
-             status: int, latency_s: float, version: int | None, body: bytes | None) -> None:
-        """Queue one request's record (the work is the writer's)."""
+             status: int, latency_s: float, version: int | None, body: bytes | None,
+             released: bytes | None = None) -> None:
+        """Queue one request's record (the work is the writer's). `body`: the request's
+        (its model name is read from it); `released`: a whole response's body as sent, the
+        screened text (only read with `records.text: screened`)."""
         if len(self.queue) >= self.limit:
             self._drop([request_id], "queue full")
             return
         self.queue.append((time.time(), request_id, method, route, info, status, latency_s,
-                           version, body))
+                           version, body, released))
         if len(self.queue) == 1:
             self._wake.set()
 
@@ -159,7 +185,7 @@ class Recorder:
 
     def row(self, at: float, request_id: str, method: str, route: str,
             info: Mapping[str, Any], status: int, latency_s: float, version: int | None,
-            body: bytes | None) -> dict[str, Any]:
+            body: bytes | None, released: bytes | None = None) -> dict[str, Any]:
         """The stored form of one queued record."""
         check, stage = _guardrail(info)
         counts = info.get("counts") or {}
@@ -176,7 +202,7 @@ class Recorder:
                                    option=orjson.OPT_SORT_KEYS).decode(),
             "status": status, "upstream_status": info.get("upstream_status"),
             "latency_ms": round(latency_s * 1000.0, 3),
-            "text": info.get("screened_text") if self.records.text == "screened" else None,
+            "text": screened_text(released) if self.records.text == "screened" else None,
         }
         for name in self.records.redact:
             if row.get(name) is not None:

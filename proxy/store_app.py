@@ -60,9 +60,13 @@ async def store_middleware(request: web.Request, handler: Handler) -> web.Stream
         return await handler(request)
     started = time.perf_counter()
     status = 500
+    released: bytes | None = None
     try:
         response = await handler(request)
         status = response.status
+        if recorder.records.text == "screened" and isinstance(response, web.Response) \
+                and isinstance(response.body, bytes):
+            released = response.body
         return response
     except BaseException as exc:
         status = CLIENT_GONE if not isinstance(exc, Exception) or isinstance(
@@ -74,7 +78,7 @@ async def store_middleware(request: web.Request, handler: Handler) -> web.Stream
             status = CLIENT_GONE
         recorder.note(str(info.get("request_id", "")), request.method, route, info, status,
                       time.perf_counter() - started, version,
-                      getattr(request, "_read_bytes", None))
+                      getattr(request, "_read_bytes", None), released)
 
 
 async def _stamp_version(request: web.Request, response: web.StreamResponse) -> None:

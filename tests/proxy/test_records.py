@@ -239,3 +239,14 @@ async def test_a_model_name_is_kept_only_when_it_holds_nothing_found(
         pass
     [row] = await _records(client, 1)
     assert row["model"] == stored
+
+
+async def test_the_screened_text_of_a_whole_reply_when_asked(proxy, store_url: str,
+                                                            tmp_path: Path) -> None:
+    client = await proxy(store_url, Reply(content="It is a guaranteed refund. Thanks."),
+                         replies__rules=_rules(tmp_path), records__text="screened")
+    async with client.post("/v1/chat/completions",
+                           json=user("my card is 4111 1111 1111 1111")) as resp:
+        assert resp.status == 200
+    [row] = await _records(client, 1)
+    assert row["text"] == "Thanks."
