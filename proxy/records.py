@@ -43,6 +43,7 @@ _MODEL = re.compile(rb'"model"\s*:\s*"([^"\\]{1,200})"')
 #: Routes that are no model traffic: never recorded.
 _NOT_MODEL = ("/metrics", "/healthz", "/readyz", "/v1/check-reply", "/v1/reply-rules",
               "/v1/records", "unmatched")
+_SCREENED = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/embeddings"})
 _OUTPUT_CHECKS = {"flagged": "moderation", "blocked_on_error": "moderation"}
 
 
@@ -61,10 +62,12 @@ def verdict_of(info: Mapping[str, Any], route: str, status: int) -> str:
     """forward, withhold, exact, blocked (the screen's verdict), passthrough (a route
     forwarded unscreened), or error (the request failed)."""
     verdict = info.get("verdict")
-    if status >= 500 or (verdict is None and 400 <= status != 499):
+    if status >= 500:
         return "error"
     if verdict:
         return str(verdict)
+    if route in _SCREENED or status >= 400:  # a screened route ended before its verdict
+        return "error"
     return "passthrough"
 
 
