@@ -17,6 +17,7 @@ from conftest import user, wait_for
 from replyguard.proxy.cli import main
 from replyguard.proxy.fake_upstream import Reply
 from replyguard.proxy.metrics import Metrics
+from replyguard.proxy.records import verdict_of
 from replyguard.proxy.store import open_store
 from replyguard.proxy.store_app import RECORDER
 
@@ -250,3 +251,16 @@ async def test_the_screened_text_of_a_whole_reply_when_asked(proxy, store_url: s
         assert resp.status == 200
     [row] = await _records(client, 1)
     assert row["text"] == "Thanks."
+
+
+@pytest.mark.parametrize(("verdict", "route", "status", "recorded"), [
+    ("forward", "/v1/chat/completions", 200, "forward"),
+    ("blocked", "/v1/chat/completions", 499, "blocked"),
+    ("forward", "/v1/chat/completions", 502, "error"),
+    (None, "/v1/chat/completions", 499, "error"),
+    (None, "/v1/chat/completions", 400, "error"),
+    (None, "/v1/models", 200, "passthrough"),
+    (None, "/v1/files{tail:(/.*)?}", 404, "error"),
+])
+def test_verdicts(verdict: str | None, route: str, status: int, recorded: str) -> None:
+    assert verdict_of({"verdict": verdict}, route, status) == recorded
