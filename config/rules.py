@@ -1,7 +1,8 @@
-"""The reply rules file (seed 000, "The reply rules file"): YAML or JSON -> `engine.ReplyRules`.
+"""The reply rules file: YAML or JSON -> `engine.ReplyRules`.
 
-Exactly the keys of seed 000's key table are read; anything else is refused with its dotted
-key, and every problem of a file is reported at once in one ConfigError.
+Exactly the rules file's keys are read (`personal_data`, `never_say`, `offers`,
+`must_accompany`, `reply_exactly` and theirs: docs/rules.md); anything else is refused with its
+dotted key, and every problem of a file is reported at once in one ConfigError.
 """
 
 from __future__ import annotations

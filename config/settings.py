@@ -89,11 +89,11 @@ class UpstreamSettings:
 
     `base_url`: http(s) URL, no trailing slash. `api_key`: if set, replaces the client's
     `Authorization` (Bearer) header; if None the client's header is forwarded. `connect_timeout_s`:
-    seconds to open a connection. `read_timeout_s`: seconds for the whole response when not
-    streaming, between two chunks when streaming. `max_connections`: pooled connections, >= 1.
-    `pool_wait_s`: how long a request may wait for a pooled connection when all are busy;
-    beyond it the client gets 503 `overloaded` with `Retry-After: <retry_after_s>` (whole
-    seconds), never an upstream error.
+    seconds to open a connection. `read_timeout_s`: the longest wait between two reads of the
+    response (for a whole reply, mostly the wait for the completion; streamed, between chunks).
+    `max_connections`: pooled connections, >= 1. `pool_wait_s`: how long a request may wait for a
+    pooled connection when all are busy; beyond it the client gets 503 `overloaded` with
+    `Retry-After: <retry_after_s>` (whole seconds), never an upstream error.
     """
 
     base_url: str = setting("https://api.openai.com/v1", http_url)
@@ -153,7 +153,8 @@ class StreamsSettings:
 
 @dataclass(frozen=True, slots=True)
 class AdminSettings:
-    """Admin API. `token`: bearer token the admin routes require; None disables them."""
+    """Admin API. `token`: bearer token the admin routes require; None leaves them open
+    (`POST /v1/check-reply` only reads the text it is sent)."""
 
     token: str | None = setting(None, string(nullable=True, secret=True), secret=True)
 

@@ -1,4 +1,4 @@
-"""The `tools:` settings (DESIGN section 5): the client's tools as the reply screen must know
+"""The `tools:` settings (docs/actions.md): the client's tools as the reply screen must know
 them, read into `engine.tools.ToolSpec`s. Errors name the key (`tools.refund_card.writes: 'x'
 is not a boolean`); the engine's own checks (template placeholders) run once at load too.
 """

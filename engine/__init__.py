@@ -1,7 +1,7 @@
 """ReplyGuard's screening core: pure functions and objects, text in, decisions out.
 
-No I/O, no asyncio, no logging: usable on its own (`from engine import find, screen_text`).
-The exception tree:
+No I/O, no asyncio, no logging: usable on its own (`from replyguard.engine import find,
+screen_text`). The exception tree:
 
     ScreeningError       screening a text failed; nothing of it may be released (fail closed)
 """

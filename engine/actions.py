@@ -1,5 +1,6 @@
 """The action check: each reply sentence against the real outcome of the calls it speaks of,
-and the facts it states against the records (DESIGN section 5; seed 000's counts table).
+and the facts it states against the records (docs/actions.md; counted as `reply_assertion_*`,
+`reply_outcome_*`, `reply_value_*` and `reply_facts_*`).
 
 Per sentence: a claim of a write nothing attempted -> the `not_done` phrasing
 (`reply_assertion_refused`); a claim the real outcome contradicts -> the real outcome's
@@ -53,11 +54,11 @@ class ActionCheck:
     """Checks one reply's sentences against the conversation's calls (`context.earlier` and
     `context.calls`) and the compiled tools.
 
-    `sentence(text) -> (text to release, is_product_sentence)`: `text` is one whole sentence
-    with its whitespace, raw (before personal-data masking); "" removes it. `finish() ->
-    list[str]`: the product sentences to add at the end, in call order. `counts` holds the
-    seed 000 counts (shared with the caller when `counts` is given). `now`: epoch seconds the
-    staleness of results is judged at (default: the clock).
+    `sentence(text) -> (text to release, is_product_sentence)`: `text` is one whole sentence with
+    its whitespace, raw (before personal-data masking); "" removes it. `finish() -> list[str]`: the
+    product sentences to add at the end, in call order. `counts` holds the counts each reply
+    reports (shared with the caller when `counts` is given). `now`: epoch seconds the staleness of
+    results is judged at (default: the clock).
     """
 
     def __init__(self, tools: CompiledTools, context: TurnContext, *, now: float | None = None,

@@ -214,14 +214,34 @@ _NONE: list[int] = []
 
 #: The ASCII characters that never call for an edit (all but control characters and
 #: `*_~` ` ``<&`), deleted by `plain`'s one translation: what is left is work.
-_NO_WORK = bytes(b for b in range(128) if b >= 32 and b != 127 and chr(b) not in "*_~`<&")
+NO_WORK = bytes(b for b in range(128) if b >= 32 and b != 127 and chr(b) not in "*_~`<&")
 
 
 def plain(text: str) -> bool:
-    """Is `text` its own canonical view: ASCII with nothing to undo (most sentences)? Two
-    passes in C (a quarter of a regex search's cost on a sentence)."""
-    return (text.isascii() and not text.encode("ascii").translate(None, _NO_WORK)
-            and "  " not in text)
+    """Is `text` its own canonical view: ASCII with nothing to undo (most sentences), or
+    Latin-1 whose characters above ASCII all read as themselves (prose with accents:
+    `joão`, `Müller`)? Passes in C: a translation, a copy, and `in` tests."""
+    if text.isascii():
+        return not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
+    try:
+        rest = text.encode("latin-1").translate(None, NO_WORK)
+    except UnicodeEncodeError:
+        return False
+    return not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text
+
+
+def _as_itself(char: str) -> bool:
+    """Does a character above ASCII read as itself in every view (`canonical`, with and
+    without look-alike letters): no form, space, dash, look-alike, invisible character or
+    other script's digit?"""
+    code = ord(char)
+    return (ONE_FOR_ONE.get(code, char) == char and _FORMS_ONLY.get(code, char) == char
+            and unicodedata.category(char) != "Cf" and _OTHER_DIGIT.match(char) is None
+            and char.isprintable() and not char.isspace())
+
+
+#: The Latin-1 characters above ASCII that read as themselves (`plain`), as bytes.
+_LATIN_AS_ITSELF = bytes(code for code in range(128, 256) if _as_itself(chr(code)))
 
 
 def canonical_text(text: str) -> str:
@@ -304,11 +324,16 @@ def _not_ascii(text: str) -> tuple[list[tuple[int, int]], bytes] | None:
     """The runs of characters of `text` that are not ASCII, as `(start, end)`, and the
     text's ASCII form (`?` for each of them); None when they are more than one in 128 (then
     a lookup of every character costs less). Found with `bytes.find` in the ASCII form (a
-    regex scan for them costs ten times as much)."""
+    regex scan for them costs ten times as much); a text of Latin-1 characters gets that
+    form from a copy and one translation (an encoding with `replace` costs 20 instructions a
+    character)."""
     size = len(text)
-    if size - len(text.encode("ascii", "ignore")) > size // 128:
+    try:
+        marks = text.encode("latin-1").translate(_HIGH_AS_MARK)
+    except UnicodeEncodeError:
+        marks = text.encode("ascii", "replace")
+    if marks.count(b"?") - text.count("?") > size // 128:
         return None
-    marks = text.encode("ascii", "replace")
     runs: list[tuple[int, int]] = []
     at = marks.find(b"?")
     while at != -1:
@@ -322,6 +347,9 @@ def _not_ascii(text: str) -> tuple[list[tuple[int, int]], bytes] | None:
         at = marks.find(b"?", end)
     return runs, marks
 
+
+#: Bytes above ASCII as `?` (`_not_ascii`).
+_HIGH_AS_MARK = bytes(range(128)) + b"?" * 128
 
 #: ASCII bytes but control characters (which `_ASCII_ONE` changes) and the line break.
 _NOT_CONTROL = bytes(b for b in range(128) if 32 <= b < 127 or b == 10)

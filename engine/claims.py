@@ -1,4 +1,4 @@
-"""How a reply sentence is read for claims of a write (DESIGN section 5): its words folded as
+"""How a reply sentence is read for claims of a write (docs/actions.md): its words folded as
 the reply rules fold them, contractions spelt out, quoted speech blanked; negations, questions,
 offers and future tense; and the mood of a sentence (statement / question / request).
 

@@ -1,11 +1,11 @@
 """The turn context read from an OpenAI `messages` list: this turn's tool calls and passages,
-and the calls of the earlier turns (for the assertion check, DESIGN section 5).
+and the calls of the earlier turns (for the assertion check: docs/actions.md).
 
-"This turn" is everything after the last user message (DESIGN section 3). A call's outcome is
-read from its tool result (DESIGN section 5): failed when the result is JSON with a non-null
-`error`, `ok: false`, or a `status` of failed/error/declined/rejected; done otherwise; pending
-when no result has come back yet. Passages are declared in tool results as
-`{"passages": [{"id": "p1", "tags": ["medical"], "text": "..."}]}` (DESIGN section 4).
+"This turn" is everything after the last user message. A call's outcome is read from its tool
+result: failed when the result is JSON with a non-null `error`, `ok: false` or `success: false`, or
+a failed `status` (declined, rejected, ...); done otherwise; pending when no result has come back
+yet. Passages are declared in tool results as
+`{"passages": [{"id": "p1", "tags": ["medical"], "text": "..."}]}` (docs/rules.md).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _parse_json(text: str) -> Any:
 
 
 def outcome_of(result: object) -> Outcome:
-    """The outcome a tool result says (DESIGN section 5, widened the way writes report):
+    """The outcome a tool result says (widened to the ways writes report it):
     "failed" for JSON with a non-null `error`, `ok: false` or `success: false`, or a
     `status` in FAILED_STATUSES; "pending" for a `status` in PENDING_STATUSES (the write has
     not happened yet); "done" otherwise. Statuses compare in any case, `-`/space as `_`.
@@ -126,9 +126,10 @@ class Passage:
 class TurnContext:
     """What a reply is screened against: the last user turn's text, this turn's tool calls
     (in order), the passages declared this turn by id, the compact values every write of
-    this turn was sent or returned (for the outcome exception, DESIGN section 3), and
+    this turn was sent or returned (for the outcome exception: such a value in a reply is
+    masked, not withheld), and
     `earlier`: the calls of the turns before this one, in order (a claim of a write is checked
-    against every call of the conversation, DESIGN section 5)."""
+    against every call of the conversation)."""
 
     turn: str = ""
     calls: tuple[ToolCall, ...] = ()

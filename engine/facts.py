@@ -1,5 +1,5 @@
 """Facts: the values a reply states (money, numbers, dates, identifiers, personal data),
-traced to the call and field that hold them (DESIGN section 5; seed 000 `reply_facts_*`).
+traced to the call and field that hold them (docs/actions.md; counted as `reply_facts_*`).
 
 Values compare by kind: numbers numerically ("12.50" == 12.5 == "12,50" in pt-BR), dates as
 ISO dates, everything else in compact form (`engine.context.compact`).

@@ -1,8 +1,8 @@
 """Finding values in text: run the detectors, confirm with validators, settle overlaps.
 
 A digit run claimed by one class is not claimed again by another; the detector with the lower
-`priority` keeps it (secrets, then email, then card > iban > national_id > phone, DESIGN
-section 3). Findings never carry the value itself, only where it is.
+`priority` keeps it (secrets, then email, then card > iban > national_id > ip_address >
+phone). Findings never carry the value itself, only where it is.
 
 Speed: Python's `re` pays for every position where a pattern's first character occurs, so
 a regex never sweeps the whole text when it need not. Cheap scans (`str.find`/`bytes.find`
@@ -29,7 +29,7 @@ from operator import attrgetter
 from replyguard.engine.canon import Canonical, canonical, plain
 from replyguard.engine.detectors import DETECTORS, Detector
 from replyguard.engine.plan import Plan
-from replyguard.engine.text import first_invisible, invisible_as_spaces, invisible_gaps, visible
+from replyguard.engine.text import has_invisible, invisible_as_spaces, invisible_gaps, visible
 from replyguard.engine.views import Views
 
 _MASKS = {d.id: d.mask for d in DETECTORS}
@@ -321,7 +321,7 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
         return []
     if plain(text):  # (most sentences: the text is its own view)
         return _find_in(text, detectors)
-    if not text.isascii() and first_invisible(text) is not None:
+    if not text.isascii() and has_invisible(text):
         return _through_invisible(text, detectors)
     view = canonical(text)
     found = _mapped(view, _find_in(view.text, detectors))

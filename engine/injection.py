@@ -374,7 +374,7 @@ _MATCHER = InjectionMatcher(INJECTION_PATTERNS)
 
 
 def detect_injection(text: str) -> InjectionMatch | None:
-    """The first known injection phrasing in `text`, or None (seed 002: attempts to replace
+    """The first known injection phrasing in `text`, or None (attempts to replace
     the agent's instructions, reveal hidden prompts or force it to use its tools).
 
     Checks the English and Portuguese patterns of `INJECTION_PATTERNS` together, whatever

@@ -1,14 +1,14 @@
 """The prompt-injection pattern table: known phrasings in English and Portuguese (pt-BR), as data.
 
-Seed 002 ("Prompt-injectiedetectie"): block attempts to replace the agent's instructions, reveal
-hidden prompts or force the agent to use its tools. Phrasings after OWASP LLM01 (prompt injection).
+A match blocks the turn: attempts to replace the agent's instructions, reveal hidden prompts
+or force the agent to use its tools. Phrasings after OWASP LLM01 (prompt injection).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: The four kinds of attempt (seed 002), in the order a report names them.
+#: The four kinds of attempt, in the order a report names them.
 CATEGORIES = ("instruction_override", "prompt_reveal", "role_play", "tool_forcing")
 #: The languages a pattern is written in; both are always checked, whatever the settings.
 LANGUAGES = ("en", "pt")

@@ -1,13 +1,11 @@
 """The reply screen: a reply fed in deltas comes out as whole, screened sentences.
 
-Per sentence, in order (seed 000 "Personal data" and "Wording", DESIGN sections 3-4): personal
-data (redact -> mask, withhold -> the sentence is removed, allow; a value a write of this turn
-was sent or returned is masked instead, `reply_pd_masked`), `never_say`, `offers`. At the end:
-`must_accompany` sentences, added once and not if already said; `reply_exactly.when_cited`
-replaces the whole reply. Only screened text is ever returned: the release-only-screened-text
-rule that lets the proxy stream.
-
-With `tools` (DESIGN section 5), each sentence first goes through `engine.actions.ActionCheck`
+Per sentence, in order (docs/screening.md, docs/rules.md): personal data (redact -> mask, withhold
+-> the sentence is removed, allow; a value a write of this turn was sent or returned is masked
+instead, `reply_pd_masked`), `never_say`, `offers`. At the end: `must_accompany` sentences, added
+once and not if already said; `reply_exactly.when_cited` replaces the whole reply. Only screened
+text is ever returned: the release-only-screened-text rule that lets the proxy stream.
+With `tools` (docs/actions.md), each sentence first goes through `engine.actions.ActionCheck`
 (claims and values need the raw sentence), then personal data as above; a product sentence
 (a phrasing) skips the wording rules, which judge what the model wrote. At the end, the
 outcome sentences of unmentioned writes come first, then the `must_accompany` sentences.
@@ -111,7 +109,7 @@ class ReplyScreen:
     `finish() -> str` returns the rest and any added sentence. The concatenation of every
     returned string is the same whatever the deltas were (property-tested). `feed_pieces` /
     `finish_pieces` return the same text as a list of `Piece`s, one sentence each. `counts`
-    holds the seed 000 counts this reply produced. `tools` (compiled for the rules' language)
+    holds the counts this reply reports. `tools` (compiled for the rules' language)
     turns on the action check; `now` (epoch seconds) is when result staleness is judged.
     Raises ScreeningError if a check fails; after that, or after `finish()`, the screen
     refuses further input. Raises ValueError when `tools` is compiled for another language.
@@ -363,8 +361,8 @@ class ReplyScreen:
         return Piece(sentence, False)
 
     def _platform_internals(self, sentence: str) -> str:
-        """The opt-in `internals` class (seed 003's REPLY_RULES: pod and host names, stack
-        traces, ...): each stretch replaced by `[internal]` (redact), or the sentence removed
+        """The opt-in `internals` class (the staff-draft check's REPLY_RULES: pod and host names,
+        stack traces, ...): each stretch replaced by `[internal]` (redact), or the sentence removed
         (withhold). Counted as `replyguard_internals_redacted` / `_withheld`."""
         spans = internal_spans(sentence)
         if not spans:
@@ -396,7 +394,7 @@ class ReplyScreen:
             if action == "allow":
                 continue
             if write_values and compact(sentence[f.start : f.end]) in write_values:
-                masked += 1  # the outcome exception (DESIGN section 3)
+                masked += 1  # the outcome exception: a write's own value is masked, not withheld
             elif action == "withhold":
                 withhold = True
                 continue

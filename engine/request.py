@@ -1,12 +1,12 @@
 """The request screen: an OpenAI `messages` list in, a verdict out (forward, withhold, exact).
 
-DESIGN section 3 "Request side": the last user message is the turn. Earlier user messages are
-screened again but not counted again, and one holding a withheld value is dropped from what is
-forwarded. Tool results are screened with withhold acting as redact (a tool message cannot be
-dropped). Content may be a string or a list of parts. A message's `name` is screened too,
-withhold acting as redact (a name is the application's label, not what the person typed),
-and so is every other string of a message, at any depth (engine.request_fields), uncounted.
-A turn holding a withheld class reaches no model: the client gets seed 000's fixed reply.
+The last user message is the turn. Earlier user messages are screened again but not counted again,
+and one holding a withheld value is dropped from what is forwarded. Tool results are screened with
+withhold acting as redact (a tool message cannot be dropped). Content may be a string or a list of
+parts. A message's `name` is screened too, withhold acting as redact (a name is the application's
+label, not what the person typed), and so is every other string of a message, at any depth
+(engine.request_fields), uncounted. A turn holding a withheld class reaches no model: the client
+gets a fixed reply (`WITHHELD_REPLY`) asking to send it again without those details.
 `reply_exactly.when_asked` answers with `say`.
 """
 
@@ -26,7 +26,7 @@ from replyguard.engine.screen_cache import ScreenCache
 
 Verdict = Literal["forward", "withhold", "exact"]
 
-#: Seed 000's reply to a withheld turn, in each language the product reads.
+#: The reply to a withheld turn, in each language the product reads.
 WITHHELD_REPLY: Mapping[str, str] = {
     "en": "That message held details I can't take here, so I haven't read it or done anything. "
     "Please send it again without them.",
@@ -40,7 +40,7 @@ class RequestVerdict:
     """What to do with a request.
 
     `kind`: "forward" (send `messages`, the screened copy, upstream), "withhold" or "exact"
-    (answer with `reply`, call nothing). `counts`: seed 000 counts of the turn.
+    (answer with `reply`, call nothing). `counts`: the counts the turn reports.
     `withheld`: the classes that made the turn withheld. `context`: the turn context read
     from the original messages, for the reply screen.
     """

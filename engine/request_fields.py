@@ -3,7 +3,7 @@ content, a legacy `prompt` and `suffix`, an embeddings `input`): top-level field
 `metadata`, `tools`, `stop`, `response_format`, `prediction`, ...) and a message's other keys.
 
 They are the application's text, not the turn the person typed, and many are resent with
-every request: screened like a system prompt or a tool result (DESIGN section 3), masked,
+every request: screened like a system prompt or a tool result, masked,
 withhold acting as redact (asking the person to send them again could not help), never
 counted. Walked at any depth through objects and lists; object keys (the JSON's schema) are
 not screened, numbers, booleans and null pass. Nothing changed, nothing copied.
@@ -24,7 +24,7 @@ ID_FIELDS = ("user", "safety_identifier")
 #: the upstream's list (never the person's text).
 UNSCREENED_FIELDS = frozenset({"model"})
 #: Keys of a content part whose value is media (an image's URL or data, audio, a file):
-#: forwarded as they are, since ReplyGuard reads text only (README "Not screened").
+#: forwarded as they are, since ReplyGuard reads text only (docs/screening.md, "Not screened").
 MEDIA_KEYS = frozenset({"image_url", "input_audio", "file"})
 #: Values of the enumerations a request is made of (roles, part and tool types, tool choice,
 #: JSON Schema types, efforts): fixed words in which no detector finds anything (a test checks

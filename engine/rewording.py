@@ -1,6 +1,6 @@
 """reply_temperature, the pure part: which words of a product sentence a rewording must keep,
-and whether a rewording read back must be dropped for the template's own sentence (seed 000:
-`reply_temperature_kept` / `reply_temperature_varied`; DESIGN section 5).
+and whether a rewording read back must be dropped for the template's own sentence
+(counted as `reply_temperature_kept` / `reply_temperature_varied`; docs/actions.md).
 
 The proxy asks the model to reword a product sentence and counts; this module only decides.
 """

@@ -1,4 +1,4 @@
-"""Sentence segmentation of a streamed reply: text in, whole sentences out (DESIGN section 2).
+"""Sentence segmentation of a streamed reply: text in, whole sentences out.
 
 Pieces keep the whitespace after them, so they join back into the input, and they never depend
 on how the text was cut into chunks: a boundary is decided only once what decides it was seen.
@@ -78,7 +78,7 @@ _DECIDED_AFTER = 11  # a line's first characters that settle its kind, but for a
 
 
 class SentenceSegmenter:
-    """Cuts one reply, fed in chunks, into sentences and Markdown blocks (DESIGN section 2).
+    """Cuts one reply, fed in chunks, into sentences and Markdown blocks.
 
     `feed(text) -> list[str]` returns the pieces now decided, in order; `flush() -> list[str]`
     returns the rest at the end of the reply and resets the segmenter. Every piece ends with the
@@ -97,9 +97,9 @@ class SentenceSegmenter:
     split at whitespace at or before `max_chars - HOLDBACK`, never inside a span `no_cut(text)`
     returns ([start, end) offsets).
 
-    Raises ValueError for a language other than "en" or "pt-BR" (seed 000, "Language support")
-    or `max_chars` below 512. Source: DESIGN section 2 (release rule, cap) and section 4 (pt-BR
-    abbreviations and `R$ 12,50` decimals); Markdown lines as CommonMark 0.31 sections 4-5;
+    Raises ValueError for a language other than "en" or "pt-BR" (the languages the product reads)
+    or `max_chars` below 512. Sources: the release rule and the sentence cap (docs/screening.md),
+    pt-BR abbreviations and `R$ 12,50` decimals; Markdown lines as CommonMark 0.31 sections 4-5;
     abbreviations, initials and sentence starters as Punkt's heuristics and the Golden Rules of
     pySBD / Pragmatic Segmenter.
     """

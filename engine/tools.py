@@ -1,4 +1,4 @@
-"""The client's tools as the reply screen knows them (DESIGN section 5): declarations
+"""The client's tools as the reply screen knows them (docs/actions.md): declarations
 (`ToolSpec`, `ToolRules`) and `compile_tools`, which turns them once into `CompiledTools`
 (claim phrases as one alternation, templates checked, schema ranges read).
 
@@ -85,7 +85,8 @@ CANNOT_DO: Mapping[str, str] = MappingProxyType({
     "en": "I can't do that here: the {tool} action is not available.",
     "pt-BR": "Não posso fazer isso aqui: a ação {tool} não está disponível.",
 })
-#: Count of product sentences that fell back to the built-in one (not a seed 000 count).
+#: Count of product sentences that fell back to the built-in one (a proxy metric, not one
+#: of the `reply_*` counts).
 PHRASING_FALLBACK = "replyguard_phrasing_fallbacks"
 MAX_FILL = 200  # characters of one filled value at most; longer -> the built-in sentence
 

@@ -49,7 +49,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Run seed 000's shop conversation through the proxy with the real openai SDK."""
+    """Run the shop's conversation through the proxy with the real openai SDK."""
     from replyguard.proxy.demo import run_demo
     from replyguard.proxy.workers import install_uvloop
 
@@ -57,8 +57,28 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return asyncio.run(run_demo(args.rules or str(EXAMPLE_RULES), args.chunk_chars))
 
 
+def cmd_fake_upstream(args: argparse.Namespace) -> int:
+    """Serve the built-in fake model until Ctrl-C."""
+    from replyguard.proxy.fake_upstream import main as fake_main
+
+    fake_main(["--host", args.host, "--port", str(args.port), "--chunk-chars",
+               str(args.chunk_chars)])
+    return 0
+
+
+def _positive(value: str) -> int:
+    """An integer of at least 1 (argparse type)."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of at least 1")
+    return number
+
+
 def add_proxy_commands(sub: Any) -> None:
-    """Add `serve` and `demo` to the `replyguard` subcommands."""
+    """Add `serve`, `demo` and `fake-upstream` to the `replyguard` subcommands."""
     serve = sub.add_parser("serve", help="run the proxy")
     serve.add_argument("--config", help="settings file (YAML or JSON)")
     serve.add_argument("--upstream", help="upstream base URL, e.g. https://api.openai.com/v1")
@@ -75,9 +95,18 @@ def add_proxy_commands(sub: Any) -> None:
 
     demo = sub.add_parser("demo", help="the shop example end to end, on a built-in upstream")
     demo.add_argument("--rules", help="reply rules file (default: the shop's example rules)")
-    demo.add_argument("--chunk-chars", type=int, default=4,
+    demo.add_argument("--chunk-chars", type=_positive, default=4,
                       help="characters per upstream chunk (default 4)")
     demo.set_defaults(func=cmd_demo)
+
+    fake = sub.add_parser("fake-upstream",
+                          help="a built-in fake model to try `serve` without a provider: the "
+                               "shop's script, and any other turn echoed back")
+    fake.add_argument("--host", default="127.0.0.1")
+    fake.add_argument("--port", type=int, default=9000)
+    fake.add_argument("--chunk-chars", type=_positive, default=4,
+                      help="characters per streamed chunk (default 4)")
+    fake.set_defaults(func=cmd_fake_upstream)
 
     from replyguard.proxy.records_cli import add_records_command
 

@@ -1,5 +1,5 @@
-"""Seed 000 counts (name -> increment) as Counters, made and added up cheaply: they are made
-and merged on every request."""
+"""The counts each request reports (name -> increment) as Counters, made and added up cheaply: they
+are made and merged on every request."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""`replyguard demo`: seed 000's shop, end to end, through the real `openai` SDK.
+"""`replyguard demo`: the shop example, end to end, through the real `openai` SDK.
 
-A scripted upstream (proxy.fake_upstream, seed 000's SCRIPT) streams its replies in small
+A scripted upstream (proxy.fake_upstream, the shop's script) streams its replies in small
 chunks and makes the `refund_card` tool call; ReplyGuard runs in front of it with the shop's
 rules, its refund tool declared and the prompt-injection guardrail; an `openai.AsyncOpenAI`
 client streams each turn through ReplyGuard, runs the tool when asked, and prints what it saw;
@@ -47,7 +47,7 @@ DEMO_SCRIPT = {**SHOP_SCRIPT,
                                  "this week.")}
 #: The demo's admin token (its admin API listens on 127.0.0.1 only, for the demo's length).
 DEMO_TOKEN = "demo-admin-token"
-#: The shop's tools as settings declare them (README "Actions and facts").
+#: The shop's tools as settings declare them (docs/actions.md).
 DEMO_TOOLS = {
     "refund_card": {
         "writes": True,

@@ -74,7 +74,7 @@ class Unauthorized(ProxyError):
 
 
 #: The `replyguard_upstream_errors_total` kind of each upstream error code that has one
-#: (README "Metrics"); any other code is counted as `upstream_error`.
+#: (docs/metrics.md); any other code is counted as `upstream_error`.
 _FAULT_KINDS = {
     "upstream_unreachable": "connect",
     "upstream_timeout": "timeout",

@@ -65,7 +65,7 @@ SHOP_SCRIPT: dict[str, tuple[dict | None, str]] = {
         "I've refunded 12.50 pounds for order 4412. It is a guaranteed refund.",
     ),
 }
-"""Seed 000's SCRIPT: last user turn -> (tool call or None, reply text)."""
+"""The shop's script: last user turn -> (tool call or None, reply text)."""
 
 
 def _text(content: Any) -> str:
@@ -77,16 +77,19 @@ def _text(content: Any) -> str:
     return ""
 
 
-def seed_script(script: Mapping[str, tuple[dict | None, str]]) -> Script:
-    """Seed 000's model(): keyed by the last user message's content; if the conversation ends with
+def seed_script(script: Mapping[str, tuple[dict | None, str]], *, echo: bool = False
+                ) -> Script:
+    """The scripted model: keyed by the last user message's content; if the conversation ends with
     the user message and a call is given, answer with that tool call; else the reply text.
-    Unknown turn -> Reply(content="")."""
+    Unknown turn -> Reply(content=""), or with `echo` the turn said back (`You said: ...`):
+    what the proxy then releases shows its reply screen at work."""
 
     def model(messages: list[dict]) -> Reply:
         users = [m for m in messages if m.get("role") == "user"]
-        entry = script.get(_text(users[-1].get("content"))) if users else None
+        said = _text(users[-1].get("content")) if users else ""
+        entry = script.get(said)
         if entry is None:
-            return Reply()
+            return Reply(content=f"You said: {said}") if echo and said else Reply()
         call, reply = entry
         if messages[-1].get("role") == "user" and call:
             return Reply(tool_calls=(call,))
@@ -154,7 +157,7 @@ class ScriptedUpstream:
 
     Records `seen` (each valid request body, in order, for chat, completions, embeddings and
     moderations), `seen_auth` (the Authorization header of each, in step with `seen`),
-    `last_user_turns` (the last user message of each chat request, seed 000's SEEN) and
+    `last_user_turns` (the last user message of each chat request: what the model was given) and
     `cancelled` (streams whose client went away before the end). Responses carry `model` as
     given here, whatever the request asked; `created` fixes the timestamp (default: now).
     """
@@ -398,13 +401,15 @@ class ScriptedUpstream:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m proxy.fake_upstream --port 9000`: serve seed 000's shop script until Ctrl-C."""
+    """`replyguard fake-upstream --port 9000`: serve the shop's script, any other turn echoed
+    back, until Ctrl-C."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9000)
     parser.add_argument("--chunk-chars", type=int, default=4)
     args = parser.parse_args(argv)
-    upstream = ScriptedUpstream(seed_script(SHOP_SCRIPT), chunk_chars=args.chunk_chars)
+    upstream = ScriptedUpstream(seed_script(SHOP_SCRIPT, echo=True),
+                                chunk_chars=max(1, args.chunk_chars))
     print(f"fake upstream: http://{args.host}:{args.port}/v1 (Ctrl-C to stop)")
     web.run_app(upstream.app(), host=args.host, port=args.port, print=None)
 

@@ -16,7 +16,7 @@ import orjson
 
 from replyguard.config.guardrails import JudgeSettings, ModerationSettings
 
-#: The fixed questions (documented in README "Guardrails"). `{site_name}` is filled in.
+#: The fixed questions (documented in docs/guardrails.md). `{site_name}` is filled in.
 TOPIC_QUESTION = (
     "You check messages sent to the assistant of {site_name}. Decide whether the message "
     "between the <message> tags is about {site_name}: its products, services, orders, account, "
@@ -55,8 +55,8 @@ class CheckError(Exception):
 def windows(text: str, size: int, overlap: int = 200) -> list[str]:
     """`text` in windows of at most `size` characters, each overlapping the one before by
     `overlap` (so a phrase cut by a window edge is whole in one of them); [text] when short.
-    Every character is in some window: nothing is cut off (unlike seed 002's 8,000-character
-    limit)."""
+    Every character is in some window: nothing is cut off, however long the
+    text."""
     if len(text) <= size:
         return [text]
     step = max(1, size - overlap)

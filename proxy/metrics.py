@@ -1,4 +1,5 @@
-"""Prometheus metrics: seed 000's `reply_*` counts and the proxy's own health (DESIGN section 9).
+"""Prometheus metrics: the `reply_*` counts each reply reports and the proxy's own health
+(docs/metrics.md).
 
 Each app owns one `Metrics` with its own CollectorRegistry (no global state). Counts carry no
 text and no value: labels are routes, statuses, check names and class names only.
@@ -21,7 +22,7 @@ from prometheus_client import (
 
 from replyguard.engine.rules import CLASSES
 
-#: Every count of seed 000's table ("The counts"), exactly as named there.
+#: Every count a turn or a reply reports, exported under exactly that name (+ `_total`).
 SEED_COUNTS: tuple[str, ...] = (
     "reply_temperature_kept",
     "reply_temperature_varied",
@@ -74,7 +75,7 @@ class Children:
 class Metrics:
     """The app's metrics, in their own registry.
 
-    `count(counts)` adds seed 000 counts (name -> increment; an unknown name is counted in
+    `count(counts)` adds the engine's counts (name -> increment; an unknown name is counted in
     `replyguard_unknown_counts`, never created as a series). Latencies are in seconds.
     The `*_by` attributes are the per-request metrics' children, cached (`Children`).
     """
@@ -83,7 +84,7 @@ class Metrics:
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
         self.seed = {
-            name: Counter(name, f"seed 000 count {name}", registry=r) for name in SEED_COUNTS
+            name: Counter(name, f"reply count {name}", registry=r) for name in SEED_COUNTS
         }
         self.requests = Counter("replyguard_requests", "HTTP requests by route and status",
                                 ("route", "status"), registry=r)
@@ -159,10 +160,10 @@ class Metrics:
                                               "not allowed (settings tools.<name>.allowed)"),
             ("replyguard_phrasing_fallbacks", "tool phrasings the call could not fill (a "
                                               "missing or misspelt field): built-in sentence"),
-        ):  # engine counts of the opt-in `internals` class (not seed 000 counts)
+        ):  # engine counts beside the `reply_*` ones (internals, refused calls, fallbacks)
             self.seed[name] = Counter(name, help_text, registry=r)
         self.unknown_counts = Counter(
-            "replyguard_unknown_counts", "engine counts with no seed 000 name (a bug)",
+            "replyguard_unknown_counts", "engine counts with no metric of their own (a bug)",
             registry=r)
         self.turns = Counter("replyguard_turns", "request turns by verdict", ("verdict",),
                              registry=r)
@@ -188,7 +189,7 @@ class Metrics:
         self.client_timeouts_by = Children(self.client_timeouts)
 
     def count(self, counts: Mapping[str, int]) -> None:
-        """Add seed 000 counts (name -> increment). A name that is not a seed count is not
+        """Add the engine's counts (name -> increment). A name with no metric of its own is not
         created as a series: it is counted under `replyguard_unknown_counts` instead, so a
         new engine count never breaks a response."""
         for name, value in counts.items():

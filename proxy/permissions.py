@@ -1,4 +1,4 @@
-"""Tool calls the settings refuse (`tools.<name>.allowed: false`, DESIGN section 5): removed
+"""Tool calls the settings refuse (`tools.<name>.allowed: false`, docs/actions.md): removed
 from the model's reply before the client sees it, streamed or not, and the reply says plainly
 that it cannot do that. Also removed from the `tools` a request offers the model.
 """
@@ -11,7 +11,8 @@ from typing import Any
 from replyguard.engine.actions import cannot_do_sentence, forbidden_calls
 from replyguard.engine.tools import CompiledTools
 
-#: The count of refused tool calls (not a seed 000 count; exported by proxy.metrics).
+#: The count of refused tool calls (not one of the `reply_*` counts; exported by
+#: proxy.metrics).
 TOOL_CALLS_REFUSED = "replyguard_tool_calls_refused"
 
 

@@ -141,3 +141,55 @@ def test_check_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["check-settings", str(bad)]) == 1
     assert capsys.readouterr().err == (
         "guardrails.topic.site_name: required when the topic check is enabled\n")
+
+
+def test_fake_upstream_echoes_and_serve_screens_the_echo() -> None:
+    """`replyguard fake-upstream` answers a turn it has no script for by echoing it; behind
+    `replyguard serve`, the card in the echo comes back masked."""
+    import json
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        fake_port = probe.getsockname()[1]
+    fake = subprocess.Popen([sys.executable, "-m", "replyguard.proxy.cli", "fake-upstream",
+                             "--port", str(fake_port)], stdout=subprocess.DEVNULL)
+    proxy = subprocess.Popen(
+        [sys.executable, "-m", "replyguard.proxy.cli", "serve", "--port", "0", "--upstream",
+         f"http://127.0.0.1:{fake_port}/v1"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert proxy.stderr is not None
+        for line in proxy.stderr:
+            if '"event": "serving"' in line:
+                break
+        port = json.loads(line[line.index("{"):])["port"]
+        body = json.dumps({"model": "m", "messages": [
+            {"role": "user", "content": "what is 4111 1111 1111 1111?"}]}).encode()
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                request = urllib.request.Request(
+                    f"http://127.0.0.1:{port}/v1/chat/completions", body,
+                    {"Content-Type": "application/json"})
+                with urllib.request.urlopen(request, timeout=10) as resp:
+                    reply = json.loads(resp.read())
+                break
+            except OSError:  # the fake upstream still starting: 502 for a moment
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        assert reply["choices"][0]["message"]["content"] == "You said: what is **** 1111?"
+    finally:
+        for proc in (proxy, fake):
+            proc.terminate()
+            proc.wait(timeout=10)
+        if proxy.stderr is not None:
+            proxy.stderr.close()
+
+
+def test_demo_refuses_a_chunk_size_below_one(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["demo", "--chunk-chars", "0"])
+    assert exited.value.code == 2
+    assert "'0' is not a whole number of at least 1" in capsys.readouterr().err

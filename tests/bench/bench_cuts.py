@@ -37,6 +37,8 @@ sys.path[:0] = [str(ROOT)]
 from replyguard.engine import CLASSES, ReplyRules, compile_rules, find  # noqa: E402
 from replyguard.engine.reply import ReplyScreen, screen_reply  # noqa: E402
 from tests.engine.test_find import ADVERSARIAL  # noqa: E402
+from tests.engine.test_internals import ADVERSARIAL as INTERNALS_ADVERSARIAL  # noqa: E402
+from tests.engine.test_internals import ALL_RULES  # noqa: E402
 
 RULES = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")
 SIZES = [64_000, 128_000, 256_000, 512_000, 1_024_000]
@@ -89,6 +91,10 @@ def ratios(make: Callable[[int], str], work: Callable[[str], object],
     return worst, times
 
 
+def _repeated(unit: str) -> Callable[[int], str]:
+    return lambda size: (unit * (size // len(unit) + 1))[:size]
+
+
 def part_one(quick: bool) -> bool:
     sizes = SIZES[:3] if quick else SIZES
     ok = True
@@ -99,6 +105,10 @@ def part_one(quick: bool) -> bool:
         rows.append((f"reply, 4-char deltas: {name}", make, _streamed, sizes[:3]))
     for name, make in ADVERSARIAL.items():
         rows.append((f"find: {name}", make, find, sizes))
+    for rule in ALL_RULES:  # the internals and check_reply rules
+        for unit in INTERNALS_ADVERSARIAL[rule.name]:
+            rows.append((f"rule {rule.name}: {unit[:12]!r}", _repeated(unit),
+                         lambda t, r=rule: sum(1 for _ in r.spans(t)), sizes))
     for label, make, work, at in rows:
         worst, times = ratios(make, work, at)
         ok &= worst <= 2.2

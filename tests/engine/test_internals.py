@@ -74,13 +74,14 @@ def _scan(rule: ReplyRule, text: str) -> None:
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=[rule.name for rule in ALL_RULES])
 def test_rule_runs_in_linear_time(rule: ReplyRule, cpu_time) -> None:
-    size = 1 << 20
+    """A small guard (128 KB -> 256 KB); tests/bench/bench_cuts.py measures up to 1 MB."""
+    size = 1 << 17
     for unit in ADVERSARIAL[rule.name]:
         one = (unit * (size // len(unit) + 1))[:size]
         small = cpu_time(_scan, rule, one)
         large = cpu_time(_scan, rule, one + one)
         assert large < 3 * small + 0.05, (unit, small, large)
-        assert small < 2.0, (unit, small)
+        assert small < 0.5, (unit, small)
 
 
 def test_every_rule_has_adversarial_input() -> None:

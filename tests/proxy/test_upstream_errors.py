@@ -1,5 +1,5 @@
 """`replyguard_upstream_errors_total{kind}`: every upstream fault the client sees as an error is
-counted exactly once, under the kind README's metrics reference gives it; a fault-free answer
+counted exactly once, under the kind docs/metrics.md gives it; a fault-free answer
 counts none. Each case provokes one fault and reads the exact counters from `/metrics`."""
 
 from __future__ import annotations
