@@ -47,21 +47,30 @@ _SCREENED = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/embedding
 _OUTPUT_CHECKS = {"flagged": "moderation", "blocked_on_error": "moderation"}
 
 
-def _guardrail(info: Mapping[str, Any]) -> tuple[str | None, str | None]:
+def field(info: Any, name: str) -> Any:
+    """One item of a request's screening info, whether a mapping (`info["verdict"]`) or an
+    object with attributes (`info.verdict`); None when it has none. The one place records
+    read that info from."""
+    if isinstance(info, Mapping):
+        return info.get(name)
+    return getattr(info, name, None)
+
+
+def _guardrail(info: Any) -> tuple[str | None, str | None]:
     """(check, stage) of the guardrail that acted on the request, if any."""
-    blocked = info.get("guardrail")
+    blocked = field(info, "guardrail")
     if blocked:
         return str(blocked).split(" ", 1)[0], "input"
-    output = info.get("guardrail_output")
+    output = field(info, "guardrail_output")
     if output:
         return _OUTPUT_CHECKS.get(str(output), str(output)), "output"
     return None, None
 
 
-def verdict_of(info: Mapping[str, Any], route: str, status: int) -> str:
+def verdict_of(info: Any, route: str, status: int) -> str:
     """forward, withhold, exact, blocked (the screen's verdict), passthrough (a route
     forwarded unscreened), or error (the request failed)."""
-    verdict = info.get("verdict")
+    verdict = field(info, "verdict")
     if status >= 500:
         return "error"
     if verdict:
@@ -116,7 +125,7 @@ class Recorder:
 
     # -- on the request path -------------------------------------------------------------
 
-    def note(self, request_id: str, method: str, route: str, info: Mapping[str, Any],
+    def note(self, request_id: str, method: str, route: str, info: Any,
              status: int, latency_s: float, version: int | None, body: bytes | None,
              released: bytes | None = None) -> None:
         """Queue one request's record (the work is the writer's). `body`: the request's
@@ -187,11 +196,11 @@ class Recorder:
                               "why": why, "request_ids": request_ids}))
 
     def row(self, at: float, request_id: str, method: str, route: str,
-            info: Mapping[str, Any], status: int, latency_s: float, version: int | None,
+            info: Any, status: int, latency_s: float, version: int | None,
             body: bytes | None, released: bytes | None = None) -> dict[str, Any]:
         """The stored form of one queued record."""
         check, stage = _guardrail(info)
-        counts = info.get("counts") or {}
+        counts = field(info, "counts") or {}
         model = None
         if body:
             found = _MODEL.search(body, 0, 65536)
@@ -203,7 +212,7 @@ class Recorder:
             "guardrail": check, "stage": stage,
             "counts": orjson.dumps({k: v for k, v in counts.items() if v},
                                    option=orjson.OPT_SORT_KEYS).decode(),
-            "status": status, "upstream_status": info.get("upstream_status"),
+            "status": status, "upstream_status": field(info, "upstream_status"),
             "latency_ms": round(latency_s * 1000.0, 3),
             "text": screened_text(released) if self.records.text == "screened" else None,
         }

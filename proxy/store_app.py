@@ -14,7 +14,7 @@ from aiohttp import web
 from replyguard.proxy import records_api, rules_admin
 from replyguard.proxy.errors import ProxyError
 from replyguard.proxy.live_rules import LIVE, LiveRules, version_header
-from replyguard.proxy.records import Recorder, is_model_route
+from replyguard.proxy.records import Recorder, field, is_model_route
 from replyguard.proxy.state import INFO, METRICS, RULES, SETTINGS
 from replyguard.proxy.store import Store
 
@@ -74,9 +74,9 @@ async def store_middleware(request: web.Request, handler: Handler) -> web.Stream
         raise
     finally:
         info = request.get(INFO) or {}
-        if info.get("outcome") == "client_gone":
+        if field(info, "outcome") == "client_gone":
             status = CLIENT_GONE
-        recorder.note(str(info.get("request_id", "")), request.method, route, info, status,
+        recorder.note(str(field(info, "request_id") or ""), request.method, route, info, status,
                       time.perf_counter() - started, version,
                       getattr(request, "_read_bytes", None), released)
 

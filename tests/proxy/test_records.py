@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from conftest import user, wait_for
 from replyguard.proxy.cli import main
 from replyguard.proxy.fake_upstream import Reply
 from replyguard.proxy.metrics import Metrics
-from replyguard.proxy.records import verdict_of
+from replyguard.proxy.records import field, verdict_of
 from replyguard.proxy.store import open_store
 from replyguard.proxy.store_app import RECORDER
 
@@ -264,3 +265,10 @@ async def test_the_screened_text_of_a_whole_reply_when_asked(proxy, store_url: s
 ])
 def test_verdicts(verdict: str | None, route: str, status: int, recorded: str) -> None:
     assert verdict_of({"verdict": verdict}, route, status) == recorded
+
+
+def test_the_screening_info_may_be_an_object_with_attributes() -> None:
+    info = SimpleNamespace(verdict="blocked", guardrail="topic (judge)", counts={})
+    assert verdict_of(info, "/v1/chat/completions", 200) == "blocked"
+    assert field(info, "guardrail") == "topic (judge)"
+    assert field(info, "outcome") is None
