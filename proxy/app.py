@@ -54,7 +54,7 @@ from replyguard.proxy.state import (
     stamp,
 )
 from replyguard.proxy.store import Store
-from replyguard.proxy.store_app import install, store_middleware
+from replyguard.proxy.store_app import install, store_middleware, upstream_trace
 from replyguard.proxy.upstream import timeout
 from replyguard.proxy.watchdog import STREAMS, LiveStreams
 
@@ -153,7 +153,8 @@ async def _session_ctx(app: web.Application) -> AsyncIterator[None]:
     app[SESSION] = aiohttp.ClientSession(connector=connector, auto_decompress=True,
                                          cookie_jar=aiohttp.DummyCookieJar(),
                                          timeout=timeout(settings),
-                                         trace_configs=[app[WATCH].trace_config()],
+                                         trace_configs=[app[WATCH].trace_config(),
+                                                        upstream_trace()],
                                          json_serialize=lambda o: orjson.dumps(o).decode())
     yield
     await app[SESSION].close()

@@ -127,7 +127,7 @@ class Recorder:
 
     def note(self, request_id: str, method: str, route: str, info: Any,
              status: int, latency_s: float, version: int | None, body: bytes | None,
-             released: bytes | None = None) -> None:
+             released: bytes | None = None, upstream_status: int | None = None) -> None:
         """Queue one request's record (the work is the writer's). `body`: the request's
         (its model name is read from it); `released`: a whole response's body as sent, the
         screened text (only read with `records.text: screened`)."""
@@ -135,7 +135,7 @@ class Recorder:
             self._drop([request_id], "queue full")
             return
         self.queue.append((time.time(), request_id, method, route, info, status, latency_s,
-                           version, body, released))
+                           version, body, released, upstream_status))
         if len(self.queue) == 1:
             self._wake.set()
 
@@ -197,7 +197,8 @@ class Recorder:
 
     def row(self, at: float, request_id: str, method: str, route: str,
             info: Any, status: int, latency_s: float, version: int | None,
-            body: bytes | None, released: bytes | None = None) -> dict[str, Any]:
+            body: bytes | None, released: bytes | None = None,
+            upstream_status: int | None = None) -> dict[str, Any]:
         """The stored form of one queued record."""
         check, stage = _guardrail(info)
         counts = field(info, "counts") or {}
@@ -212,7 +213,7 @@ class Recorder:
             "guardrail": check, "stage": stage,
             "counts": orjson.dumps({k: v for k, v in counts.items() if v},
                                    option=orjson.OPT_SORT_KEYS).decode(),
-            "status": status, "upstream_status": field(info, "upstream_status"),
+            "status": status, "upstream_status": upstream_status,
             "latency_ms": round(latency_s * 1000.0, 3),
             "text": screened_text(released) if self.records.text == "screened" else None,
         }

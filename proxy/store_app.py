@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 from replyguard.proxy import records_api, rules_admin
@@ -19,6 +21,9 @@ from replyguard.proxy.state import INFO, METRICS, RULES, SETTINGS
 from replyguard.proxy.store import Store
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+#: The upstream status of the request being handled (its record's `upstream_status`): a
+#: one-item list the upstream session's trace fills in, in the request's own context.
+_UPSTREAM: ContextVar[list[int | None]] = ContextVar("replyguard_upstream_status")
 RECORDER = web.AppKey("recorder", Recorder)
 #: The rules version a request started on (the header's value).
 VERSION: Any = web.RequestKey("replyguard_rules_version", str) \
@@ -61,6 +66,8 @@ async def store_middleware(request: web.Request, handler: Handler) -> web.Stream
     started = time.perf_counter()
     status = 500
     released: bytes | None = None
+    upstream: list[int | None] = [None]
+    token = _UPSTREAM.set(upstream)
     try:
         response = await handler(request)
         status = response.status
@@ -73,12 +80,29 @@ async def store_middleware(request: web.Request, handler: Handler) -> web.Stream
             exc, ConnectionResetError) else _status(exc)
         raise
     finally:
+        _UPSTREAM.reset(token)
         info = request.get(INFO) or {}
         if field(info, "outcome") == "client_gone":
             status = CLIENT_GONE
         recorder.note(str(field(info, "request_id") or ""), request.method, route, info, status,
                       time.perf_counter() - started, version,
-                      getattr(request, "_read_bytes", None), released)
+                      getattr(request, "_read_bytes", None), released, upstream[0])
+
+
+async def _upstream_answered(_session: object, _ctx: object,
+                             params: aiohttp.TraceRequestEndParams) -> None:
+    holder = _UPSTREAM.get(None)
+    if holder is not None and not params.url.path.endswith("/moderations"):
+        holder[0] = params.response.status  # the last call but moderation: the model's
+
+
+def upstream_trace() -> aiohttp.TraceConfig:
+    """The upstream session's trace that tells each record its upstream status (the status
+    of the request's last upstream call other than a moderation check: guardrail judges
+    are asked before the model, moderation of the reply after it)."""
+    config = aiohttp.TraceConfig()
+    config.on_request_end.append(_upstream_answered)
+    return config
 
 
 async def _stamp_version(request: web.Request, response: web.StreamResponse) -> None:

@@ -82,15 +82,16 @@ async def test_a_record_for_every_verdict(proxy, store_url: str, tmp_path: Path)
     rows = await _records(client, 6)
     chat = {**BASE, "route": "/v1/chat/completions", "model": "m", "status": 200}
     assert [_fixed(r) for r in reversed(rows)] == [
-        {**chat, "verdict": "forward", "counts": {"reply_wording_removed": 1}},
+        {**chat, "verdict": "forward", "counts": {"reply_wording_removed": 1},
+         "upstream_status": 200},
         {**chat, "verdict": "withhold",
          "counts": {"reply_pd_detected_national_id": 1, "reply_pd_withheld": 1}},
         {**chat, "verdict": "exact", "counts": {"reply_exact_reply": 1}},
         {**chat, "verdict": "blocked", "guardrail": "prompt_injection", "stage": "input"},
         {**BASE, "route": "/v1/embeddings", "model": "emb-1", "status": 200,
-         "verdict": "forward"},
+         "verdict": "forward", "upstream_status": 200},
         {**BASE, "route": "/v1/models", "method": "GET", "model": None, "status": 200,
-         "verdict": "passthrough"},
+         "verdict": "passthrough", "upstream_status": 200},
     ]
     assert [r["id"] for r in rows] == [6, 5, 4, 3, 2, 1]
     assert all(r["request_id"] and len(r["hash"]) == 64 for r in rows)
@@ -272,3 +273,11 @@ def test_the_screening_info_may_be_an_object_with_attributes() -> None:
     assert verdict_of(info, "/v1/chat/completions", 200) == "blocked"
     assert field(info, "guardrail") == "topic (judge)"
     assert field(info, "outcome") is None
+
+
+async def test_the_upstream_status_is_recorded(proxy, store_url: str) -> None:
+    client = await proxy(store_url, Reply(status=429))
+    async with client.post("/v1/chat/completions", json=user("hi")) as resp:
+        assert resp.status == 429
+    [row] = await _records(client, 1)
+    assert (row["status"], row["upstream_status"], row["verdict"]) == (429, 429, "forward")
