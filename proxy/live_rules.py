@@ -62,6 +62,7 @@ class LiveRules:
         self.opened = store is None
         self.ready = store is None or self.file is not None
         self._seen: tuple[int, int] | None = None  # the file's (mtime_ns, size) last read
+        self._moving: tuple[int, int] | None = None  # a change seen, not yet settled
         self._file_hash: str | None = None
         self._task: asyncio.Task[None] | None = None
         self._polling = asyncio.Lock()
@@ -190,16 +191,22 @@ class LiveRules:
         return (st.st_mtime_ns, st.st_size) if st is not None else None
 
     async def sync_file(self, *, startup: bool = False, force: bool = False) -> bool:
-        """Read the rules file when it changed (or `force`, SIGHUP): a content no version has
-        becomes a new version, active at once (without a store: the rules in force). A
-        content seen before adds nothing and activates nothing. True when the rules changed.
+        """Read the rules file when it changed and then stayed as it was for one look (at
+        once with `force`, SIGHUP): a content no version has becomes a new version, active at
+        once (without a store: the rules in force). A content seen before adds nothing and
+        activates nothing. True when the rules changed.
         """
         if self.file is None:
             return False
         stat = self._stat()
-        if not (startup or force) and stat == self._seen:
-            return False
-        self._seen = stat
+        if not (startup or force):
+            if stat == self._seen:
+                self._moving = None
+                return False
+            if stat != self._moving:  # changed since the last look: read it once it settles
+                self._moving = stat  # (a file being written is never read half-way)
+                return False
+        self._seen, self._moving = stat, None
         try:
             source = await asyncio.to_thread(self.file.read_bytes)
             text = source.decode("utf-8-sig")

@@ -14,7 +14,7 @@ from conftest import STORE_AUTH as AUTH
 from conftest import streamed_text, user
 
 from replyguard.proxy.fake_upstream import Reply
-from replyguard.proxy.live_rules import LIVE
+from replyguard.proxy.live_rules import LIVE, LiveRules
 from replyguard.proxy.state import METRICS
 
 REFUND = Reply(content="It is a guaranteed refund. Thanks.")
@@ -25,6 +25,12 @@ async def _reply(client, **extra) -> tuple[str, str]:
     async with client.post("/v1/chat/completions", json=user("hi", stream=True, **extra)) as r:
         assert r.status == 200
         return streamed_text(await r.read()), r.headers["X-ReplyGuard-Rules-Version"]
+
+
+async def settled(live: LiveRules) -> bool:
+    """The watch's two looks at an edited file: the change seen, then read once settled."""
+    assert await live.sync_file() is False
+    return await live.sync_file()
 
 
 async def _put(client, document: object, **headers: str):
@@ -125,16 +131,16 @@ async def test_the_rules_file_live(proxy, store_url: str, tmp_path: Path) -> Non
     assert live.version == 1
     assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "1")
     rules.write_text("never_say: [guaranteed refund]\n")
-    assert await live.sync_file() is True
+    assert await settled(live) is True
     assert await _reply(client) == ("Thanks.", "2")
     rules.write_text("never_say: 3\n")  # a bad edit: the last good rules stay
-    assert await live.sync_file() is False
+    assert await settled(live) is False
     assert await _reply(client) == ("Thanks.", "2")
     reloads = client.app[METRICS].rules_reloads
     assert reloads.labels("error")._value.get() == 1.0
     await client.post("/v1/reply-rules/versions/1/activate", headers=AUTH)  # a rollback
     rules.write_text("never_say: [guaranteed refund]\n")  # version 2's content: nothing new
-    assert await live.sync_file() is False
+    assert await settled(live) is False
     assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "1")
     resp = await client.get("/v1/reply-rules/versions", headers=AUTH)
     assert [(v["version"], v["active"], v["comment"]) for v in (await resp.json())["data"]] \
