@@ -92,7 +92,7 @@ async def store_middleware(request: web.Request, handler: Handler) -> web.Stream
 async def _upstream_answered(_session: object, _ctx: object,
                              params: aiohttp.TraceRequestEndParams) -> None:
     holder = _UPSTREAM.get(None)
-    if holder is not None and not params.url.path.endswith("/moderations"):
+    if holder is not None and not params.url.raw_path.endswith("/moderations"):
         holder[0] = params.response.status  # the last call but moderation: the model's
 
 
