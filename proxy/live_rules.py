@@ -67,8 +67,8 @@ class LiveRules:
         self._task: asyncio.Task[None] | None = None
         self._polling = asyncio.Lock()
         self._store_failing = False
-        #: The rules given at start are the file's (`replies.rules`): a stored version of the
-        #: same content is taken as it is, not loaded again.
+        #: The rules given at start (read from `replies.rules`): a first stored version equal
+        #: to them is taken as it is, not compiled again.
         self._adopt = self.file is not None
 
     # -- start and stop ------------------------------------------------------------------
@@ -150,12 +150,24 @@ class LiveRules:
         stored = await self.store.version(active)
         if stored is None:
             return False
-        if self.version is None and self._adopt and stored.hash == self._file_hash:
-            # The rules given at start are this file's, compiled already: no second load.
-            self.version, self._adopt = active, False
-            self.metrics.rules_version.set(active)
-            return False
+        if self.version is None and self._adopt:
+            self._adopt = False
+            if await self._in_force_already(stored.source, stored.content_type):
+                self.version = active  # the rules given at start, compiled already
+                self.metrics.rules_version.set(active)
+                return False
         return await self._apply(stored.source, stored.content_type, active)
+
+    async def _in_force_already(self, source: str, content_type: str) -> bool:
+        """Are these the rules in force (those given at start)? Then nothing is compiled."""
+        try:
+            rules, document = await asyncio.to_thread(read_rules, source, content_type)
+        except ConfigError:
+            return False
+        if rules != self.active.rules:
+            return False
+        self.document = document
+        return True
 
     async def _apply(self, source: str, content_type: str, version: int | None) -> bool:
         try:

@@ -178,6 +178,9 @@ def serve(settings: Settings, rules: ReplyRules) -> int:
             return 1
     main, admin = sockets[0], (sockets[1] if len(sockets) > 1 else None)
     if count == 1:
+        # A SIGHUP before the server's own handler is installed (while the app starts) is
+        # ignored rather than fatal: the rules file is read at start anyway.
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
         return run_worker(settings, rules, main, admin,
                           started=lambda: _announce(settings, main, admin, 1))
     return Master(settings, rules, main, admin, count).run()
@@ -197,6 +200,7 @@ class Master:
     def _spawn(self, index: int) -> None:
         pid = os.fork()
         if pid == 0:  # the worker: default signal handling, then serve
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)  # until it reloads on SIGHUP
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
             code = 1
             try:

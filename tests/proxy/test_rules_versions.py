@@ -10,12 +10,17 @@ from pathlib import Path
 
 import orjson
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 from conftest import STORE_AUTH as AUTH
 from conftest import streamed_text, user
 
-from replyguard.proxy.fake_upstream import Reply
+from replyguard.config.rules import load_rules
+from replyguard.config.settings import load_settings
+from replyguard.proxy.app import create_app
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
 from replyguard.proxy.live_rules import LIVE, LiveRules
 from replyguard.proxy.state import METRICS
+from replyguard.proxy.store import open_store
 
 REFUND = Reply(content="It is a guaranteed refund. Thanks.")
 DOWN = "postgresql://nobody:s3cr3t@127.0.0.1:1/test"
@@ -194,3 +199,25 @@ async def test_a_request_in_flight_finishes_on_its_version(proxy, store_url: str
     assert not first.done()
     assert await first == ("It is a guaranteed refund. Thanks.", "builtin")
     assert await _reply(client) == ("Thanks.", "1")
+
+
+async def test_rules_given_at_start_that_the_file_no_longer_holds_are_replaced(
+        store_url: str, tmp_path: Path) -> None:
+    """A worker forked with the rules read before an edit (its SIGHUP came while it started):
+    the file's version is put in force, not taken for the rules it was given."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("never_say: [guaranteed refund]\n")
+    given = load_rules(rules)
+    rules.write_text("never_say: [cheap]\n")
+    up = ScriptedUpstream(lambda _m: REFUND, created=1)
+    settings = load_settings(None, env={}, overrides={
+        "upstream.base_url": await up.start(), "log.access": False, "store.url": store_url,
+        "replies.rules": str(rules)})
+    client = TestClient(TestServer(create_app(settings, given, store=open_store(store_url)),
+                                   host="127.0.0.1"))
+    await client.start_server()
+    try:
+        assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "1")
+    finally:
+        await client.close()
+        await up.close()
