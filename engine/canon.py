@@ -108,47 +108,86 @@ _FORMS_ONLY: dict[int, str] = {**_forms_table(), **_dash_and_space_table()}
 #: `ONE_FOR_ONE` for ASCII text (whitespace and control characters only), as a bytes table.
 _ASCII_ONE = bytes(ord(ONE_FOR_ONE.get(b, chr(b))) for b in range(128)) + bytes(range(128, 256))
 
-#: HTML elements that format or lay out text: a tag of one reads as a space. Text in angle
+#: HTML elements that format or lay out text: a tag of one reads as a space (an inline one
+#: between two characters that are no space, as nothing: `123-45-<b>6789</b>`). Text in angle
 #: brackets that is no such tag (`<voucher>`, `<order id>`) is read as it is.
 _TAG_NAMES = (
     "a abbr acronym b bdi bdo big blockquote br center cite code dd del details dfn div dl "
     "dt em font h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span "
     "strike strong sub summary sup table tbody td tfoot th thead tr tt u ul var wbr"
 ).split()
+#: Those whose tags show as nothing between two characters (not a line, a cell or an image).
+_INLINE_NAMES = (
+    "a abbr acronym b bdi bdo big cite code del dfn em font i ins kbd mark q s samp small span "
+    "strike strong sub sup tt u var wbr"
+).split()
+
+
+def _alternation(names: list[str]) -> str:
+    return "|".join(sorted(names, key=len, reverse=True))
 
 
 def _tag(names: list[str]) -> str:
+    """A tag of one of `names` (any case) with no attributes: `<b>`, `</b>`, `<br/>`."""
+    return rf"</?(?i:{_alternation(names)})[ \t]*/?>"
+
+
+def _tag_with_attributes(names: list[str]) -> str:
     """A tag of one of `names` (any case): at most 256 characters of attributes (no `<` or
     `>` among them), an optional `/`, and `>`."""
-    alternation = "|".join(sorted(names, key=len, reverse=True))
-    return rf"</?(?i:{alternation})(?![A-Za-z0-9])(?:[\s/][^<>]{{0,256}})?>"
+    return rf"</?(?i:{_alternation(names)})(?![A-Za-z0-9])(?:[\s/][^<>]{{0,256}})?>"
+
+
+#: The start of a tag of `_TAG_NAMES` with attributes, up to them: it reads as a space, its
+#: attributes as they are, so that a value in one (`<img alt="4539 1488 0343 6467">`,
+#: `<a href="...?key=sk-...">`) is read as any other text.
+_OPENER = rf"</?(?i:{_alternation(_TAG_NAMES)})(?=[\s/][^<>]{{0,256}}>)"
 
 
 _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
+#: An HTML comment (`<!-- -->`), read as a tag is.
+_COMMENT = r"<!--(?:(?!-->)[^<>]){0,256}-->"
+#: Inline tags and comments and nothing else (`_gap`).
+_INLINE_TAGS = re.compile(rf"(?:{_tag(_INLINE_NAMES)}|{_COMMENT})+")
 #: A character reference to a space (`&nbsp;`, `&#160;`, `&#32;`).
 _SPACE_REF = r"&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);"
 #: A line's prefix after a line break: a quote, a heading, a list item's marker or a table
 #: row's first bar, with the spaces after it (`_EDIT`).
 _PREFIX = r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|[-*+][ \t]+|\|[ \t]*)"
+def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
+    # A gap starts with a line break, two spaces, a space before a tag or a reference, a tag,
+    # a comment or a space's reference: every alternative starts with its own character, so
+    # that `re` skips the rest of the text in C (the text is read `ONE_FOR_ONE` first: its
+    # only whitespace is a space or a line break).
+    return re.compile(
+        rf"(?P<gap>(?:\n|[ ](?=[ \n<&])|{tag}|{_COMMENT}|{_SPACE_REF})"
+        rf"(?:(?<=\n){_PREFIX}|[ \n]|{tag}|{_COMMENT}|{_SPACE_REF})*+)"
+        rf"|(?P<opener>{opener})"
+        r"|(?P<marks>[*_~`]++)"
+        r"|(?P<unicode>\\u[0-9A-Fa-f]{4})"
+        r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
+        r"|(?P<ref>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
+    )
+
+
 #: What `canonical` undoes, in one pass: a gap (whitespace, tags, space references, and the
-#: prefix of each line it starts), a run of emphasis or code marks, a character reference.
-#: Each alternative starts with its own characters and repeats possessively: linear time.
-_EDIT = re.compile(
-    # A gap starts with a line break, two spaces, a space before a tag or a reference, a tag
-    # or a space's reference: every alternative starts with its own character, so that `re`
-    # skips the rest of the text in C (the text is read `ONE_FOR_ONE` first: its only
-    # whitespace is a space or a line break).
-    rf"(?P<gap>(?:\n|[ ](?=[ \n<&])|{_tag(_TAG_NAMES)}|{_SPACE_REF})"
-    rf"(?:(?<=\n){_PREFIX}|[ \n]|{_tag(_TAG_NAMES)}|{_SPACE_REF})*+)"
-    r"|(?P<marks>[*_~`]++)"
-    r"|(?P<ref>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
-)
+#: prefix of each line it starts), the start of a tag with attributes, a run of emphasis or
+#: code marks, a JSON `\\uXXXX` escape, a Markdown escape, a character reference. Each
+#: alternative starts with its own characters and repeats possessively: linear time.
+_EDIT = _edit_pattern(_tag(_TAG_NAMES), _OPENER)
+#: The same as a reader sees the text (`canonical(shown=True)`): a tag is a space whole, its
+#: attributes included (the `(?!)` opener never matches).
+_EDIT_SHOWN = _edit_pattern(_tag_with_attributes(_TAG_NAMES), "(?!)")
+
+
 #: A letter of a script written without spaces (CJK ideographs, kana, hangul, Thai)...
 _NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
 #: ... before an ASCII letter, digit or `+`, or after ASCII that follows no such letter
 #: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view.
-_SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<])"
+_SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<*_~`])"
                           rf"|[!-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])")
+#: A letter of such a script.
+_NO_SPACES_CHAR = re.compile(f"[{_NO_SPACES}]")
 #: Does a text hold a letter of such a script (a quick test before `_SCRIPT_EDGE`)?
 _NO_SPACES_HERE = re.compile(rf"[^\x00-\x7f](?<=[{_NO_SPACES}])")
 
@@ -214,7 +253,7 @@ _NONE: list[int] = []
 
 #: The ASCII characters that never call for an edit (all but control characters and
 #: `*_~` ` ``<&`), deleted by `plain`'s one translation: what is left is work.
-NO_WORK = bytes(b for b in range(128) if b >= 32 and b != 127 and chr(b) not in "*_~`<&")
+NO_WORK = bytes(b for b in range(128) if b >= 32 and b != 127 and chr(b) not in "*_~`<&\\")
 
 
 def plain(text: str) -> bool:
@@ -244,25 +283,25 @@ def _as_itself(char: str) -> bool:
 _LATIN_AS_ITSELF = bytes(code for code in range(128, 256) if _as_itself(chr(code)))
 
 
-def canonical_text(text: str) -> str:
-    """The text of `canonical(text)`, without its map (`text` itself when `plain`)."""
-    return text if plain(text) else canonical(text).text
-
-
-def canonical(text: str, *, letters: bool = True, join: bool = True) -> Canonical:
+def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False
+              ) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
     ASCII text with nothing to undo is its own view, found in one scan. With `letters`
     false, look-alike letters are left as they are (a mask shows a value's own letters).
     With `join` false, the view keeps lines and runs of spaces apart (`Canonical.joined`):
-    whitespace is read as it is, and a gap holding a tag as a line break."""
+    whitespace is read as it is, and a gap holding a tag as a line break. With `shown`, the
+    view is the text as a reader sees it (phrase lists read it): a tag reads as a space whole,
+    its attributes included, and between two words too; else (the detectors' view) a tag's
+    attributes are read as text, so that a value in one is found, and inline tags between two
+    characters read as nothing (`123-45-<b>6789</b>`)."""
     if text.isascii():
         if plain(text):
             return Canonical(text)
         one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
-        edits, joined = _edits(text, one, True, False, join)
+        edits, joined = _edits(text, one, True, False, join, shown)
     else:
         one, may_edit, scripts = _read_one(text, ONE_FOR_ONE if letters else _FORMS_ONLY)
-        edits, joined = _edits(text, one, may_edit, scripts, join)
+        edits, joined = _edits(text, one, may_edit, scripts, join, shown)
     if not edits:
         return Canonical(one)
     parts: list[str] = []
@@ -356,21 +395,22 @@ _NOT_CONTROL = bytes(b for b in range(128) if 32 <= b < 127 or b == 10)
 #: ASCII bytes but those `_EDIT` can start with (a line break, `<&*_~` `` ` ``) and control
 #: characters, which read as spaces.
 _NO_EDIT_START = bytes(b for b in range(128)
-                       if 32 <= b < 127 and chr(b) not in "<&*_~`") + b"?"
+                       if 32 <= b < 127 and chr(b) not in "<&*_~`\\") + b"?"
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
-_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`")
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\")
 
 
-def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool
+def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool, shown: bool
            ) -> tuple[list[Edit], bool]:
     """The edits of `text` in order, `(start, end, what the view holds instead)`, and whether
     one joined two numbers across a line or a run of spaces (`Canonical.joined`). `one` is the
     text read one character for one (`ONE_FOR_ONE`); a gap is read there, so that whatever
     it reads as a space counts as one. `may_edit`: `_EDIT` may match; `scripts`: a letter of
     a script written without spaces is there (`_SCRIPT_EDGE`)."""
-    found: Iterator[re.Match[str]] = _EDIT.finditer(one) if may_edit else iter(())
+    pattern = _EDIT_SHOWN if shown else _EDIT
+    found: Iterator[re.Match[str]] = pattern.finditer(one) if may_edit else iter(())
     if scripts:
         found = _merged(found, _SCRIPT_EDGE.finditer(one))
     edits: list[Edit] = []
@@ -384,13 +424,20 @@ def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool
         elif kind == "gap":
             if not typed and not _markup_as_typed(text, one, start, end):
                 continue  # (`＜ｂ＞`: brackets typed full-width are no tag)
-            written = _gap(match.group(), start, end, one, join)
+            written = _gap(match.group(), start, end, one, join, shown)
             if written is not None:
                 edits.append((start, end, written))
-                joined = joined or (join and written == " " and _numbers_on_both_sides(
-                    one, start, end))
+                joined = joined or (join and (written == "" or written == " " and (
+                    _numbers_on_both_sides(one, start, end))))
+        elif kind == "opener":
+            if typed or _markup_as_typed(text, one, start, end):
+                edits.append((start, end, " "))
         elif kind == "marks" and _at_edge(one, start, end):
             edits.append((start, end, ""))
+        elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
+            edits.append((start, end, ""))
+        elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
+            edits.append((start, end, _unicode_escape(match.group())))
         elif kind == "ref" and text[start] == "&":
             edits.extend(_reference(match.group(), start, end))
     return edits, joined
@@ -402,7 +449,7 @@ def _markup_as_typed(text: str, one: str, start: int, end: int) -> bool:
     return all(text[i] == one[i] for i in range(start, end) if one[i] in "<>&")
 
 
-def _gap(gap: str, start: int, end: int, one: str, join: bool) -> str | None:
+def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> str | None:
     """What the view holds for a gap (`_EDIT`), None for the gap as it reads: one space,
     or (`join` false) a line break where the gap holds a line break or a tag, and the gap
     as it is where it is whitespace alone. Whitespace at an end of the text stays."""
@@ -411,11 +458,25 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool) -> str | None:
     blank = gap.isspace()
     if blank and (start == 0 or end == len(one)):
         return None
+    if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
+            not one[end].isspace()):
+        if not blank and _INLINE_TAGS.fullmatch(gap):
+            return ""  # (inline tags between two characters show as nothing: `45<b>67`)
+        if join and _wrapped_after_hyphen(gap, start, one):
+            return ""  # (`123-45-\n6789`: a value wrapped after its own hyphen)
     if join:
         return " "
     if blank:
         return None
     return "\n" if "\n" in gap or "<" in gap else " "
+
+
+def _wrapped_after_hyphen(gap: str, start: int, one: str) -> bool:
+    """Does a line break (or `<br>`) follow a hyphen inside a word or number, and a letter or
+    digit the gap (`123-45-\n6789`, `GB82-WEST-<br>1234`, `sk-proj-\nZx9`)? Read joined,
+    and apart too (`Canonical.joined`)."""
+    return (one[start - 1] == "-" and start >= 2 and one[start - 2].isalnum()
+            and one[start + len(gap)].isalnum() and ("\n" in gap or "<" in gap))
 
 
 def _numbers_on_both_sides(one: str, start: int, end: int) -> bool:
@@ -426,26 +487,40 @@ def _numbers_on_both_sides(one: str, start: int, end: int) -> bool:
     return one[start - 1].isdigit() and end < len(one) and one[end].isdigit()
 
 
-#: What may stand before emphasis that opens (`(**x`) and after emphasis that closes (`x**,`).
-_OPENING = set("([{\"'“‘«<")
-_CLOSING = set(".,;:!?)]}\"'”’»>")
-
 
 def _at_edge(one: str, start: int, end: int) -> bool:
     """Is the run of marks `one[start:end]` at a word's edge, as emphasis or a code span is:
-    opening (a word after it, a space, the start or an opening bracket or quote before it),
-    closing (a word before it, then a space, the end, or closing punctuation that no word
-    follows: `__x__.` but not the `_.` inside `eyJ…_.eyJ…`), or between two spaces. Marks
-    inside a word are kept (`DB_PASSWORD`)."""
+    opening (the start, a space, punctuation or a letter of a script written without spaces
+    before it: `(**x`, `:_x`, `-**6789`, `は__4111`), or closing (a word before it, then
+    anything else: `x**-`, `x__|`; but `_` then `.` or `-` and a word, as inside a token:
+    `eyJ…_.eyJ…`). Marks inside a word are kept (`DB_PASSWORD`), and so is a mark escaped by
+    a backslash (`\\_`)."""
     size = len(one)
     before = one[start - 1] if start else " "
+    if before == "\\" or _a_mask(one, start, end):
+        return False  # (escaped: `\_` shows as `_`)
+    if not _in_word(before):
+        return True
     after = one[end] if end < size else " "
-    if before.isalnum():
-        if after.isalnum():
-            return False
-        following = one[end + 1] if end + 1 < size else " "
-        return after.isspace() or (after in _CLOSING and not following.isalnum())
-    return before.isspace() or before in _OPENING or not after.isalnum()
+    if _in_word(after):
+        return False
+    if one[start] != "_" or after not in ".-":
+        return True
+    following = one[end + 1] if end + 1 < size else " "
+    return not following.isalnum()
+
+
+def _a_mask(one: str, start: int, end: int) -> bool:
+    """Is `one[start:end]` a mask ReplyGuard writes (`**** 1111`, `j***@example.com`): four
+    stars or more, or stars before `@`? Kept, so that screening a screened text changes
+    nothing."""
+    return one.count("*", start, end) == end - start and (
+        end - start >= 4 or one[end:end + 1] == "@")
+
+
+def _in_word(char: str) -> bool:
+    """A letter or digit of a script written with spaces between words."""
+    return char.isalnum() and _NO_SPACES_CHAR.match(char) is None
 
 
 def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
@@ -454,6 +529,17 @@ def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]
     char = html.unescape(ref)
     if char != ref:
         yield start, end, char.translate(ONE_FOR_ONE)
+
+
+def _unicode_escape(escape: str) -> str:
+    """A `\\uXXXX` escape as the character it stands for, read `ONE_FOR_ONE` (nothing for an
+    invisible one, `\\u200b`; a surrogate half as it is written)."""
+    char = chr(int(escape[2:], 16))
+    if 0xD800 <= ord(char) <= 0xDFFF:
+        return escape
+    if unicodedata.category(char) == "Cf":
+        return ""
+    return char.translate(ONE_FOR_ONE)
 
 
 def _merged(first: Iterator[re.Match[str]],

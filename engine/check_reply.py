@@ -23,7 +23,7 @@ MAX_FINDINGS: Final = 20
 
 #: Why a reply must not contain what each detector finds, by the name its findings carry:
 #: the staff help desk's own detector names and reasons word for word, and names of the same
-#: form for the detectors it lacks (UK NINO, Brazilian CPF, a URL's password).
+#: form for the detectors it lacks (UK NINO, Brazilian CPF, a URL's password, a password in words).
 DETECTOR_REASONS: Final = MappingProxyType({
     "api_key": "Keys are secrets.",
     "aws_access_key": "Keys are secrets.",
@@ -38,6 +38,7 @@ DETECTOR_REASONS: Final = MappingProxyType({
     "private_key": "Keys are secrets.",
     "uk_nino": "National Insurance numbers are personal data.",
     "url_password": "Passwords are secrets.",
+    "password_phrase": "Passwords are secrets.",
     "us_ssn": "Social security numbers are personal data.",
 })
 

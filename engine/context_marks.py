@@ -13,9 +13,13 @@ from collections.abc import Callable, Iterator
 LOOK_BACK = 48
 #: Keys that name an id or a time (`"id": `, `timestamp=`), or end so (`product_id`,
 #: `created_at`, `userId`, `createdAt`; not `paid`).
-_ID_KEYS = frozenset({"id", "ts", "timestamp", "epoch", "time", "date", "isbn", "sku"})
+_ID_KEYS = frozenset({"id", "ts", "timestamp", "epoch", "time", "date", "isbn", "sku", "iat",
+                      "exp", "nbf", "created", "updated", "modified", "size", "bytes", "count",
+                      "pid", "port", "uid", "gid", "seq", "offset", "length", "total"})
 _ID_KEY_END = re.compile(r"(?:_(?:id|ID|Id|at|AT|ts|TS|time|TIME|ref|REF)"
                          r"|[a-z0-9](?:Id|ID|At|Ts|Time|Ref))\Z")
+#: A key's first word (`order` of `order_no`, `orderNumber`, `ORDER_REF`).
+_KEY_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
 #: A key's name, read backwards from its end.
 _NAME_BACKWARDS = re.compile(r"[A-Za-z0-9_]{1,48}")
 #: Words that name the kind of number before it (`ISBN`, `order`, `invoice`, `tracking`,
@@ -65,7 +69,10 @@ def _id_key(tail: str) -> bool:
     if name is None:
         return False
     key = name.group()[::-1]
-    return key.lower() in _ID_KEYS or (len(key) > 3 and _ID_KEY_END.search(key) is not None)
+    if key.lower() in _ID_KEYS or (len(key) > 3 and _ID_KEY_END.search(key) is not None):
+        return True
+    first = _KEY_WORD.match(key)  # a key named after the kind of number (`order_no`, `orderNumber`)
+    return first is not None and first.group().lower() in _WORDS
 
 
 class Refusing:

@@ -97,8 +97,10 @@ _START_NUM = r"\d(?<![\w+@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
 # A value written with separator `s` ends where that separator does not lead on to more
 # digits: `4111 1111 1111 1111 12/26` and `123-45-6789 1990` hold a card and an SSN, but
-# `4111 1111 1111 1111 1111` is one longer run. Not followed by a decimal part either.
-_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d)"
+# `4111 1111 1111 1111 1111` is one longer run. Not followed by a decimal part either (one or
+# two digits after `.` or `,`: `1234567890123456.50`); a list's next field is no decimal part
+# (`4539148803436467,5500005555555559`, `alice,4539148803436467,12/26`).
+_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d\d?(?![\d/]))"
 
 #: A character of a private key block after its BEGIN line (RFC 7468 PEM and RFC 4880 OpenPGP
 #: armor: base64 lines, armor headers such as `Comment: Alice <alice@example.com>`, the `=`
@@ -109,9 +111,9 @@ KEY_BODY = r"(?:[^-]|-(?!----))"
 #: The END line of a private key block (PEM or OpenPGP).
 KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 
-#: Where a number detector runs: from the start of a run of digits and separators to 3
-#: characters past its end (its look-aheads read at most 2 past a run).
-_NEAR_RUN = (0, 3)
+#: Where a number detector runs: from the start of a run of digits and separators to 5
+#: characters past its end (its look-aheads read at most 4 past a run: `,12/`).
+_NEAR_RUN = (0, 5)
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
@@ -283,7 +285,38 @@ DETECTORS: tuple[Detector, ...] = (
                          "passport: see the counter", "compass: north", "dbpassword=S3cret!x",
                          "pass-through: enabled", "password == null",
                          "senha: nova", "password: Reset.", "password: ********",
-                         "password: [REDACTED]", "password: https://shop.example.com/reset"),
+                         "password: [REDACTED]", "password: https://shop.example.com/reset",
+                         "pass_rate: 0.95", "PWD=/home/alice/project",
+                         "password=${DB_PASSWORD}", "password: YOUR_PASSWORD",
+                         "password = os.environ['DB_PASSWORD']", "DB_PASS=process.env.DB_PASS"),
+    ),
+    Detector(
+        id="password_phrase",
+        category="password",
+        # A password given in words or by a command rather than assigned: SQL's `IDENTIFIED
+        # BY '...'` and `WITH PASSWORD '...'`, Redis's `requirepass`, a `--password` flag,
+        # `setPassword("...")`, an XML `<password>` element, `your password is: ...`,
+        # `new password: ...`, Portuguese `senha provisória: ...`.
+        regex=re.compile(
+            r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password|requirepass"
+            r"|--pass(?:word|wd)?[= ]|set_?password[ \t]*\(|<password>"
+            r"|(?:new[ \t]+)?password[ \t]+is"
+            r"|new[ \t]+password|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:)"
+            r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`<>()]{1,200})(?P=q)"
+        ),
+        keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
+                  "<password>", "password is", "with password", "encrypted password",
+                  "new password", "senha "),
+        keywords_in="lower",
+        reach=(16, 240),  # (`with encrypted ` before its keyword, the value after it)
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("S3cret!x", "hunter2Secret!", "Zone-99x"),
+        counterexamples=("your password is safe", "the new password: see the link below",
+                         "IDENTIFIED BY ''", "--password-file /run/secrets/db",
+                         "<password></password>", "requirepass yes"),
     ),
     Detector(
         id="url_password",

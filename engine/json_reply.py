@@ -15,6 +15,7 @@ from typing import Any
 from replyguard.engine.context import TurnContext
 from replyguard.engine.find import find
 from replyguard.engine.reply import ReplyScreen, ScreeningError
+from replyguard.engine.request_fields import password_label, read_after
 from replyguard.engine.rules import Action, CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.tools import CompiledTools
@@ -86,10 +87,18 @@ class JsonReplyScreen:
             screened = self._text(text, additions=False)
             return value if screened == text else screened
         if isinstance(value, dict):
-            return {self._key(key): self._walk(item) for key, item in value.items()}
+            return {self._key(key): self._item(key, item) for key, item in value.items()}
         if isinstance(value, list):
             return [self._walk(item) for item in value]
         return value
+
+    def _item(self, key: str, item: Any) -> Any:
+        """An object's value; a string under a key that may name a password read after it
+        (`{"password": "S3cret!"}` as `password: S3cret!`)."""
+        label = password_label(key)
+        if label is None or not isinstance(item, str) or not item:
+            return self._walk(item)
+        return read_after(label, item, lambda text: self._text(text, additions=False))
 
     def _key(self, key: str) -> str:
         """A key screened for personal data and secrets only (its wording is the schema's):

@@ -90,7 +90,7 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
     `never_say` phrase (a cut there would let each half through)."""
     # A value is found only with what a detector reads around it: a password with its label
     # before it (`password: `, `postgres://user:` of a user name up to 64 characters), any
-    # value with the character after it (a closing quote, a URL's host).
+    # value with what its look-aheads read after it (a closing quote, a URL's host, `,12/`).
     spans = [(max(0, f.start - _BEFORE_PASSWORD) if f.cls == "password" else f.start,
               f.end + _AFTER_VALUE) for f in find(text, rules.detectors)]
     spans += rules.never_say_spans(text)
@@ -99,7 +99,7 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
 
 #: How far before a password's value, and after any value, a forced split may not fall.
 _BEFORE_PASSWORD = 96
-_AFTER_VALUE = 2
+_AFTER_VALUE = 4
 
 
 class ReplyScreen:

@@ -11,7 +11,7 @@ not screened, numbers, booleans and null pass. Nothing changed, nothing copied.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from replyguard.engine.rules import CompiledRules
@@ -50,6 +50,27 @@ class NestingTooDeep(ValueError):
     must not be forwarded."""
 
 
+def password_label(key: object) -> str | None:
+    """`key: ` when a JSON key may name a password (`password`, `db_password`, `dbPassword`,
+    `passwd`, `pwd`, `senha`): its string value is then read after it, as the password
+    detector reads a label and its value in text (`{"password": "S3cret!"}`), else None."""
+    if not isinstance(key, str) or len(key) > 64 or "\n" in key:
+        return None
+    lowered = key.lower()
+    if "pass" in lowered or "pwd" in lowered or "senha" in lowered:
+        return f"{key}: "
+    return None
+
+
+def read_after(label: str | None, value: str, screen: Callable[[str], str]) -> str:
+    """`screen(value)`, or with `label` (`password_label`) `screen(label + value)` without
+    the label (all of it when the label did not come back as it was)."""
+    if label is None:
+        return screen(value)
+    out = screen(label + value)
+    return out[len(label):] if out.startswith(label) else out
+
+
 def _screen(text: str, rules: CompiledRules, cache: ScreenCache | None, look: bool) -> str:
     if text in PLAIN:
         return text
@@ -82,7 +103,8 @@ def screen_value(value: Any, rules: CompiledRules, cache: ScreenCache | None = N
             if key in skip:
                 continue
             if isinstance(item, str):
-                screened = _screen(item, rules, cache, look)
+                screened = read_after(password_label(key), item,
+                                      lambda text: _screen(text, rules, cache, look))
             elif isinstance(item, _CONTAINERS):
                 screened = screen_value(item, rules, cache, look, (), _depth + 1)
             else:

@@ -40,6 +40,11 @@ def _inside(chars: str) -> str:
 #: character an event is made of.
 TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS = map(_inside, (TERMINALS, CJK_TERMINALS, CLOSERS))
 _T, _C, _Q = TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS
+#: The full-width forms of `.!?`: right before a Latin letter or digit they end no sentence
+#: (`S3cret．Pw99`, `Abc！Def123`: typed inside a value, as `.` is in `example.com`).
+_WIDE = "．！？"
+#: Latin letters and digits, ASCII or full-width (`ｘＫ２`).
+_LATIN = "A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
 #: An event: a run of sentence-end characters and closers with whitespace after it; a run
 #: whose last sentence-end character is a CJK one (`。！？．｡`: CJK is written without
 #: spaces), then its closers, with anything but a sentence-end character after it; or a
@@ -52,9 +57,10 @@ _T, _C, _Q = TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS
 #: of a CJK run) is set for a CJK event.
 _EVENT = re.compile(
     rf"[{_T}\n](?:(?<=\n)|(?<![{_T}][{_T}])[{_T}]*+"
-    rf"(?:(?<=[{_C}])([{_Q}]*+)(?=[^{_T}])|[{_Q}]*+(?=\s)))"
+    rf"(?:(?<=[{_C}])([{_Q}]*+)(?=[^{_T}])(?!(?<=[{_WIDE}])[{_LATIN}])|[{_Q}]*+(?=\s)))"
 )
 _NONSPACE = re.compile(r"\S")
+_LATIN_CHAR = re.compile(rf"[{_LATIN}]")
 #: The rest of a run of sentence ends and closers (`_event_at`).
 _RUN = re.compile(rf"[{_T}{_Q}]*+")
 _NO_EVENT: Event = (-1, -1, -1, "")
@@ -256,6 +262,8 @@ class SentenceSegmenter:
             self._open = -1
             body = buf[pos:end].rstrip(CLOSERS)
             cjk = body[-1] if body[-1:] in _CJK_SET else ""
+            if cjk in _WIDE and len(body) == end - pos and _LATIN_CHAR.match(buf, end):
+                cjk = ""  # (a full-width `.!?` before a Latin letter or digit: no end)
             if cjk or buf[end].isspace():
                 start = pos + len(body.rstrip(TERMINALS))  # its last sentence ends and closers
                 self._event = start, end, start, cjk
@@ -294,6 +302,12 @@ class SentenceSegmenter:
         line = self._classify(m, final)
         if line is None or self._kind == _FENCE:
             return None if line is None else (-1, line)
+        if newlines == 1 and punct < 0:
+            wraps = _value_wraps(self._buf, k, m, final)
+            if wraps is None:
+                return None
+            if wraps:  # (`- 4111 1111\n- 1111 1111`: one value on two lines, one piece)
+                return -1, line
         if (self._kind == _LIST and newlines == 1 and line[0] == _PROSE
                 and _indented(self._buf, k, m)):
             # The list item goes on (CommonMark 5.2): a line of prose indented under it is no
@@ -353,8 +367,10 @@ class SentenceSegmenter:
         every value starting before the cap: a cut falls at whitespace at or before
         `max_chars - HOLDBACK` (the last such), else at whitespace up to the cap, else
         anywhere up to the cap, never inside a `no_cut` span. When spans cover every place
-        up to the cap (one long value), the cut falls at the first place after them in the
-        window, else (a value longer than the window: a key block) at `max_chars - HOLDBACK`.
+        up to the cap, the cut falls at the start of the last span starting before it (values
+        back to back, each span reaching into the next), else (one long value) at the first
+        place after them in the window, else (a value longer than the window: a key block) at
+        `max_chars - HOLDBACK`.
         """
         cap = self._max
         if len(self._buf) < cap + CUT_WINDOW and not final:
@@ -363,7 +379,8 @@ class SentenceSegmenter:
         window = self._buf[: cap + CUT_WINDOW]
         size = len(window)
         blocked = bytearray(size + 1)
-        for start, end in self._no_cut(window) if self._no_cut else ():
+        spans = self._no_cut(window) if self._no_cut else []
+        for start, end in spans:
             low, high = max(start + 1, 1), min(end, size + 1)
             if low < high:
                 blocked[low:high] = b"\x01" * (high - low)
@@ -374,6 +391,9 @@ class SentenceSegmenter:
         for cut in (*range(limit, 0, -1), *range(limit + 1, cap + 1)):
             if not blocked[cut]:
                 return cut
+        starts = [start for start, _ in spans if 0 < start <= cap]
+        if starts:  # values back to back (`123-45-6789;123-45-6789;...`): before the last one
+            return max(starts)
         free = blocked.find(0, cap + 1, size)
         return free if free != -1 else limit
 
@@ -384,6 +404,27 @@ def _indented(buf: str, k: int, m: int) -> bool:
     shortest list marker)?"""
     indent = buf[buf.rfind("\n", k, m) + 1 : m]
     return len(indent) >= 2 or indent == "\t"
+
+
+#: A line's prefix (a quote, a heading, a list item's marker, a table row's bar) and the
+#: spaces after it, before its content (`_value_wraps`).
+_LINE_PREFIX = re.compile(r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+"
+                          r"|\|[ \t]*)?")
+
+
+def _value_wraps(buf: str, newline: int, m: int, final: bool) -> bool | None:
+    """Does a value run on from the line ending at `newline` to the content of the line at
+    `m` (after its prefix): digits at both ends (`4111 1111` / `- 1111 1111`), or a hyphen
+    after a letter or digit then a letter or digit (`123-45-` / `6789`)? A value a detector
+    reads across lines (`engine.canon`) is then kept in one piece. None: need more text."""
+    before = buf[:newline].rstrip(" \t")
+    last = before[-1:]
+    if not (last.isdigit() or (last == "-" and before[-2:-1].isalnum())):
+        return False
+    start = _LINE_PREFIX.match(buf, m).end()  # type: ignore[union-attr]
+    if start >= len(buf):
+        return False if final else None
+    return buf[start].isdigit() or (last == "-" and buf[start].isalnum())
 
 
 def _safe(buf: str) -> int:

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 
-from replyguard.engine.canon import NO_WORK, canonical, canonical_text
+from replyguard.engine.canon import NO_WORK, canonical, plain
 
 
 def _accent_table() -> dict[int, str]:
@@ -108,8 +108,9 @@ def wording(text: str, *, strip_accents: bool = False) -> str:
         raw = text.encode("ascii")
         if not raw.translate(None, NO_WORK) and "  " not in text:  # (`plain`: most sentences)
             return raw.lower().translate(_MARKUP_ASCII).decode("ascii")
-        return _words(canonical(text).text, strip_accents)
-    return _words(canonical_text(_INVISIBLE_RE.sub("", text)), strip_accents)
+        return _words(canonical(text, shown=True).text, strip_accents)
+    text = _INVISIBLE_RE.sub("", text)
+    return _words(text if plain(text) else canonical(text, shown=True).text, strip_accents)
 
 
 def wording_spans(pattern: PhrasePattern, text: str, *, strip_accents: bool = False
@@ -117,7 +118,7 @@ def wording_spans(pattern: PhrasePattern, text: str, *, strip_accents: bool = Fa
     """Where in `text` `pattern` matches as `wording` reads it: each match's span of `text`
     (markup inside included). Invisible characters are read as spaces here, so that offsets
     hold through the fold."""
-    view = canonical(text)
+    view = canonical(text, shown=True)
     return [view.span(*m.span()) for m in pattern.finditer(_words(view.text, strip_accents))]
 
 

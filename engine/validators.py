@@ -48,15 +48,33 @@ def _luhn_sum_holds(number: str) -> bool:
 
 
 def card(value: str) -> bool:
-    """13 to 19 digits whose Luhn checksum holds (ISO/IEC 7812); all-zero runs are not cards.
+    """13 to 19 digits whose Luhn checksum holds (ISO/IEC 7812), of 13 to 15 digits only with
+    an issuer's prefix for that length (`_SHORT_CARD_PREFIXES`); all-zero runs are not cards.
 
     python-stdnum's `luhn.checksum` decides (on the digits already cleaned to ASCII, so its
     per-character Unicode clean-up is skipped); a quick Luhn sum first refuses the
     candidates that fail it (most: an IBAN's account digits, order numbers) for ~1/8 of
     stdnum's cost. It cannot accept anything."""
     number = digits(value)
-    return (13 <= len(number) <= 19 and number.strip("0") != "" and _luhn_sum_holds(number)
+    return (13 <= len(number) <= 19 and number.strip("0") != "" and _issued(number)
+            and _luhn_sum_holds(number)
             and luhn.checksum(number) == 0)  # stdnum's Luhn; `number` is clean ASCII digits
+
+
+#: The issuer prefixes cards of 13 to 15 digits start with (Visa's old 13 digits; Diners
+#: Club's 14; American Express, UATP, old JCB and enRoute's 15; Maestro's 50 and 56-69 at
+#: any length): a Luhn-valid number of those lengths starting otherwise is no card (a
+#: timestamp in milliseconds, `1756043761655`; an IMEI, `356938035643809`).
+_SHORT_CARD_PREFIXES = {
+    13: ("4", "50", "56", "57", "58", "6"),
+    14: ("30", "36", "38", "39", "50", "56", "57", "58", "6"),
+    15: ("34", "37", "1", "2131", "1800", "2014", "2149", "50", "56", "57", "58", "6"),
+}
+
+
+def _issued(number: str) -> bool:
+    prefixes = _SHORT_CARD_PREFIXES.get(len(number))
+    return prefixes is None or number.startswith(prefixes)
 
 
 _IBAN_DIGITS = {ord(c): str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
@@ -232,4 +250,17 @@ def password(value: str) -> bool:
         return False
     if core.isalpha() and core[1:].islower():
         return False
-    return True
+    return _NOT_A_PASSWORD.fullmatch(core) is None
+
+
+#: Values after a password's name that are no password: a decimal number (`pass_rate: 0.95`),
+#: a path (`PWD=/home/alice`), a reference to where one is kept (`${DB_PASSWORD}`,
+#: `$DB_PASS`, `%DB_PASS%`, `os.environ["DB_PASSWORD"]`, `process.env.DB_PASS`), or a
+#: placeholder's name in capital letters (`YOUR_PASSWORD`; `S3CR3T_V4LUE` is a password).
+_NOT_A_PASSWORD = re.compile(
+    r"\d+[.,]\d+"
+    r"|(?:~|\.{1,2})?/[\w./-]*"
+    r"|\$\{[^}]*\}?|\$[A-Za-z_]\w*|%\w+%"
+    r"|(?:os\.environ|os\.getenv|process\.env|ENV|getenv)\b.*"
+    r"|[A-Z]+(?:_[A-Z]+)+"
+)

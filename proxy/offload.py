@@ -1,7 +1,8 @@
 """Screening that can take long runs off the event loop, so no request holds up another.
 
-A request body, a whole reply (a JSON one of `JSON_OFFLOAD_CHARS`), a streamed event or what
-a stream's screens hold of `OFFLOAD_CHARS` or more is screened in one worker thread: the
+A request body or a whole reply of `OFFLOAD_CHARS` or more (a JSON reply of
+`JSON_OFFLOAD_CHARS`, streamed events with what a stream's screens hold of
+`STREAM_OFFLOAD_CHARS`) is screened in one worker thread: the
 event loop goes on serving every other client meanwhile. A thread is enough because the
 screening core never holds the interpreter for long: a long text is read in windows of
 32,768 characters (`engine.find.WINDOW`) and a reply sentence by sentence, so the
@@ -27,6 +28,11 @@ from replyguard.proxy.errors import ProxyError
 OFFLOAD_CHARS = 16_384
 #: A whole JSON reply (`response_format`) of this many bytes or more goes to the worker.
 JSON_OFFLOAD_CHARS = 2_048
+#: A batch of stream events (with what the stream's screens hold) of this many characters or
+#: more goes to the worker: a streamed text is screened sentence by sentence, and a text of
+#: tiny sentences (`あ。` repeated, a few characters each) costs up to 18 µs a character on
+#: this 2-core machine, so 2 KB holds the loop at most ~37 ms (16 KB held it 290 ms).
+STREAM_OFFLOAD_CHARS = 2_048
 #: Jobs waiting for the worker at most; beyond it a request is refused (503, `overloaded`)
 #: rather than queued without bound.
 MAX_WAITING = 32

@@ -22,7 +22,7 @@ from aiohttp import web
 from replyguard.engine.reply import ScreeningError
 from replyguard.proxy.direct import SSE_HEADERS
 from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
-from replyguard.proxy.offload import Offload
+from replyguard.proxy.offload import STREAM_OFFLOAD_CHARS, Offload
 from replyguard.proxy.sse import DONE, SSEDecodeError, SSEDecoder
 from replyguard.proxy.state import prepare
 from replyguard.proxy.stream import TEXT_FIELDS, ChunkShapeError, StreamScreen
@@ -164,7 +164,7 @@ async def _screened(events: list[Any], screen: StreamScreen, out: _Out,
     of small events). A batch whose events, with what the screens hold (`StreamScreen.held`:
     a JSON reply held whole, choices' tails a finish releases), come to a long text is
     screened in `offload`'s worker thread, its chunks handed to `out` back on the loop."""
-    threshold = offload.threshold if offload is not None else 1 << 62
+    threshold = min(offload.threshold, STREAM_OFFLOAD_CHARS) if offload is not None else 1 << 62
     started = time.perf_counter()
     for batch, size in _batches(events, threshold):
         if time.perf_counter() - started > _SLICE_S:
@@ -176,7 +176,8 @@ async def _screened(events: list[Any], screen: StreamScreen, out: _Out,
             continue
         items: list[Item] = []
         try:
-            if await offload.run(size + screen.held, _handle, batch, screen, items):
+            if await offload.run(size + screen.held, _handle, batch, screen, items,
+                                 threshold=threshold):
                 return True
         finally:
             out.extend(items)  # (what was screened before a fault is still sent, as on the loop)

@@ -233,12 +233,13 @@ DOCUMENTED_REASONS = {
 }
 
 
-def test_detector_reasons_are_the_documented_ones_and_three_more() -> None:
+def test_detector_reasons_are_the_documented_ones_and_four_more() -> None:
     assert dict(DETECTOR_REASONS) == {
         **DOCUMENTED_REASONS,
         "uk_nino": "National Insurance numbers are personal data.",
         "br_cpf": "CPF numbers are personal data.",
         "url_password": "Passwords are secrets.",
+        "password_phrase": "Passwords are secrets.",
     }
 
 
@@ -255,6 +256,7 @@ def test_every_detector_has_a_named_reason() -> None:
     ("CPF 529.982.247-25.", "br_cpf"),
     ("Call +44 20 7946 0123.", "phone_number"),
     ("password: hunter2Secret!", "password_assignment"),
+    ("ALTER USER app IDENTIFIED BY 'hunter2Secret!';", "password_phrase"),
     ("postgres://admin:s3cr3tPa55@db/shop", "url_password"),
     ("From 203.0.113.42.", "ip_address"),
     ("From 2001:db8::8a2e:370:7334.", "ip_address"),

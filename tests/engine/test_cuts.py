@@ -233,3 +233,18 @@ def test_a_password_glued_to_a_key_is_masked_as_well(glue: str) -> None:
     text = f"password=S3cr3t-value{glue}ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 ok"
     released, _ = screen_reply(text, REDACT_ALL)
     assert "S3cr3t" not in released and "Q7r8 ok" in released
+
+
+@pytest.mark.parametrize(("value", "mask", "glue"), [
+    ("123-45-6789", "***6789", ";"),
+    ("4539148803436467", "**** 6467", ";"),
+    ("sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1JkLmN", "sk-proj-****kLmN", "|"),
+])
+def test_values_back_to_back_past_the_cap_are_each_masked_whole(value: str, mask: str,
+                                                                 glue: str) -> None:
+    """With no whitespace and each value's span reaching into the next, the cap's cut falls
+    before a value, never inside one."""
+    text = "List: " + glue.join([value] * (6000 // len(value)))
+    whole, _ = screen_reply(text, REDACT_ALL)
+    assert whole == "List: " + glue.join([mask] * (6000 // len(value)))
+    assert screen_reply(text, REDACT_ALL, chunks=40, seed=2)[0] == whole

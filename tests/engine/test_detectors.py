@@ -18,6 +18,7 @@ REDACT_ALL = compile_rules(ReplyRules(personal_data={"email": "redact", "phone":
 CONTEXTS = {
     "password_assignment": ("password: ", ""),
     "url_password": ("postgres://admin:", "@db.internal:5432/shop"),
+    "password_phrase": ("ALTER USER app IDENTIFIED BY '", "';"),
 }
 
 

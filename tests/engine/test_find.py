@@ -218,8 +218,9 @@ def test_iban_whole_when_its_digits_are_no_card() -> None:
 
 
 def test_card_wins_over_iban_on_the_same_digits() -> None:
-    # A GB IBAN whose 14 account digits also pass Luhn: the card claims them (card > iban).
-    body = "4111111111111" + luhn.calc_check_digit("4111111111111")
+    # A GB IBAN whose 14 account digits also pass Luhn and start as a Diners Club card's do:
+    # the card claims them (card > iban).
+    body = "3056930902590" + luhn.calc_check_digit("3056930902590")
     assert luhn.is_valid(body) is True
     number = "GB" + stdnum_iban.calc_check_digits("GB00WEST" + body) + "WEST" + body
     text = " ".join(number[i:i + 4] for i in range(0, len(number), 4))

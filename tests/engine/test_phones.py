@@ -108,6 +108,13 @@ def test_regions_from_the_setting_replace_the_languages() -> None:
     ("the order: call 2025550143", False),
     ("paid: 2025550143", False),
     ("reorder 2025550143", False),
+    ('{"order": 2025550143', True),  # a key named after the kind of number
+    ('{"orderNumber": 2025550143', True),
+    ('{"order_no": "2025550143"', True),
+    ('{"pedido": 2025550143', True),
+    ('{"iat": 2025550143', True),  # a JWT's claims are times
+    ('{"phone_number": "2025550143"', False),
+    ('{"phone": 2025550143', False),
 ])
 def test_marked_as_other(text: str, marked: bool) -> None:
     start = re.search(r"[0-9]", text).start()  # type: ignore[union-attr]

@@ -16,7 +16,7 @@ import replyguard.proxy.completions as completions
 import replyguard.proxy.guardrails as guardrails
 import replyguard.proxy.relay as relay
 from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
-from replyguard.proxy.offload import OFFLOAD_CHARS, Offload, Overloaded
+from replyguard.proxy.offload import OFFLOAD_CHARS, STREAM_OFFLOAD_CHARS, Offload, Overloaded
 from replyguard.proxy.state import GUARDRAILS, OFFLOAD
 from tests.proxy.conftest import StartUpstream, streamed_text, user
 
@@ -181,3 +181,26 @@ async def test_a_json_reply_held_whole_in_a_stream_is_screened_in_the_worker(
     assert streamed_text(raw) == document.replace(CARD, "**** 1111")
     assert "replyguard-screen_0" in gate.threads
     assert gate.threads[0] == threading.current_thread().name  # (the first deltas: the loop)
+
+
+async def test_a_streamed_delta_of_tiny_sentences_goes_to_the_worker_from_2_kb(
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Streamed text is screened sentence by sentence: a delta of tiny sentences costs far
+    more a character than prose, so events go to the worker from `STREAM_OFFLOAD_CHARS`, not
+    `OFFLOAD_CHARS`."""
+    tiny = "あ。" * (STREAM_OFFLOAD_CHARS // 2 + 8)
+    assert STREAM_OFFLOAD_CHARS < len(tiny) < OFFLOAD_CHARS
+    threads: list[str] = []
+    real = relay._handle
+
+    def handle(events: list[Any], *args: Any) -> Any:
+        if sum(len(e.data) for e in events) >= STREAM_OFFLOAD_CHARS:
+            threads.append(threading.current_thread().name)
+        return real(events, *args)
+
+    monkeypatch.setattr(relay, "_handle", handle)
+    s = await stack(ScriptedUpstream(lambda _m: Reply(tiny, chunk_chars=len(tiny))))
+    async with s.client.post("/v1/chat/completions", json=user("hi", stream=True)) as resp:
+        raw = await resp.read()
+    assert streamed_text(raw) == tiny
+    assert threads == ["replyguard-screen_0"]
