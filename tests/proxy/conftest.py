@@ -256,6 +256,7 @@ async def _drop_schemas(user_name: str, schemas: list[str]) -> None:
 #: (user, schema) of every PostgreSQL schema the tests made, dropped once they all ran (an
 #: app a test started may hold its connections until the test's last fixture is done).
 _SCHEMAS: list[tuple[str, str]] = []
+_POSTGRES: dict[str, str | None] = {}
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -268,7 +269,9 @@ def _drop_test_schemas() -> Iterator[None]:
 @pytest.fixture
 def pg_url() -> str:
     """A PostgreSQL store URL with a schema of its own (dropped at the end of the run)."""
-    name = _in_thread(_postgres_user)
+    if "user" not in _POSTGRES:  # asked once per run
+        _POSTGRES["user"] = _in_thread(_postgres_user)
+    name = _POSTGRES["user"]
     if name is None:
         need("PostgreSQL is not reachable at 127.0.0.1:5432 (database test, trust auth)")
     schema = f"rg_test_{os.getpid()}_{uuid.uuid4().hex[:10]}"
