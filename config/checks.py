@@ -153,6 +153,42 @@ def http_url(v: object, key: str, given: bool, ctx: Ctx) -> Any:
     return url.rstrip("/")
 
 
+#: The record fields `records.redact` may name.
+REDACTABLE = ("guardrail", "key_id", "model", "request_id", "route", "tenant", "text")
+
+
+def store_url(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    """`none` (no store), `sqlite:///path` or `postgresql://...` (credentials allowed, never
+    shown in an error)."""
+    if v is None or (isinstance(v, str) and v.strip().lower() == "none"):
+        return None
+    if (url := string(secret=True)(v, key, given, ctx)) is BAD:
+        return BAD
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme == "sqlite" and rest.strip("/"):
+        return url
+    if sep and scheme in ("postgresql", "postgres") and rest:
+        return url
+    return fail(ctx, key, f"{without_userinfo(url)!r} is not a store URL (sqlite:///path, "
+                          "postgresql://host/database, or none)")
+
+
+def record_fields(v: object, key: str, given: bool, ctx: Ctx) -> Any:
+    """A list of record field names (from text: comma-separated), each one of REDACTABLE."""
+    if given and isinstance(v, str):
+        v = [part.strip() for part in v.split(",") if part.strip()]
+    if not isinstance(v, list | tuple):
+        return fail(ctx, key, f"{v!r} is not a list")
+    out = []
+    for i, item in enumerate(v):
+        if item not in REDACTABLE:
+            out.append(fail(ctx, f"{key}[{i}]", f"unknown field {item!r} (known: "
+                                                f"{', '.join(REDACTABLE)})"))
+        else:
+            out.append(item)
+    return BAD if BAD in out else tuple(dict.fromkeys(out))
+
+
 def workers(v: object, key: str, given: bool, ctx: Ctx) -> Any:
     """A number of worker processes, 1..256, or "auto" (the CPUs the process may use)."""
     if isinstance(v, str) and v.strip().lower() == "auto":

@@ -25,12 +25,14 @@ from replyguard.config.checks import (
     integer,
     number,
     optional,
+    record_fields,
     region_codes,
     routes,
     seconds,
     section,
     section_check,
     setting,
+    store_url,
     string,
     workers,
 )
@@ -43,8 +45,8 @@ from replyguard.engine.tools import ToolRules, ToolSpec, compile_tools
 
 __all__ = [
     "ENV_PREFIX", "AdminSettings", "LimitsSettings", "ListenSettings", "LogSettings",
-    "RepliesSettings", "Settings", "StreamsSettings", "UpstreamSettings", "env_names",
-    "load_settings"
+    "RecordsSettings", "RepliesSettings", "Settings", "StoreSettings", "StreamsSettings",
+    "UpstreamSettings", "env_names", "load_settings"
 ]  # fmt: skip
 
 ENV_PREFIX = "REPLYGUARD_"
@@ -158,6 +160,34 @@ class AdminSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class StoreSettings:
+    """Where rules versions and records are kept. `url`: `sqlite:///path` (a file, relative
+    to the working directory; `sqlite:////abs/path` for an absolute one), or
+    `postgresql://user@host:5432/database` for a fleet sharing one store, or `none` (no
+    store: the rules file only, no records). Credentials may be in the URL or in `password`
+    (REPLYGUARD_STORE_PASSWORD); neither is ever printed. `poll_s`: how often each process
+    looks for a newly activated rules version (and for an edited rules file)."""
+
+    url: str | None = setting("sqlite:///replyguard.db", store_url, secret=True)
+    password: str | None = setting(None, string(nullable=True, secret=True), secret=True)
+    poll_s: float = setting(1.0, seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordsSettings:
+    """Records of model requests (kept when a store is set). `text`: `none` (default) or
+    `screened` (the text as screened, never an original value). `retention_days`: records
+    older than this are purged (0: kept). `redact`: fields stored as `[redacted]`
+    (request_id, model, route, guardrail, text, tenant, key_id). `queue`: records waiting to
+    be written at most; beyond, a record is dropped (counted and logged by request id)."""
+
+    text: str = setting("none", string(choices=("none", "screened"), noun="text mode"))
+    retention_days: int = setting(30, integer(0, 36500))
+    redact: tuple[str, ...] = setting((), record_fields)
+    queue: int = setting(10_000, integer(1, 1_000_000))
+
+
+@dataclass(frozen=True, slots=True)
 class LogSettings:
     """Logging. `level`: debug, info, warning, error or critical. `access`: one line per request."""
 
@@ -181,6 +211,8 @@ class Settings:
     limits: LimitsSettings = section(LimitsSettings)
     streams: StreamsSettings = section(StreamsSettings)
     admin: AdminSettings = section(AdminSettings)
+    store: StoreSettings = section(StoreSettings)
+    records: RecordsSettings = section(RecordsSettings)
     log: LogSettings = section(LogSettings)
     guardrails: GuardrailsSettings = section(GuardrailsSettings)
     tools: Mapping[str, ToolSpec] = setting(None, tools_check, env=False,

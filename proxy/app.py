@@ -53,6 +53,8 @@ from replyguard.proxy.state import (
     refusing,
     stamp,
 )
+from replyguard.proxy.store import Store
+from replyguard.proxy.store_app import install, store_middleware, upstream_trace
 from replyguard.proxy.upstream import timeout
 from replyguard.proxy.watchdog import STREAMS, LiveStreams
 
@@ -151,7 +153,8 @@ async def _session_ctx(app: web.Application) -> AsyncIterator[None]:
     app[SESSION] = aiohttp.ClientSession(connector=connector, auto_decompress=True,
                                          cookie_jar=aiohttp.DummyCookieJar(),
                                          timeout=timeout(settings),
-                                         trace_configs=[app[WATCH].trace_config()],
+                                         trace_configs=[app[WATCH].trace_config(),
+                                                        upstream_trace()],
                                          json_serialize=lambda o: orjson.dumps(o).decode())
     yield
     await app[SESSION].close()
@@ -159,12 +162,15 @@ async def _session_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 def create_app(settings: Settings, rules: ReplyRules | None = None,
-               metrics: Metrics | None = None) -> web.Application:
-    """The ReplyGuard application for `settings` and `rules` (default rules if None).
+               metrics: Metrics | None = None, store: Store | None = None) -> web.Application:
+    """The ReplyGuard application for `settings` and `rules` (default rules if None), with
+    rules versions and records in `store` (not yet opened; None: the rules file only, no
+    records).
 
-    The upstream ClientSession is created on startup and closed on cleanup.
+    The upstream ClientSession is created on startup and closed on cleanup; the store is
+    opened on startup (proxy.store_app).
     """
-    app = web.Application(middlewares=[head_read, screening_middleware],
+    app = web.Application(middlewares=[head_read, screening_middleware, store_middleware],
                           client_max_size=settings.limits.max_body_bytes)
     app[SETTINGS] = settings
     app[RULES] = ActiveRules(rules if rules is not None else ReplyRules(),
@@ -191,6 +197,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app.router.add_get("/metrics", health.metrics)
     app.router.add_get("/healthz", health.healthz)
     app.router.add_get("/readyz", health.readyz)
+    install(app, store)
     for prefix in settings.passthrough:
         app.router.add_route("*", prefix.rstrip("/") + "{tail:(/.*)?}", routes.passthrough)
     return app

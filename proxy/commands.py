@@ -1,4 +1,4 @@
-"""The proxy's subcommands of `replyguard`: `serve` and `demo`."""
+"""The proxy's subcommands of `replyguard`: `serve`, `demo` and `records`."""
 
 from __future__ import annotations
 
@@ -107,3 +107,7 @@ def add_proxy_commands(sub: Any) -> None:
     fake.add_argument("--chunk-chars", type=_positive, default=4,
                       help="characters per streamed chunk (default 4)")
     fake.set_defaults(func=cmd_fake_upstream)
+
+    from replyguard.proxy.records_cli import add_records_command
+
+    add_records_command(sub)

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from replyguard.proxy.errors import NotFound, error_response
+from replyguard.proxy.live_rules import LIVE
 from replyguard.proxy.slow_clients import head_read
 from replyguard.proxy.state import LIFECYCLE, METRICS, PEERS, SESSION, WATCH
 
@@ -32,7 +33,8 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    """`GET /readyz`: 200 once the rules are loaded and the upstream client is open, until
+    """`GET /readyz`: 200 once the rules are loaded (the store's active version, or the rules
+    file while the store cannot be reached) and the upstream client is open, until
     shutdown begins (503 `starting` / `stopping`); whatever the upstream's health."""
     app = _main(request)
     session = app.get(SESSION)
@@ -41,6 +43,10 @@ async def readyz(request: web.Request) -> web.Response:
         return web.json_response({"status": "stopping", "upstream": upstream}, status=503)
     if session is None or session.closed:
         return web.json_response({"status": "starting", "upstream": upstream}, status=503)
+    live = app.get(LIVE)
+    if live is not None and not live.ready:  # the store unreachable, no rules file to use
+        return web.json_response({"status": "starting", "rules": "not loaded",
+                                  "upstream": upstream}, status=503)
     return web.json_response({"status": "ready", "upstream": upstream})
 
 

@@ -122,6 +122,18 @@ class Metrics:
             "was answered, 0 when it could not connect, NaN before the first", registry=r)
         self.rules_reloads = Counter(
             "replyguard_rules_reloads", "reply rules loads by result", ("result",), registry=r)
+        self.records_written = Counter(
+            "replyguard_records_written", "records written to the store", registry=r)
+        self.records_dropped = Counter(
+            "replyguard_records_dropped", "records that could not be written (store down, "
+            "queue full); each is logged by request id", registry=r)
+        self.records_chain_count = Gauge(
+            "replyguard_records_chain_count", "records in the hash chain, purged ones "
+            "included, as this process last saw its head (the anchor `records verify` "
+            "compares with)", registry=r)
+        self.rules_version = Gauge(
+            "replyguard_rules_version", "the stored rules version in force (0: none)",
+            registry=r, multiprocess_mode="max")
         self.guardrail_blocks = Counter(
             "replyguard_guardrail_blocks", "turns blocked by guardrail check", ("check",),
             registry=r)

@@ -36,6 +36,8 @@ from prometheus_client.core import Metric
 PEER_TIMEOUT_S = 2.0
 #: Gauges merged by their lowest known value rather than summed.
 LOWEST = frozenset({"replyguard_upstream_reachable"})
+#: Gauges merged by their highest value: what the most up-to-date worker saw.
+HIGHEST = frozenset({"replyguard_records_chain_count", "replyguard_rules_version"})
 
 Family = list[Any]  # [name, type, help, unit, [[sample name, labels, value], ...]]
 
@@ -55,6 +57,8 @@ def snapshot(registry: CollectorRegistry) -> list[Family]:
 def _combine(name: str, sample: str, old: float, new: float) -> float:
     if sample.endswith("_created"):
         return min(old, new)
+    if name in HIGHEST:
+        return max(old, new)
     if name in LOWEST:
         known = [v for v in (old, new) if not math.isnan(v)]
         return min(known) if known else math.nan

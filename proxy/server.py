@@ -17,6 +17,7 @@ from replyguard.config.errors import ConfigError
 from replyguard.config.rules import load_rules
 from replyguard.config.settings import Settings
 from replyguard.proxy.health import ops_app
+from replyguard.proxy.live_rules import LIVE
 from replyguard.proxy.slow_clients import KEEPALIVE_S, LINGER_S, GuardedHandler
 from replyguard.proxy.state import LIFECYCLE, METRICS, RULES, SETTINGS
 from replyguard.proxy.watchdog import STREAMS
@@ -93,6 +94,9 @@ def _stop_streams_before(delay_s: float) -> Callable[[web.Application], Awaitabl
 async def reload_rules(app: web.Application) -> bool:
     """Read the rules file again (SIGHUP) and make it the rules in force; a file that cannot
     be used keeps the rules in force (logged with its errors, counted as `error`)."""
+    live = app.get(LIVE)
+    if live is not None:  # the rules file as a new version, and the store's active one
+        return await live.reload()
     settings: Settings = app[SETTINGS]
     metrics = app[METRICS]
     path = settings.replies.rules

@@ -33,6 +33,7 @@ from pathlib import Path
 from replyguard.config.checks import without_userinfo
 from replyguard.config.settings import Settings
 from replyguard.engine.rules import ReplyRules
+from replyguard.proxy.store import Store, open_store, shown_url
 
 log = logging.getLogger("replyguard")
 #: A worker dying more often than this within RESPAWN_WINDOW_S stops the server.
@@ -123,7 +124,8 @@ def _announce(settings: Settings, main: socket.socket, admin: socket.socket | No
         "admin_port": admin.getsockname()[1] if admin is not None else None,
         "workers": workers, "backlog": settings.listen.backlog,
         "upstream": without_userinfo(settings.upstream.base_url),
-        "rules": str(settings.replies.rules or "(defaults)")}))
+        "rules": str(settings.replies.rules or "(defaults)"),
+        "store": shown_url(settings.store.url) if settings.store.url else None}))
 
 
 def run_worker(settings: Settings, rules: ReplyRules, main: socket.socket,
@@ -136,7 +138,7 @@ def run_worker(settings: Settings, rules: ReplyRules, main: socket.socket,
     from replyguard.proxy.state import METRICS, PEERS
 
     async def main_task() -> None:
-        app = create_app(settings, rules)
+        app = create_app(settings, rules, store=store_for(settings))
         peers = None
         if count > 1:
             peers = app[PEERS] = Peers(app[METRICS].registry, index, count, group)
@@ -150,6 +152,13 @@ def run_worker(settings: Settings, rules: ReplyRules, main: socket.socket,
     install_uvloop()
     asyncio.run(main_task())
     return 0
+
+
+def store_for(settings: Settings) -> Store | None:
+    """The store `store.url` names (each worker opens its own), None for `none`."""
+    if settings.store.url is None:
+        return None
+    return open_store(settings.store.url, settings.store.password)
 
 
 def serve(settings: Settings, rules: ReplyRules) -> int:
@@ -169,6 +178,9 @@ def serve(settings: Settings, rules: ReplyRules) -> int:
             return 1
     main, admin = sockets[0], (sockets[1] if len(sockets) > 1 else None)
     if count == 1:
+        # A SIGHUP before the server's own handler is installed (while the app starts) is
+        # ignored rather than fatal: the rules file is read at start anyway.
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
         return run_worker(settings, rules, main, admin,
                           started=lambda: _announce(settings, main, admin, 1))
     return Master(settings, rules, main, admin, count).run()
@@ -188,6 +200,7 @@ class Master:
     def _spawn(self, index: int) -> None:
         pid = os.fork()
         if pid == 0:  # the worker: default signal handling, then serve
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)  # until it reloads on SIGHUP
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
             code = 1
             try:

@@ -15,8 +15,9 @@ KB), and `find` + `screen_text` on 4 KB of bench_detectors' realistic corpus who
 the detectors' cost on ordinary replies), each with a fixed hash seed and the garbage
 collector off (its cost is left out, and with it most of the run-to-run spread). With
 `--proxy`: a non-streamed bench_proxy request through a bare aiohttp pass-through and through
-`replyguard serve`, per request (the server's own instructions; the fake upstream and the
-client run outside valgrind); `--stub` adds ReplyGuard with its reply screen and request
+`replyguard serve` with records off (`store.url: none`) and on (a SQLite file; the writer's
+own thread counted too), per request (the server's own instructions; the fake upstream and
+the client run outside valgrind); `--stub` adds ReplyGuard with its reply screen and request
 screen stubbed out, which tells the proxy's own cost from the screening's.
 
 Needs valgrind (Debian package `valgrind`); a few minutes (the proxy's part most of them).
@@ -34,6 +35,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -190,14 +192,18 @@ def _requests(port: int, n: int) -> None:
     conn.close()
 
 
-def _serve_and_count(kind: str, upstream: str, n: int, stub: bool) -> int:
+def _serve_and_count(kind: str, upstream: str, n: int, stub: bool, store: str = "none") -> int:
+    """Server instructions for `n` requests; `store`: REPLYGUARD_STORE_URL (`none`: records
+    off)."""
     sys.path.insert(0, str(BENCH))
     import bench_proxy
 
     port = bench_proxy.free_port()
     args = [__file__, "--serve-child", kind, str(port), upstream] + (["--stub"] if stub else [])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REPLYGUARD_")}
+    env["REPLYGUARD_STORE_URL"] = store
     server = subprocess.Popen(_valgrind(args), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                              text=True, cwd=ROOT)
+                              text=True, cwd=ROOT, env=env)
     try:
         _requests(port, n)
     finally:
@@ -218,13 +224,18 @@ def proxy_counts(stub: bool) -> dict[str, float]:
         bench_proxy.wait_port(port)
         url = f"http://127.0.0.1:{port}/v1"
         out = {}
-        targets = [("bare", "bare", False), ("replyguard", "replyguard", False)]
+        folder = tempfile.mkdtemp(prefix="replyguard-bench-")
+        records = f"sqlite:///{folder}/records.db"
+        targets = [("bare", "bare", False, "none"),
+                   ("replyguard, records off", "replyguard", False, "none"),
+                   ("replyguard, records on", "replyguard", False, records)]
         if stub:
-            targets.append(("replyguard, screens stubbed", "replyguard", True))
-        for name, kind, stubbed in targets:
-            low = _serve_and_count(kind, url, 20, stubbed)
-            high = _serve_and_count(kind, url, 220, stubbed)
+            targets.append(("replyguard, screens stubbed", "replyguard", True, "none"))
+        for name, kind, stubbed, store in targets:
+            low = _serve_and_count(kind, url, 20, stubbed, store)
+            high = _serve_and_count(kind, url, 220, stubbed, store)
             out[name] = (high - low) / 200
+        shutil.rmtree(folder, ignore_errors=True)
         return out
     finally:
         upstream.terminate()
@@ -260,6 +271,9 @@ def main() -> int:
         print("server instructions per non-streamed request:")
         for name, count in proxy.items():
             print(f"  {name:<30}{count:>12,.0f}   ({count / proxy['bare']:.2f}x bare)")
+        on, off = proxy["replyguard, records on"], proxy["replyguard, records off"]
+        print(f"  records on cost {100 * (on - off) / off:+.1f}% instructions per request "
+              "(at most +5%)")
     return 0
 
 

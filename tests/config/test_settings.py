@@ -23,7 +23,7 @@ from replyguard.config.settings import (
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config" / "replyguard.example.yaml"
 KNOWN_TOP = ("admin, audience, guardrails, highlight, language, limits, listen, log, passthrough, "
-             "replies, reply_temperature, streams, tools, upstream")
+             "records, replies, reply_temperature, store, streams, tools, upstream")
 KNOWN_LISTEN = "admin_host, admin_port, backlog, host, port, shutdown_timeout_s, workers"
 
 

@@ -74,8 +74,10 @@ def _sidecar(tmp_path: Path) -> tuple[list[str], dict[str, str], dict[str, Any]]
     (mount,) = [m for m in container["volumeMounts"] if m["name"] == "replyguard-config"]
     folder = tmp_path / "config"
     folder.mkdir()
-    for name, text in config["data"].items():
-        (folder / name).write_text(text)
+    (data,) = [m for m in container["volumeMounts"] if m["name"] == "replyguard-data"]
+    (tmp_path / "data").mkdir()
+    for name, text in config["data"].items():  # the store's volume: a temporary folder too
+        (folder / name).write_text(text.replace(data["mountPath"], str(tmp_path / "data")))
     argv = [a.replace(mount["mountPath"], str(folder))
             for a in container["command"] + container["args"]]
     assert argv[0] == "replyguard"
@@ -100,7 +102,8 @@ def test_rendered_sidecar_answers_probes_and_scrapes_on_the_pod_ip(
         while '"event": "serving"' not in log.read_text():
             assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.05)
-        serving = json.loads(log.read_text().splitlines()[0])
+        serving = next(json.loads(line) for line in log.read_text().splitlines()
+                       if '"event": "serving"' in line)
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             get = container[probe]["httpGet"]

@@ -5,7 +5,10 @@ exact bytes in separate network writes, so a test controls where the stream is c
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+import os
+import threading
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from replyguard.proxy.app import create_app
 from replyguard.proxy.fake_upstream import SHOP_SCRIPT, Reply, ScriptedUpstream, seed_script
 from replyguard.proxy.sse import SSEDecoder
 from replyguard.proxy.state import METRICS
+from replyguard.proxy.store import open_store
 
 SHOP_RULES_PATH = Path(__file__).resolve().parents[2] / "config" / "reply-rules.example.yaml"
 SHOP_RULES = load_rules(SHOP_RULES_PATH)
@@ -195,3 +199,120 @@ async def wait_for(predicate: Callable[[], bool], timeout_s: float = 5.0) -> Non
         if loop.time() > deadline:
             raise AssertionError("condition not reached in time")
         await asyncio.sleep(0.005)
+
+
+# -- the store: SQLite in a temporary folder, PostgreSQL in a schema of its own -------------
+
+#: The admin token of the `proxy` fixture's ReplyGuard.
+STORE_TOKEN = "admin-test-token"
+STORE_AUTH = {"Authorization": f"Bearer {STORE_TOKEN}"}
+#: The project machines' PostgreSQL (trust auth); each test gets a schema of its own.
+POSTGRES = "postgresql://{user}@127.0.0.1:5432/test"
+
+
+async def _postgres_user() -> str | None:
+    """The first user PostgreSQL at 127.0.0.1:5432 lets in, or None when it is unreachable."""
+    import asyncpg
+
+    for name in ("postgres", "root"):
+        try:
+            conn = await asyncpg.connect(POSTGRES.format(user=name), timeout=3)
+        except (OSError, asyncpg.PostgresError, TimeoutError):
+            continue
+        await conn.close()
+        return name
+    return None
+
+
+def need(what: str) -> None:
+    """Skip, saying why, when a service the test uses is missing; under REPLYGUARD_CI=1
+    (.ci/run) fail instead: CI must run every test."""
+    if os.environ.get("REPLYGUARD_CI") == "1":
+        pytest.fail(f"{what} (required under REPLYGUARD_CI=1)")
+    pytest.skip(what)
+
+
+def _in_thread(make: Callable[[], Awaitable[Any]]) -> Any:
+    """Run a coroutine on a loop of its own in another thread (from a sync fixture, whatever
+    loop the test runs on)."""
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(asyncio.run(make())))
+    thread.start()
+    thread.join()
+    return out[0] if out else None
+
+
+async def _drop_schemas(user_name: str, schemas: list[str]) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(POSTGRES.format(user=user_name), timeout=5)
+    try:
+        for schema in schemas:
+            await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await conn.close()
+
+
+#: (user, schema) of every PostgreSQL schema the tests made, dropped once they all ran (an
+#: app a test started may hold its connections until the test's last fixture is done).
+_SCHEMAS: list[tuple[str, str]] = []
+_POSTGRES: dict[str, str | None] = {}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _drop_test_schemas() -> Iterator[None]:
+    yield
+    for name in {user_name for user_name, _ in _SCHEMAS}:
+        _in_thread(lambda n=name: _drop_schemas(n, [s for u, s in _SCHEMAS if u == n]))
+
+
+@pytest.fixture
+def pg_url() -> str:
+    """A PostgreSQL store URL with a schema of its own (dropped at the end of the run)."""
+    if "user" not in _POSTGRES:  # asked once per run
+        _POSTGRES["user"] = _in_thread(_postgres_user)
+    name = _POSTGRES["user"]
+    if name is None:
+        need("PostgreSQL is not reachable at 127.0.0.1:5432 (database test, trust auth)")
+    schema = f"rg_test_{os.getpid()}_{uuid.uuid4().hex[:10]}"
+    _SCHEMAS.append((name, schema))
+    return POSTGRES.format(user=name) + f"?schema={schema}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each back end in turn: a fresh SQLite file, or a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/replyguard.db"
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+async def proxy() -> AsyncIterator[Callable[..., Awaitable[TestClient]]]:
+    """`await proxy(store_url, reply=Reply(...), **settings) -> TestClient`: ReplyGuard with
+    the store at `store_url` (None: no store), the admin token STORE_TOKEN, and a scripted upstream
+    answering `reply` (or `script`) to everything. Settings overrides use "__" for "."."""
+    closers: list[Callable[[], Awaitable[None]]] = []
+
+    async def start(store_url: str | None, reply: Reply | None = None, script: Any = None,
+                    upstream_url: str | None = None, **overrides: Any) -> TestClient:
+        if upstream_url is None:
+            up = ScriptedUpstream(script or (lambda _m: reply or Reply(content="Ok.")),
+                                  created=1)
+            upstream_url = await up.start()
+            closers.append(up.close)
+        settings = load_settings(None, env={}, overrides={
+            "upstream.base_url": upstream_url, "log.access": False, "admin.token": STORE_TOKEN,
+            "store.url": store_url or "none",
+            **{k.replace("__", "."): v for k, v in overrides.items()}})
+        store = open_store(store_url) if store_url else None
+        rules = load_rules(settings.replies.rules) if settings.replies.rules else None
+        app = create_app(settings, rules, store=store)  # as `replyguard serve` makes it
+        client = TestClient(TestServer(app, host="127.0.0.1"))
+        await client.start_server()
+        closers.append(client.close)
+        return client
+
+    yield start
+    for close in reversed(closers):
+        await close()

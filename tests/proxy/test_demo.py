@@ -1,5 +1,6 @@
 """`replyguard demo`: seed 000's shop through the real openai SDK, ending by itself with the
-seed's outputs, what the model was given, and the counts read back from /metrics."""
+seed's outputs, what the model was given, the counts read back from /metrics, and a reply
+rules change taking effect live."""
 
 from __future__ import annotations
 
@@ -44,6 +45,14 @@ Counts read back from /metrics:
   reply_facts_untraced_total 5.0
   reply_facts_traced_total 2.0
   replyguard_guardrail_blocks_total{check="prompt_injection"} 1.0
+
+Reply rules, live (a new version through /v1/reply-rules, then a rollback):
+do you deliver abroad?
+ -> [rules 1] Yes, we deliver to 40 countries. Express delivery is free this week.
+PUT /v1/reply-rules (never_say + "express delivery is free") -> version 2
+ -> [rules 2] Yes, we deliver to 40 countries.\x20
+POST /v1/reply-rules/versions/1/activate
+ -> [rules 1] Yes, we deliver to 40 countries. Express delivery is free this week.
 """
 
 

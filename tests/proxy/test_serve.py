@@ -48,7 +48,8 @@ async def serve(tmp_path: Path) -> AsyncIterator[Any]:
         up = ScriptedUpstream(lambda _m: reply, created=1)
         ups.append(up)
         config: dict[str, Any] = {"listen": {"port": 0}, "upstream": {"base_url":
-                                                                       await up.start()}}
+                                                                       await up.start()},
+                                  "store": {"url": f"sqlite:///{tmp_path}/replyguard.db"}}
         for key, value in settings.items():
             section, _, name = key.partition("__")
             config.setdefault(section, {})[name] = value

@@ -1,0 +1,199 @@
+"""The reply rules admin API, in versions: `GET/PUT /v1/reply-rules`,
+`GET /v1/reply-rules/versions[/{id}]`, `POST /v1/reply-rules/versions/{id}/activate`.
+
+Behind `admin.token` (a bearer token compared in constant time); closed (403) when no token
+is set. A new or activated version is in force in this process at once, and in every other
+within `store.poll_s`.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from aiohttp import web
+
+from replyguard.config.errors import ConfigError
+from replyguard.proxy.errors import BadRequest, NotFound, ProxyError, Unauthorized
+from replyguard.proxy.live_rules import LIVE, LiveRules, read_rules
+from replyguard.proxy.state import SETTINGS
+from replyguard.proxy.store import ANY, RulesVersion, Store, StoreError, VersionConflict
+
+#: Content types a rules document may be sent as (anything else is read as JSON).
+YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+
+
+class Forbidden(ProxyError):
+    status = 403
+    type = "invalid_request_error"
+    code = "admin_disabled"
+
+
+class InvalidRules(BadRequest):
+    """400: a rules document the runtime cannot read; `errors` lists every wrong key."""
+
+    code = "invalid_rules"
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("the rules document cannot be used: " + "; ".join(errors))
+        self.errors = errors
+
+    def body(self) -> dict[str, Any]:
+        out = super().body()
+        out["error"]["errors"] = self.errors
+        return out
+
+
+class PreconditionFailed(ProxyError):
+    status = 412
+    type = "invalid_request_error"
+    code = "version_mismatch"
+
+
+class StoreUnavailable(ProxyError):
+    status = 503
+    type = "server_error"
+    code = "store_unavailable"
+
+
+def require_token(request: web.Request) -> None:
+    """The admin bearer token, compared in constant time; no token set: closed (403)."""
+    token = request.app[SETTINGS].admin.token
+    if token is None:
+        raise Forbidden("the admin API is off: set admin.token to open it")
+    scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(),
+                                                              token.encode()):
+        raise Unauthorized("this route needs the admin bearer token")
+
+
+def _live(request: web.Request) -> tuple[LiveRules, Store]:
+    require_token(request)
+    live = request.app[LIVE]
+    if live.store is None:
+        raise NotFound("no store is set (store.url): the rules are the file's, in no version")
+    if not live.opened:
+        raise StoreUnavailable("the store cannot be reached now; the rules in force stay")
+    return live, live.store
+
+
+def _etag(version: int | None) -> str:
+    return f'"{version}"' if version is not None else '"none"'
+
+
+def _version_json(v: RulesVersion) -> dict[str, Any]:
+    return {"version": v.id, "created_at": v.created_at, "active": v.active,
+            "source": v.source, "content_type": v.content_type, "sha256": v.hash,
+            "comment": v.comment}
+
+
+async def get_rules(request: web.Request) -> web.Response:
+    """`GET /v1/reply-rules` -> `{"version": ID, "rules": {...}}`, the rules in force, with
+    an ETag for `If-Match`."""
+    require_token(request)
+    live = request.app[LIVE]
+    return web.json_response({"version": live.version, "rules": live.document},
+                             headers={"ETag": _etag(live.version)})
+
+
+def _if_match(request: web.Request) -> Any:
+    given = request.headers.get("If-Match")
+    if given is None or given.strip() == "*":
+        return ANY
+    tag = given.strip().removeprefix("W/").strip('"')
+    if tag == "none":
+        return None
+    try:
+        return int(tag)
+    except ValueError:
+        raise PreconditionFailed(f"If-Match: {given!r} is no version's ETag") from None
+
+
+async def put_rules(request: web.Request) -> web.Response:
+    """`PUT /v1/reply-rules` with a rules document (JSON; YAML with a YAML content type)
+    -> 201 `{"version": ID}`, active at once. 400 lists every wrong key (nothing changes);
+    412 when `If-Match` is not the active version's ETag."""
+    live, store = _live(request)
+    if_match = _if_match(request)
+    raw = await request.read()
+    kind = request.content_type if request.content_type in YAML_TYPES else "application/json"
+    try:
+        source = raw.decode("utf-8")
+        read_rules(source, kind)
+    except UnicodeDecodeError as exc:
+        raise BadRequest(f"rules document is not UTF-8 (byte {exc.start})") from None
+    except ConfigError as exc:
+        raise InvalidRules(exc.errors) from None
+    comment = request.headers.get("X-ReplyGuard-Comment")
+    try:
+        version, _ = await store.add_version(source, kind, comment=comment, if_match=if_match)
+    except VersionConflict as exc:
+        raise PreconditionFailed(f"If-Match: the active version is {exc.active}, not "
+                                 f"{if_match}") from None
+    except StoreError:
+        raise StoreUnavailable("the store could not take the new version") from None
+    await _apply_now(live)
+    return web.json_response({"version": version}, status=201,
+                             headers={"ETag": _etag(version)})
+
+
+async def _apply_now(live: LiveRules) -> None:
+    """Put the new active version in force in this process now (the watch would within
+    `store.poll_s`; a store lost meanwhile leaves that to it)."""
+    try:
+        await live.poll()
+    except StoreError:
+        pass
+
+
+async def list_versions(request: web.Request) -> web.Response:
+    """`GET /v1/reply-rules/versions` -> `{"data": [version, ...]}`, newest first."""
+    _, store = _live(request)
+    try:
+        versions = await store.versions()
+    except StoreError:
+        raise StoreUnavailable("the store cannot be read now") from None
+    return web.json_response({"data": [_version_json(v) for v in versions]})
+
+
+def _id(request: web.Request) -> int:
+    text = request.match_info["id"]
+    if not text.isdigit() or len(text) > 18:
+        raise NotFound(f"no rules version {text[:40]!r}")
+    return int(text)
+
+
+async def get_version(request: web.Request) -> web.Response:
+    """`GET /v1/reply-rules/versions/{id}` -> one version, its source included."""
+    _, store = _live(request)
+    try:
+        version = await store.version(_id(request))
+    except StoreError:
+        raise StoreUnavailable("the store cannot be read now") from None
+    if version is None:
+        raise NotFound(f"no rules version {request.match_info['id']}")
+    return web.json_response(_version_json(version))
+
+
+async def activate(request: web.Request) -> web.Response:
+    """`POST /v1/reply-rules/versions/{id}/activate` -> that version in force again."""
+    live, store = _live(request)
+    version_id = _id(request)
+    try:
+        found = await store.activate(version_id)
+    except StoreError:
+        raise StoreUnavailable("the store could not activate the version") from None
+    if not found:
+        raise NotFound(f"no rules version {version_id}")
+    await _apply_now(live)
+    return web.json_response({"version": version_id, "active": True},
+                             headers={"ETag": _etag(version_id)})
+
+
+def add_routes(app: web.Application) -> None:
+    """The rules admin routes on `app`."""
+    app.router.add_get("/v1/reply-rules", get_rules)
+    app.router.add_put("/v1/reply-rules", put_rules)
+    app.router.add_get("/v1/reply-rules/versions", list_versions)
+    app.router.add_get("/v1/reply-rules/versions/{id}", get_version)
+    app.router.add_post("/v1/reply-rules/versions/{id}/activate", activate)

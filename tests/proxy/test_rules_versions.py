@@ -1,0 +1,223 @@
+"""Reply rules in versions, against SQLite and the real PostgreSQL: the admin API (token,
+ETag and If-Match, 400 listing every wrong key), a new version screening the next streamed
+reply and a rollback undoing it, the version header, the rules file live (a bad edit keeps
+the last good rules, one version per content), and the store unreachable at start."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import orjson
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from conftest import STORE_AUTH as AUTH
+from conftest import streamed_text, user
+
+from replyguard.config.rules import load_rules
+from replyguard.config.settings import load_settings
+from replyguard.proxy.app import create_app
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.live_rules import LIVE, LiveRules
+from replyguard.proxy.state import METRICS
+from replyguard.proxy.store import open_store
+
+REFUND = Reply(content="It is a guaranteed refund. Thanks.")
+DOWN = "postgresql://nobody:s3cr3t@127.0.0.1:1/test"
+
+
+async def _reply(client, **extra) -> tuple[str, str]:
+    async with client.post("/v1/chat/completions", json=user("hi", stream=True, **extra)) as r:
+        assert r.status == 200
+        return streamed_text(await r.read()), r.headers["X-ReplyGuard-Rules-Version"]
+
+
+async def settled(live: LiveRules) -> bool:
+    """The watch's two looks at an edited file: the change seen, then read once settled."""
+    assert await live.sync_file() is False
+    return await live.sync_file()
+
+
+async def _put(client, document: object, **headers: str):
+    return await client.put("/v1/reply-rules", data=orjson.dumps(document),
+                            headers={**AUTH, "Content-Type": "application/json", **headers})
+
+
+async def test_admin_routes_are_closed_without_a_token(proxy, store_url: str) -> None:
+    client = await proxy(store_url, admin__token=None)
+    resp = await client.get("/v1/reply-rules")
+    assert resp.status == 403
+    assert (await resp.json())["error"]["code"] == "admin_disabled"
+
+
+async def test_admin_routes_need_the_token(proxy, store_url: str) -> None:
+    client = await proxy(store_url)
+    for method, path in (("GET", "/v1/reply-rules"), ("PUT", "/v1/reply-rules"),
+                         ("GET", "/v1/reply-rules/versions"), ("GET", "/v1/records"),
+                         ("POST", "/v1/reply-rules/versions/1/activate")):
+        resp = await client.request(method, path, headers={"Authorization": "Bearer no"})
+        assert resp.status == 401, path
+
+
+async def test_a_new_version_screens_the_next_reply_and_a_rollback_undoes_it(
+        proxy, store_url: str) -> None:
+    client = await proxy(store_url, REFUND)
+    assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "builtin")
+    resp = await _put(client, {"never_say": ["cheap"]})
+    assert (resp.status, await resp.json()) == (201, {"version": 1})
+    resp = await _put(client, {"never_say": ["guaranteed refund"]}, **{"If-Match": '"1"'})
+    assert (resp.status, await resp.json()) == (201, {"version": 2})
+    assert await _reply(client) == ("Thanks.", "2")
+    resp = await client.post("/v1/reply-rules/versions/1/activate", headers=AUTH)
+    assert (resp.status, await resp.json()) == (200, {"version": 1, "active": True})
+    assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "1")
+    resp = await client.get("/v1/reply-rules", headers=AUTH)
+    assert (resp.headers["ETag"], await resp.json()) == (
+        '"1"', {"version": 1, "rules": {"never_say": ["cheap"]}})
+
+
+async def test_if_match_guards_concurrent_edits(proxy, store_url: str) -> None:
+    client = await proxy(store_url)
+    assert (await _put(client, {"never_say": ["a"]})).status == 201
+    stale = await _put(client, {"never_say": ["b"]}, **{"If-Match": '"none"'})
+    assert stale.status == 412
+    assert (await stale.json())["error"]["message"] == \
+        "If-Match: the active version is 1, not None"
+    resp = await client.get("/v1/reply-rules/versions", headers=AUTH)
+    assert [v["version"] for v in (await resp.json())["data"]] == [1]
+
+
+async def test_a_document_the_runtime_cannot_read_is_refused_with_every_wrong_key(
+        proxy, store_url: str) -> None:
+    client = await proxy(store_url)
+    resp = await _put(client, {"never_say": 3, "personal_data": {"cardd": "redact"},
+                               "colour": 1})
+    assert resp.status == 400
+    assert (await resp.json())["error"]["errors"] == [
+        "never_say: expected a list of strings, got int 3",
+        "personal_data.cardd: unknown class (known: api_key, aws_access_key, card, email, "
+        "iban, ip_address, jwt, national_id, password, phone, private_key)",
+        "colour: unknown key (known: must_accompany, never_say, offers, personal_data, "
+        "reply_exactly)"]
+    resp = await client.get("/v1/reply-rules/versions", headers=AUTH)
+    assert (await resp.json())["data"] == []
+
+
+async def test_yaml_with_a_yaml_content_type(proxy, store_url: str) -> None:
+    client = await proxy(store_url, REFUND)
+    source = "never_say:\n  - guaranteed refund\n"
+    resp = await client.put("/v1/reply-rules", data=source,
+                            headers={**AUTH, "Content-Type": "application/yaml",
+                                     "X-ReplyGuard-Comment": "from the form"})
+    assert (resp.status, await resp.json()) == (201, {"version": 1})
+    resp = await client.get("/v1/reply-rules/versions/1", headers=AUTH)
+    got = await resp.json()
+    assert {k: got[k] for k in ("version", "active", "source", "content_type", "comment")} \
+        == {"version": 1, "active": True, "source": source,
+            "content_type": "application/yaml", "comment": "from the form"}
+    assert (await client.get("/v1/reply-rules/versions/7", headers=AUTH)).status == 404
+    assert await _reply(client) == ("Thanks.", "1")
+
+
+async def test_every_response_carries_the_rules_version(proxy, store_url: str) -> None:
+    client = await proxy(store_url)
+    await _put(client, {"never_say": ["a"]})
+    for method, path in (("GET", "/v1/models"), ("GET", "/healthz"), ("GET", "/metrics"),
+                         ("GET", "/v1/nothing-here")):
+        resp = await client.request(method, path)
+        assert resp.headers["X-ReplyGuard-Rules-Version"] == "1", path
+
+
+async def test_the_rules_file_live(proxy, store_url: str, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("never_say: [cheap]\n")
+    client = await proxy(store_url, REFUND, replies__rules=str(rules))
+    live = client.app[LIVE]
+    assert live.version == 1
+    assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "1")
+    rules.write_text("never_say: [guaranteed refund]\n")
+    assert await settled(live) is True
+    assert await _reply(client) == ("Thanks.", "2")
+    rules.write_text("never_say: 3\n")  # a bad edit: the last good rules stay
+    assert await settled(live) is False
+    assert await _reply(client) == ("Thanks.", "2")
+    reloads = client.app[METRICS].rules_reloads
+    assert reloads.labels("error")._value.get() == 1.0
+    await client.post("/v1/reply-rules/versions/1/activate", headers=AUTH)  # a rollback
+    rules.write_text("never_say: [guaranteed refund]\n")  # version 2's content: nothing new
+    assert await settled(live) is False
+    assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "1")
+    resp = await client.get("/v1/reply-rules/versions", headers=AUTH)
+    assert [(v["version"], v["active"], v["comment"]) for v in (await resp.json())["data"]] \
+        == [(2, False, "file rules.yaml"), (1, True, "file rules.yaml")]
+
+
+async def test_a_restart_makes_no_version(proxy, store_url: str, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("never_say: [cheap]\n")
+    await proxy(store_url, replies__rules=str(rules))
+    client = await proxy(store_url, replies__rules=str(rules))
+    resp = await client.get("/v1/reply-rules/versions", headers=AUTH)
+    assert [v["version"] for v in (await resp.json())["data"]] == [1]
+    assert client.app[METRICS].rules_reloads.labels("ok")._value.get() == 0.0
+
+
+async def test_no_store_no_file_at_start_means_not_ready(proxy) -> None:
+    client = await proxy(DOWN, store__poll_s=30)
+    resp = await client.get("/readyz")
+    assert (resp.status, (await resp.json())["status"]) == (503, "starting")
+    resp = await client.post("/v1/chat/completions", json=user("hi"))
+    assert resp.status == 503
+    assert (await resp.json())["error"]["code"] == "rules_unavailable"
+
+
+async def test_the_rules_file_stands_in_for_an_unreachable_store(
+        proxy, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("never_say: [guaranteed refund]\n")
+    client = await proxy(DOWN, REFUND, replies__rules=str(rules), store__poll_s=30)
+    assert (await client.get("/readyz")).status == 200
+    assert await _reply(client) == ("Thanks.", "file")
+    assert "s3cr3t" not in caplog.text
+    assert "postgresql://***@127.0.0.1:1/test" in caplog.text
+
+
+async def test_without_a_store_the_admin_api_says_so(proxy) -> None:
+    client = await proxy(None)
+    resp = await client.get("/v1/reply-rules/versions", headers=AUTH)
+    assert resp.status == 404
+    resp = await client.get("/v1/reply-rules", headers=AUTH)
+    assert (resp.status, await resp.json()) == (200, {"version": None, "rules": {}})
+
+
+async def test_a_request_in_flight_finishes_on_its_version(proxy, store_url: str) -> None:
+    slow = Reply(content="It is a guaranteed refund. Thanks.", chunk_delay_s=0.05)
+    client = await proxy(store_url, slow)
+    first = asyncio.ensure_future(_reply(client))
+    await asyncio.sleep(0.15)  # the first reply is streaming on the built-in rules
+    assert (await _put(client, {"never_say": ["guaranteed refund"]})).status == 201
+    assert not first.done()
+    assert await first == ("It is a guaranteed refund. Thanks.", "builtin")
+    assert await _reply(client) == ("Thanks.", "1")
+
+
+async def test_rules_given_at_start_that_the_file_no_longer_holds_are_replaced(
+        store_url: str, tmp_path: Path) -> None:
+    """A worker forked with the rules read before an edit (its SIGHUP came while it started):
+    the file's version is put in force, not taken for the rules it was given."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("never_say: [guaranteed refund]\n")
+    given = load_rules(rules)
+    rules.write_text("never_say: [cheap]\n")
+    up = ScriptedUpstream(lambda _m: REFUND, created=1)
+    settings = load_settings(None, env={}, overrides={
+        "upstream.base_url": await up.start(), "log.access": False, "store.url": store_url,
+        "replies.rules": str(rules)})
+    client = TestClient(TestServer(create_app(settings, given, store=open_store(store_url)),
+                                   host="127.0.0.1"))
+    await client.start_server()
+    try:
+        assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "1")
+    finally:
+        await client.close()
+        await up.close()
