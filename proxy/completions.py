@@ -26,6 +26,7 @@ from replyguard.engine.screen import screen_text
 from replyguard.engine.segment import split_sentences
 from replyguard.engine.tools import CompiledTools
 from replyguard.proxy import direct
+from replyguard.proxy.api_chat import ChunkShapeError, Kind, StreamScreen, screen_completion
 from replyguard.proxy.body import read_json
 from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
@@ -37,9 +38,10 @@ from replyguard.proxy.errors import (
 )
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
-from replyguard.proxy.output import OutputStage
+from replyguard.proxy.output import OutputStage, stage_texts
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
+from replyguard.proxy.pipeline import Slot, Text
 from replyguard.proxy.relay import StreamStats, relay
 from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
 from replyguard.proxy.state import (
@@ -54,14 +56,6 @@ from replyguard.proxy.state import (
     SESSION,
     SETTINGS,
     TOOLS,
-)
-from replyguard.proxy.stream import (
-    ChunkShapeError,
-    Kind,
-    Released,
-    StreamScreen,
-    screen_completion,
-    staged_completion,
 )
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
@@ -242,17 +236,18 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
                 elif stats.outcome == "client_gone":
                     metrics.client_disconnects.inc()
             return response
+        slots: list[Slot] = []
         try:
             parsed = await _whole(upstream, partial(screen_completion, make_screen=make_screen,
                                                     kind=kind, calls=calls,
-                                                    pieces=stage is not None),
+                                                    pieces=stage is not None, texts=slots),
                                   counts, info["route"], own, metrics,
                                   settings.limits.max_response_bytes, app[OFFLOAD], json_reply)
         except UpstreamError as exc:  # too large, broke off, timed out, not a completion
             metrics.upstream_errors_by(exc.kind).inc()
             raise
         if stage is not None:
-            await staged_completion(parsed, kind, stage)
+            await stage_texts(slots, stage)
         if body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
             return await direct.stream_completion(request, body, parsed, kind, headers)
         return web.Response(body=orjson.dumps(parsed), status=upstream.status, headers=headers,
@@ -266,7 +261,8 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
 async def _product_reply(stage: OutputStage, text: str, language: str) -> str:
     """A reply the product writes whole (withheld, blocked) through the output stage, each
     sentence a product sentence (reworded at `reply_temperature`)."""
-    return await stage(Released([Piece(s, True) for s in split_sentences(text, language)]))
+    pieces = tuple(Piece(s, True) for s in split_sentences(text, language))
+    return await stage(Text("content", "".join(p.text for p in pieces), pieces))
 
 
 def _user_text(verdict: RequestVerdict, kind: Kind) -> str:

@@ -30,7 +30,7 @@ from replyguard.engine.segment import split_sentences
 from replyguard.proxy.errors import OutputBlocked
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.judges import completion_text
-from replyguard.proxy.stream import Released
+from replyguard.proxy.pipeline import Slot, Text
 
 log = logging.getLogger("replyguard.output")
 
@@ -45,7 +45,8 @@ REWORD_TIMEOUT_S = 10.0
 
 
 class OutputStage:
-    """One response's output stage: `await stage(text)` gives the text to send.
+    """One response's output stage: `await stage(text)` gives the text to send for a released
+    `Text` (its sentences, when it has them, tell the product's from the model's).
 
     `guard`: moderates each sentence (None: off). `temperature` > 0: each product sentence
     (not an exact reply) is reworded by `model` at the upstream `base_url` and read back with
@@ -66,11 +67,12 @@ class OutputStage:
         self.rules, self.internals, self.language = rules, internals, rules.language
         self.info, self.counts, self.whole = info, counts, whole
 
-    async def __call__(self, text: str) -> str:
+    async def __call__(self, released: Text) -> str:
+        text = released.text
         if not text.strip():
             return text
-        if isinstance(text, Released):
-            pieces = list(text.pieces)
+        if released.pieces is not None:
+            pieces = list(released.pieces)
         elif self.whole:
             pieces = [Piece(text, False)]
         else:
@@ -138,3 +140,11 @@ class OutputStage:
         if answer is None:
             raise ValueError("no text at choices[0].message.content")
         return " ".join(answer.split()).strip("\"'“”")
+
+
+async def stage_texts(texts: list[Slot], stage: OutputStage) -> None:
+    """Run each released text of a whole reply through the output stage, putting the result
+    where the text was (concurrently across fields and choices)."""
+    results = await asyncio.gather(*(stage(text) for _, text in texts))
+    for (holder, text), result in zip(texts, results, strict=True):
+        holder[text.field] = result

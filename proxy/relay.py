@@ -20,12 +20,13 @@ import orjson
 from aiohttp import web
 
 from replyguard.engine.reply import ScreeningError
+from replyguard.proxy.api_chat import Chunk, ChunkShapeError, StreamScreen
 from replyguard.proxy.direct import SSE_HEADERS
 from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
 from replyguard.proxy.offload import Offload
+from replyguard.proxy.pipeline import Text
 from replyguard.proxy.sse import DONE, SSEDecodeError, SSEDecoder
 from replyguard.proxy.state import prepare
-from replyguard.proxy.stream import TEXT_FIELDS, ChunkShapeError, StreamScreen
 from replyguard.proxy.watchdog import ShuttingDown, watchdog
 
 log = logging.getLogger("replyguard.relay")
@@ -255,9 +256,9 @@ def _upstream_message(chunk: Any) -> str:
     return ", ".join(parts) or "no details"
 
 
-Item = bytes | dict[str, Any]
+Item = bytes | Chunk
 #: The output stage (proxy/output.py): released text in, the text that may be sent out.
-Stage = Callable[[str], Awaitable[str]]
+Stage = Callable[[Text], Awaitable[str]]
 
 
 class _Out:
@@ -329,23 +330,23 @@ class _Pipelined(_Out):
             self.writer.result()
             raise _ClientGone
         for item in self._take():
-            if isinstance(item, dict) and _texts(item):
+            if isinstance(item, Chunk) and item.texts:
                 future = asyncio.ensure_future(self._checked(item))
                 self.pending.append(future)
                 self.queue.put_nowait(future)
             else:
                 self.queue.put_nowait(item)
 
-    async def _checked(self, chunk: dict[str, Any]) -> bytes:
+    async def _checked(self, chunk: Chunk) -> bytes:
         """The chunk with each text field as the output check lets it through; b"" when
         nothing of a text-only chunk is left."""
-        for holder, name in _texts(chunk):
-            holder[name] = await self.stage(holder[name])
-        if not any(holder[name] for holder, name in _texts(chunk)) and _text_only(chunk):
+        for holder, text in chunk.texts:
+            holder[text.field] = await self.stage(text)
+        if chunk.text_only and not any(holder[text.field] for holder, text in chunk.texts):
             return b""
         if self.stats.first_text_at is None:
             self.stats.first_text_at = time.perf_counter()
-        return _encode(chunk)
+        return _encode(chunk.body)
 
     async def _run(self) -> None:
         while (item := await self.queue.get()) is not None:
@@ -390,30 +391,8 @@ class _Pipelined(_Out):
                 future.cancel()
 
 
-def _texts(chunk: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
-    """The (holder, field) of each non-empty released text in a screened chunk."""
-    out = []
-    for choice in chunk.get("choices") or ():
-        holder = choice.get("delta") if isinstance(choice.get("delta"), dict) else choice
-        for name in TEXT_FIELDS:
-            if isinstance(holder.get(name), str) and holder[name]:
-                out.append((holder, name))
-    return out
-
-
-def _text_only(chunk: dict[str, Any]) -> bool:
-    """Does the chunk carry nothing but text (no role, tool calls or finish_reason)?"""
-    for choice in chunk.get("choices") or ():
-        if choice.get("finish_reason") is not None:
-            return False
-        delta = choice.get("delta")
-        if isinstance(delta, dict) and any(k not in TEXT_FIELDS for k in delta):
-            return False
-    return "usage" not in chunk or chunk["usage"] is None
-
-
 def _bytes(item: Item) -> bytes:
-    return item if isinstance(item, bytes) else _encode(item)
+    return item if isinstance(item, bytes) else _encode(item.body)
 
 
 async def _send(response: web.StreamResponse, data: bytes) -> None:
