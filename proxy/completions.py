@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -41,13 +42,13 @@ from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
 from replyguard.proxy.output import OutputStage, stage_texts
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
-from replyguard.proxy.pipeline import Slot, Text
-from replyguard.proxy.relay import StreamStats, relay
+from replyguard.proxy.pipeline import Screen, Slot, Text
+from replyguard.proxy.record import RECORD, RequestRecord
+from replyguard.proxy.relay import relay
 from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
 from replyguard.proxy.state import (
     AUDIENCES,
     GUARDRAILS,
-    INFO,
     METRICS,
     OFFLOAD,
     REFUSING,
@@ -106,16 +107,71 @@ async def completions(request: web.Request) -> web.StreamResponse:
 async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.StreamResponse:
     """`POST /v1/chat/completions`, screened both ways; with `kind` "text", the legacy
     completions (`completions`). The chat route is this handler itself, without a coroutine
-    wrapped around it."""
+    wrapped around it. Screen the request (a withheld turn, an exact reply or a guardrail
+    block is answered here), forward it, then relay the stream or screen the whole reply;
+    the request's record is written out by the middleware."""
+    turn = await _screen_turn(request, kind)
+    if isinstance(turn, web.StreamResponse):
+        return turn
+    return await _forward(request, turn)
+
+
+@dataclass(slots=True)
+class _Turn:
+    """A request screened and ready to forward: what the reply is screened with."""
+
+    kind: Kind
+    body: dict[str, Any]
+    forward: dict[str, Any]
+    rules: CompiledRules
+    make_screen: Callable[[], Screen]
+    calls: CallFilter | None
+    stage: OutputStage | None
+    json_reply: bool
+    started: float  # when the handler started (perf_counter)
+    own_s: float  # the proxy's own seconds before the upstream call
+
+
+async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamResponse:
+    """Read and screen the request; the turn to forward, or the answer given directly."""
     app = request.app
-    settings, metrics = app[SETTINGS], app[METRICS]
-    info = request[INFO]
+    settings, record = app[SETTINGS], request[RECORD]
     started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
     check_output_kinds(body)
     tools, refusing = compiled_tools(request, rules.language)
     tools = tools if kind == "chat" else None
+    verdict, fields = await _verdict(request, kind, body, rules, tools)
+    add_counts(record.counts, verdict.counts)
+    record.verdict = verdict.kind
+    json_reply = kind == "chat" and _json_reply(body)
+    stage = _output_stage(request, body, rules, json_reply)
+    if verdict.kind != "forward":
+        assert verdict.reply is not None
+        reply = verdict.reply
+        if verdict.kind == "withhold" and settings.reply_temperature > 0 and stage is not None:
+            reply = await _product_reply(stage, reply, rules.language)
+        return await direct.answer(request, body, reply, kind)
+    checked = time.perf_counter()
+    blocked = await _input_guardrails(request, kind, body, verdict, rules, stage)
+    if blocked is not None:
+        return blocked
+    waited = time.perf_counter() - checked if app[GUARDRAILS].input else 0.0
+    return _Turn(kind, body, _forward_body(kind, body, fields, verdict, tools), rules,
+                 _screen_maker(request, kind, verdict, rules, tools, json_reply),
+                 CallFilter(tools) if tools is not None and refusing else None, stage,
+                 json_reply, started, time.perf_counter() - started - waited)
+
+
+async def _verdict(request: web.Request, kind: Kind, body: dict[str, Any],
+                   rules: CompiledRules, tools: CompiledTools | None
+                   ) -> tuple[RequestVerdict, dict[str, Any]]:
+    """The request screened (in the offload's worker for a long one): the verdict and the
+    fields to forward in place of the client's. Fail closed: a fault is a 500 and nothing
+    is sent upstream."""
+    app = request.app
+    metrics = app[METRICS]
     # The screen cache's hits and misses made by this request's screen (it runs on the event
     # loop, the cache's only user, so the difference is this request's own).
     cache = app[SCREEN_CACHE]
@@ -123,10 +179,8 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
     size = request.content_length or 0
     try:
         if kind == "chat":
-            verdict, fields = await app[OFFLOAD].run(size, verdict_chat, body, rules, tools,
-                                                     cache)
-        else:
-            verdict, fields = await app[OFFLOAD].run(size, verdict_text, body, rules, cache)
+            return await app[OFFLOAD].run(size, verdict_chat, body, rules, tools, cache)
+        return await app[OFFLOAD].run(size, verdict_text, body, rules, cache)
     except ProxyError:
         raise
     except Exception as exc:
@@ -135,127 +189,173 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
                               "was sent upstream") from exc
     finally:
         metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
-    counts: Counter[str] = info["counts"]
-    add_counts(counts, verdict.counts)
-    info["verdict"] = verdict.kind
-    guard = app[GUARDRAILS]
-    json_reply = kind == "chat" and _json_reply(body)
-    stage = None
-    if guard.output or settings.reply_temperature > 0:
-        stage = OutputStage(
-            app[SESSION], guard=guard if guard.output else None,
-            temperature=settings.reply_temperature, base_url=settings.upstream.base_url,
-            model=str(body.get("model") or ""), auth=upstream_headers(request, settings),
-            rules=rules, internals=settings.replies.internals,  # type: ignore[arg-type]
-            info=info, counts=counts,
-            whole=json_reply)
-    if verdict.kind != "forward":
-        assert verdict.reply is not None
-        reply = verdict.reply
-        if verdict.kind == "withhold" and settings.reply_temperature > 0 and stage is not None:
-            reply = await _product_reply(stage, reply, rules.language)
-        return await direct.answer(request, body, reply, kind)
-    waited = 0.0
-    if guard.input:
-        checked = time.perf_counter()
-        check, how = await guard.check_turn(app[SESSION], _turn_text(verdict, kind),
-                                            str(body.get("model") or ""),
-                                            upstream_headers(request, settings),
-                                            _user_text(verdict, kind))
-        waited = time.perf_counter() - checked
-        if check is not None:
-            metrics.guardrail_blocks.labels(check).inc()
-            info["verdict"], info["guardrail"] = "blocked", f"{check} ({how})"
-            reply = guard.block_message(check, rules.language)
-            if settings.reply_temperature > 0 and stage is not None:
-                reply = await _product_reply(stage, reply, rules.language)
-            return await direct.answer(request, body, reply, kind)
+
+
+def _output_stage(request: web.Request, body: dict[str, Any], rules: CompiledRules,
+                  json_reply: bool) -> OutputStage | None:
+    """The output stage (moderation, rewording), None when neither is on."""
+    app = request.app
+    settings, guard = app[SETTINGS], app[GUARDRAILS]
+    if not (guard.output or settings.reply_temperature > 0):
+        return None
+    return OutputStage(
+        app[SESSION], guard=guard if guard.output else None,
+        temperature=settings.reply_temperature, base_url=settings.upstream.base_url,
+        model=str(body.get("model") or ""), auth=upstream_headers(request, settings),
+        rules=rules, internals=settings.replies.internals,  # type: ignore[arg-type]
+        record=request[RECORD], whole=json_reply)
+
+
+async def _input_guardrails(request: web.Request, kind: Kind, body: dict[str, Any],
+                            verdict: RequestVerdict, rules: CompiledRules,
+                            stage: OutputStage | None) -> web.StreamResponse | None:
+    """The input guardrails on the screened turn: the answer to a blocked one, else None."""
+    app = request.app
+    settings, guard, record = app[SETTINGS], app[GUARDRAILS], request[RECORD]
+    if not guard.input:
+        return None
+    check, how = await guard.check_turn(app[SESSION], _turn_text(verdict, kind),
+                                        str(body.get("model") or ""),
+                                        upstream_headers(request, settings),
+                                        _user_text(verdict, kind))
+    if check is None:
+        return None
+    app[METRICS].guardrail_blocks.labels(check).inc()
+    record.verdict, record.guardrail = "blocked", f"{check} ({how})"
+    reply = guard.block_message(check, rules.language)
+    if settings.reply_temperature > 0 and stage is not None:
+        reply = await _product_reply(stage, reply, rules.language)
+    return await direct.answer(request, body, reply, kind)
+
+
+def _forward_body(kind: Kind, body: dict[str, Any], fields: dict[str, Any],
+                  verdict: RequestVerdict, tools: CompiledTools | None) -> dict[str, Any]:
+    """The body sent upstream: the screened messages (prompts) and fields, refused tools
+    taken out of what the model is offered."""
     if kind == "chat":
         forward = {**body, **fields, "messages": verdict.messages}
-        if tools is not None:
-            forward = offered_tools(tools, forward)
-    else:
-        prompts = [m["content"] for m in verdict.messages]
-        forward = {**body, **fields,
-                   "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
+        return offered_tools(tools, forward) if tools is not None else forward
+    prompts = [m["content"] for m in verdict.messages]
+    return {**body, **fields, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
+
+
+def _screen_maker(request: web.Request, kind: Kind, verdict: RequestVerdict,
+                  rules: CompiledRules, tools: CompiledTools | None,
+                  json_reply: bool) -> Callable[[], Screen]:
+    """What makes a fresh reply screen for each text field of each choice."""
+    settings = request.app[SETTINGS]
     screen_class = JsonReplyScreen if json_reply else ReplyScreen
     internals: Action = settings.replies.internals  # type: ignore[assignment]
     context = verdict.context if kind == "chat" else TurnContext()
     if tools is None:
-        make_screen = partial(screen_class, rules, context, settings.replies.max_sentence_chars,
-                              internals=internals)
-    else:
-        make_screen = partial(screen_class, rules, context, settings.replies.max_sentence_chars,
-                              internals=internals, tools=tools, now=time.time())
-    calls = CallFilter(tools) if tools is not None and refusing else None
-    url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"
-    session = app[SESSION]
-    upstream_started = time.perf_counter()
-    own = upstream_started - started - waited
+        return partial(screen_class, rules, context, settings.replies.max_sentence_chars,
+                       internals=internals)
+    return partial(screen_class, rules, context, settings.replies.max_sentence_chars,
+                   internals=internals, tools=tools, now=time.time())
+
+
+async def _forward(request: web.Request, turn: _Turn) -> web.StreamResponse:
+    """Send the turn upstream and its reply back, screened. An upstream that does not answer
+    (refused, unreachable, timed out, broke off) is counted and answered as its fault."""
+    app = request.app
+    settings, metrics, record = app[SETTINGS], app[METRICS], request[RECORD]
+    url = (f"{settings.upstream.base_url}/"
+           f"{'chat/completions' if turn.kind == 'chat' else 'completions'}")
+    started = time.perf_counter()
+    answered = False
     try:
-        upstream_cm = session.post(url, data=orjson.dumps(forward), allow_redirects=False,
-                                   headers=upstream_headers(request, settings))
-        upstream = await upstream_cm.__aenter__()
-    except Exception as exc:  # no answer: refused, unreachable, timed out, broke off
+        async with app[SESSION].post(url, data=orjson.dumps(turn.forward),
+                                     allow_redirects=False,
+                                     headers=upstream_headers(request, settings)) as upstream:
+            answered = True
+            metrics.upstream_latency_by(record.route).observe(time.perf_counter() - started)
+            try:
+                return await _reply(request, turn, upstream)
+            finally:
+                if record.guardrail_output:
+                    metrics.guardrail_output_flagged.inc()
+    except Exception as exc:
+        if answered:
+            raise
         failed = fault(exc, settings.upstream.base_url)
         count_fault(metrics, failed)  # overload (503) or an upstream fault
         raise failed from None
+
+
+async def _reply(request: web.Request, turn: _Turn,
+                 upstream: aiohttp.ClientResponse) -> web.StreamResponse:
+    """The upstream's answer, screened: an error status as the client's error, a stream
+    relayed, a whole completion screened whole."""
+    settings, metrics = request.app[SETTINGS], request.app[METRICS]
+    headers = returned_headers(upstream)
+    if upstream.status >= 400:
+        metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
+        rules = turn.rules
+        error = await error_from_status(upstream, settings.upstream.base_url,
+                                        lambda text: screen_text(text, rules, "tool").text)
+        if isinstance(error, bytes):
+            return web.Response(body=error, status=upstream.status, headers=headers,
+                                content_type="application/json")
+        return error_response(error, headers)
+    if upstream.content_type == "text/event-stream":
+        return await _relay(request, turn, upstream, headers)
+    return await _whole_reply(request, turn, upstream, headers)
+
+
+async def _relay(request: web.Request, turn: _Turn, upstream: aiohttp.ClientResponse,
+                 headers: dict[str, str]) -> web.StreamResponse:
+    """A streamed reply relayed through the chat adapter's StreamScreen; its outcome, time
+    and counts go in the request's record and metrics."""
+    app = request.app
+    settings, metrics, record = app[SETTINGS], app[METRICS], request[RECORD]
+    screen = StreamScreen(turn.make_screen, turn.kind, turn.calls, pieces=turn.stage is not None)
+    metrics.active_streams.inc()
+    record.outcome = "ok"
     try:
-        metrics.upstream_latency_by(info["route"]).observe(
-            time.perf_counter() - upstream_started)
-        headers = returned_headers(upstream)
-        if upstream.status >= 400:
-            metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
-            error = await error_from_status(upstream, settings.upstream.base_url,
-                                            lambda text: screen_text(text, rules, "tool").text)
-            if isinstance(error, bytes):
-                return web.Response(body=error, status=upstream.status, headers=headers,
-                                    content_type="application/json")
-            return error_response(error, headers)
-        streaming = upstream.content_type == "text/event-stream"
-        if streaming:
-            screen = StreamScreen(make_screen, kind, calls, pieces=stage is not None)
-            stats = StreamStats()
-            metrics.active_streams.inc()
-            try:
-                response = await relay(request, upstream, screen, stats, headers,
-                                       settings.limits.max_response_bytes, stage,
-                                       app[OFFLOAD])
-            finally:
-                metrics.active_streams.dec()
-                add_counts(counts, screen.counts())
-                info["outcome"] = stats.outcome
-                metrics.added_latency_by(info["route"]).observe(own + stats.own_s)
-                if stats.first_text_at is not None:
-                    metrics.first_token_by(info["route"]).observe(
-                        stats.first_text_at - started)
-                if stats.outcome == "screening_failed":
-                    metrics.screening_errors.labels("reply").inc()
-                elif stats.outcome.startswith("upstream"):
-                    metrics.upstream_errors_by(stats.fault or stats.outcome).inc()
-                elif stats.outcome == "client_gone":
-                    metrics.client_disconnects.inc()
-            return response
-        slots: list[Slot] = []
-        try:
-            parsed = await _whole(upstream, partial(screen_completion, make_screen=make_screen,
-                                                    kind=kind, calls=calls,
-                                                    pieces=stage is not None, texts=slots),
-                                  counts, info["route"], own, metrics,
-                                  settings.limits.max_response_bytes, app[OFFLOAD], json_reply)
-        except UpstreamError as exc:  # too large, broke off, timed out, not a completion
-            metrics.upstream_errors_by(exc.kind).inc()
-            raise
-        if stage is not None:
-            await stage_texts(slots, stage)
-        if body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
-            return await direct.stream_completion(request, body, parsed, kind, headers)
-        return web.Response(body=orjson.dumps(parsed), status=upstream.status, headers=headers,
-                            content_type="application/json")
+        return await relay(request, upstream, screen, record, headers,
+                           settings.limits.max_response_bytes, turn.stage, app[OFFLOAD])
     finally:
-        await upstream_cm.__aexit__(None, None, None)
-        if info.get("guardrail_output"):
-            metrics.guardrail_output_flagged.inc()
+        metrics.active_streams.dec()
+        add_counts(record.counts, screen.counts())
+        _stream_metrics(metrics, record, turn)
+
+
+def _stream_metrics(metrics: Metrics, record: RequestRecord, turn: _Turn) -> None:
+    """A relayed stream's added latency, time to first text and fault, by its outcome."""
+    route, outcome = record.route, record.outcome or "ok"
+    metrics.added_latency_by(route).observe(turn.own_s + record.own_s)
+    if record.first_text_at is not None:
+        metrics.first_token_by(route).observe(record.first_text_at - turn.started)
+    if outcome == "screening_failed":
+        metrics.screening_errors.labels("reply").inc()
+    elif outcome.startswith("upstream"):
+        metrics.upstream_errors_by(record.fault or outcome).inc()
+    elif outcome == "client_gone":
+        metrics.client_disconnects.inc()
+
+
+async def _whole_reply(request: web.Request, turn: _Turn, upstream: aiohttp.ClientResponse,
+                       headers: dict[str, str]) -> web.StreamResponse:
+    """A whole reply screened whole (through the output stage when there is one), sent as
+    JSON, or as a stream when the client asked for one and the upstream ignored it."""
+    app = request.app
+    settings, metrics, record = app[SETTINGS], app[METRICS], request[RECORD]
+    slots: list[Slot] = []
+    screen = partial(screen_completion, make_screen=turn.make_screen, kind=turn.kind,
+                     calls=turn.calls, pieces=turn.stage is not None, texts=slots)
+    try:
+        parsed = await _whole(upstream, screen, record.counts, record.route, turn.own_s,
+                              metrics, settings.limits.max_response_bytes, app[OFFLOAD],
+                              turn.json_reply)
+    except UpstreamError as exc:  # too large, broke off, timed out, not a completion
+        metrics.upstream_errors_by(exc.kind).inc()
+        raise
+    if turn.stage is not None:
+        await stage_texts(slots, turn.stage)
+    if turn.body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
+        return await direct.stream_completion(request, turn.body, parsed, turn.kind, headers)
+    return web.Response(body=orjson.dumps(parsed), status=upstream.status, headers=headers,
+                        content_type="application/json")
 
 
 async def _product_reply(stage: OutputStage, text: str, language: str) -> str:

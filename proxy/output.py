@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
 from collections.abc import Mapping
-from typing import Any
 
 import aiohttp
 import orjson
@@ -31,6 +29,7 @@ from replyguard.proxy.errors import OutputBlocked
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.judges import completion_text
 from replyguard.proxy.pipeline import Slot, Text
+from replyguard.proxy.record import RequestRecord
 
 log = logging.getLogger("replyguard.output")
 
@@ -60,12 +59,12 @@ class OutputStage:
 
     def __init__(self, session: aiohttp.ClientSession, *, guard: Guardrails | None,
                  temperature: float, base_url: str, model: str, auth: Mapping[str, str],
-                 rules: CompiledRules, internals: Action, info: dict[str, Any],
-                 counts: Counter[str], whole: bool = False) -> None:
+                 rules: CompiledRules, internals: Action, record: RequestRecord,
+                 whole: bool = False) -> None:
         self.session, self.guard, self.temperature = session, guard, temperature
         self.base_url, self.model, self.auth = base_url, model, auth
         self.rules, self.internals, self.language = rules, internals, rules.language
-        self.info, self.counts, self.whole = info, counts, whole
+        self.record, self.counts, self.whole = record, record.counts, whole
 
     async def __call__(self, released: Text) -> str:
         text = released.text
@@ -85,7 +84,7 @@ class OutputStage:
                 texts[i] = reworded
         if self.guard is not None:
             checked = await self.guard.moderate(self.session, texts, auth=self.auth,
-                                                info=self.info)
+                                                record=self.record)
             if self.whole and checked != texts:
                 raise OutputBlocked("the reply was flagged by moderation; a JSON reply cannot "
                                     "lose a part, so none of it was sent")

@@ -25,27 +25,23 @@ from replyguard.proxy.direct import SSE_HEADERS
 from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
 from replyguard.proxy.offload import Offload
 from replyguard.proxy.pipeline import Text
+from replyguard.proxy.record import RequestRecord
 from replyguard.proxy.sse import DONE, SSEDecodeError, SSEDecoder
 from replyguard.proxy.state import prepare
-from replyguard.proxy.watchdog import ShuttingDown, watchdog
+from replyguard.proxy.watchdog import ShuttingDown, Watchdog, watchdog
 
 log = logging.getLogger("replyguard.relay")
 
 
-class StreamStats:
-    """What a relay measured: seconds spent in the proxy's own work, time of the first
-    released text (perf_counter), the outcome (`ok`, `upstream_dropped`, `upstream_error`,
-    `blocked`, `screening_failed`, `client_gone`), and with an `upstream_*` outcome the
-    upstream fault's kind (`replyguard_upstream_errors_total`: `upstream_dropped`,
-    `upstream_error` for an error event, `protocol`)."""
+class WriteClock:
+    """When the relay last wrote to the client (time.monotonic) and how long it may stay
+    silent before a keep-alive comment (`streams.keepalive_s`, set by the watchdog)."""
+
+    __slots__ = ("last_write", "keepalive_s")
 
     def __init__(self) -> None:
-        self.own_s = 0.0
         self.last_write = time.monotonic()
-        self.first_text_at: float | None = None
-        self.outcome = "ok"
-        self.fault: str | None = None
-        self.keepalive_s = KEEPALIVE_S  # streams.keepalive_s, set by the watchdog
+        self.keepalive_s = KEEPALIVE_S
 
 
 KEEPALIVE = b": keep-alive\n\n"
@@ -60,7 +56,7 @@ async def relay(
     request: web.Request,
     upstream: aiohttp.ClientResponse,
     screen: StreamScreen,
-    stats: StreamStats,
+    record: RequestRecord,
     headers: dict[str, str],
     max_event_chars: int = 1 << 24,
     stage: Stage | None = None,
@@ -71,81 +67,94 @@ async def relay(
     With `stage` (the output stage: moderation, rewording), each chunk's released text goes
     through it before it is written: the checks run while the upstream keeps streaming, and
     chunks are written in their order. With `offload`, events holding a long text are
-    screened in its worker thread (`_screened`).
+    screened in its worker thread (`_screened`). The request's `record` gets the outcome,
+    the upstream fault, the proxy's own time and when the first text went out.
 
     Chunks screened before a fault are still sent, then the error event: the output does not
     depend on how the network cut the stream. Never swallows CancelledError.
     """
     response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **headers})
     await prepare(request, response)
-    watch = watchdog(request, response, upstream, stats)  # keep-alive, idle limit, shutdown
-    decoder = SSEDecoder(max_event_chars=max_event_chars)
-    out = _Out(response, screen, stats) if stage is None else \
-        _Pipelined(response, screen, stats, stage)
-    finished = False
+    clock = WriteClock()
+    watch = watchdog(request, response, upstream, clock)  # keep-alive, idle limit, shutdown
+    out = _Out(response, screen, record, clock) if stage is None else \
+        _Pipelined(response, screen, record, clock, stage)
     try:
         try:
-            async for data in upstream.content.iter_any():
-                started = time.perf_counter()
-                try:
-                    finished = await _screened(decoder.feed(data), screen, out, offload)
-                finally:
-                    stats.own_s += time.perf_counter() - started
-                await out.write()
-                if finished:
-                    break
-            if not finished:
-                finished = _handle(decoder.flush(), screen, out)
-                if not finished and screen.complete():
-                    # Every choice finished but the upstream left out `[DONE]`: end cleanly.
-                    out.extend(screen.end())
-                    out.append(DONE)
-                    finished = True
-                await out.write()
-            if not finished:
-                raise UpstreamError("the upstream closed the stream before it ended; nothing "
-                                    "unscreened was sent", code="upstream_dropped")
+            await _pump(upstream, SSEDecoder(max_event_chars=max_event_chars), screen, out,
+                        offload, record)
             await out.close()
         except _ClientGone:
             raise
-        except (TimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientConnectionError,
-                SSEDecodeError, UpstreamError) as exc:
-            error = watch.reason() or exc  # the watchdog ended it: idle upstream, shutdown
-            if not isinstance(error, ProxyError):
-                error = UpstreamError(f"the upstream stream broke off ({type(exc).__name__}); "
-                                      "nothing unscreened was sent", code="upstream_dropped")
-            stats.outcome, stats.fault = _outcome(error)
-            await out.fail(error)
-        except ChunkShapeError as exc:
-            stats.outcome, stats.fault = "upstream_error", "protocol"
-            await out.fail(UpstreamError(f"{exc}; the rest of the reply was not sent",
-                                         code="upstream_protocol"))
-        except ProxyError as exc:  # the output stage held the rest back (OutputBlocked)
-            stats.outcome = "blocked"
-            await out.fail(exc)
-        except Exception as exc:  # ScreeningError, or a fault nothing expected
-            stats.outcome = "screening_failed"
-            if isinstance(exc, ScreeningError):
-                log.error("screening failed mid-stream: %s", exc)
-            else:
-                log.exception("screening failed mid-stream")
-            await out.fail(ScreeningFailed("screening the reply failed; the rest of it was "
-                                           "not sent"))
+        except Exception as exc:
+            await out.fail(_failure(exc, watch, record))
     except _ClientGone:
-        stats.outcome = "client_gone"
+        record.outcome = "client_gone"
     except asyncio.CancelledError:
-        stats.outcome = "client_gone"
+        record.outcome = "client_gone"
         raise
     finally:
         watch.cancel()
         out.cancel()
-        if not finished:
+        if not out.ended:
             upstream.close()
     return response
 
 
+async def _pump(upstream: aiohttp.ClientResponse, decoder: SSEDecoder, screen: StreamScreen,
+                out: _Out, offload: Offload | None, record: RequestRecord) -> None:
+    """Read, screen and write the upstream's events until its `[DONE]` (`out.ended`). Raises
+    UpstreamError when the upstream closed the stream before that, or what screening or
+    reading raised."""
+    async for data in upstream.content.iter_any():
+        started = time.perf_counter()
+        try:
+            out.ended = await _screened(decoder.feed(data), screen, out, offload)
+        finally:
+            record.own_s += time.perf_counter() - started
+        await out.write()
+        if out.ended:
+            return
+    out.ended = _handle(decoder.flush(), screen, out)
+    if not out.ended and screen.complete():
+        # Every choice finished but the upstream left out `[DONE]`: end cleanly.
+        out.extend(screen.end())
+        out.append(DONE)
+        out.ended = True
+    await out.write()
+    if not out.ended:
+        raise UpstreamError("the upstream closed the stream before it ended; nothing "
+                            "unscreened was sent", code="upstream_dropped")
+
+
+def _failure(exc: Exception, watch: Watchdog, record: RequestRecord) -> ProxyError:
+    """The error a stream that failed with `exc` ends with, its outcome (and upstream fault)
+    noted in `record`; a screening fault is logged."""
+    if isinstance(exc, (TimeoutError, aiohttp.ClientPayloadError,
+                        aiohttp.ClientConnectionError, SSEDecodeError, UpstreamError)):
+        error = watch.reason() or exc  # the watchdog ended it: idle upstream, shutdown
+        if not isinstance(error, ProxyError):
+            error = UpstreamError(f"the upstream stream broke off ({type(exc).__name__}); "
+                                  "nothing unscreened was sent", code="upstream_dropped")
+        record.outcome, record.fault = _outcome(error)
+        return error
+    if isinstance(exc, ChunkShapeError):
+        record.outcome, record.fault = "upstream_error", "protocol"
+        return UpstreamError(f"{exc}; the rest of the reply was not sent",
+                             code="upstream_protocol")
+    if isinstance(exc, ProxyError):  # the output stage held the rest back (OutputBlocked)
+        record.outcome = "blocked"
+        return exc
+    record.outcome = "screening_failed"  # ScreeningError, or a fault nothing expected
+    if isinstance(exc, ScreeningError):
+        log.error("screening failed mid-stream: %s", exc)
+    else:
+        log.exception("screening failed mid-stream")
+    return ScreeningFailed("screening the reply failed; the rest of it was not sent")
+
+
 def _outcome(error: ProxyError) -> tuple[str, str | None]:
-    """A failed stream's (outcome, upstream fault kind) for the relay's StreamStats."""
+    """A failed stream's (outcome, upstream fault kind) for the request's record."""
     if isinstance(error, ShuttingDown):
         return "shutdown", None
     if error.code == "upstream_dropped":
@@ -268,9 +277,10 @@ class _Out:
     connection open through proxies and load balancers that drop idle ones."""
 
     def __init__(self, response: web.StreamResponse, screen: StreamScreen,
-                 stats: StreamStats) -> None:
-        self.response, self.screen, self.stats = response, screen, stats
+                 record: RequestRecord, clock: WriteClock) -> None:
+        self.response, self.screen, self.record, self.clock = response, screen, record, clock
         self.items: list[Item] = []
+        self.ended = False  # the upstream's stream ended (`[DONE]`): nothing more to read
 
     def append(self, item: Item) -> None:
         self.items.append(item)
@@ -281,10 +291,10 @@ class _Out:
     def _take(self) -> list[Item]:
         now = time.monotonic()
         if not self.items:
-            if now - self.stats.last_write < self.stats.keepalive_s:
+            if now - self.clock.last_write < self.clock.keepalive_s:
                 return []
             self.items.append(KEEPALIVE)
-        self.stats.last_write = now
+        self.clock.last_write = now
         items, self.items = self.items, []
         return items
 
@@ -293,8 +303,8 @@ class _Out:
         items = self._take()
         if not items:
             return
-        if self.stats.first_text_at is None and self.screen.released_any:
-            self.stats.first_text_at = time.perf_counter()
+        if self.record.first_text_at is None and self.screen.released_any:
+            self.record.first_text_at = time.perf_counter()
         await _send(self.response, b"".join(_bytes(i) for i in items))
 
     async def close(self) -> None:
@@ -317,9 +327,9 @@ class _Pipelined(_Out):
     started when the chunk was screened, so the upstream keeps streaming while sentences are
     checked and order is kept."""
 
-    def __init__(self, response: web.StreamResponse, screen: StreamScreen, stats: StreamStats,
-                 stage: Stage) -> None:
-        super().__init__(response, screen, stats)
+    def __init__(self, response: web.StreamResponse, screen: StreamScreen,
+                 record: RequestRecord, clock: WriteClock, stage: Stage) -> None:
+        super().__init__(response, screen, record, clock)
         self.stage = stage
         self.queue: asyncio.Queue[Item | asyncio.Future[bytes] | None] = asyncio.Queue()
         self.writer = asyncio.ensure_future(self._run())
@@ -344,8 +354,8 @@ class _Pipelined(_Out):
             holder[text.field] = await self.stage(text)
         if chunk.text_only and not any(holder[text.field] for holder, text in chunk.texts):
             return b""
-        if self.stats.first_text_at is None:
-            self.stats.first_text_at = time.perf_counter()
+        if self.record.first_text_at is None:
+            self.record.first_text_at = time.perf_counter()
         return _encode(chunk.body)
 
     async def _run(self) -> None:
