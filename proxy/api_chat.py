@@ -14,20 +14,26 @@ wherever text is screened: they carry the raw tokens.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
+
+import orjson
 
 from replyguard.proxy import reply_keys
 from replyguard.proxy.counts import add_counts, new_counts
+from replyguard.proxy.errors import ProxyError, UpstreamError, error_event
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import (
     CallDeltas,
     Calls,
     ChoiceReply,
+    Chunk,
     Finish,
     Item,
+    Out,
     Screen,
     Slot,
     Text,
@@ -35,8 +41,9 @@ from replyguard.proxy.pipeline import (
     joined_texts,
 )
 from replyguard.proxy.reply_keys import ChunkShapeError
+from replyguard.proxy.sse import DONE, SSEEvent
 
-__all__ = ["TEXT_FIELDS", "Chunk", "ChunkShapeError", "Kind", "Slot", "StreamScreen",
+__all__ = ["TEXT_FIELDS", "ChunkShapeError", "Kind", "StreamScreen",
            "screen_completion"]
 
 Kind = Literal["chat", "text"]
@@ -57,17 +64,6 @@ _PASSED = frozenset({"role", *_CHAT_FIELDS, "tool_calls", "function_call"})
 _ODD_CHUNK_KEYS = ("text", "message")
 _ODD_WHOLE_KEYS = ("text", "delta")
 
-
-
-@dataclass(slots=True)
-class Chunk:
-    """One chunk to send (`body`, plain JSON), with the released texts it carries (`texts`,
-    for the output stage) and whether it carries nothing but text (`text_only`: a chunk the
-    output stage empties is then not sent)."""
-
-    body: dict[str, Any]
-    texts: list[Slot] = field(default_factory=list)
-    text_only: bool = False
 
 
 def _text_value(value: object) -> str | None:
@@ -169,6 +165,43 @@ class StreamScreen:
     def released_any(self) -> bool:
         """Has any screened text been released yet?"""
         return any(state.released_any for state in self._choices.values())
+
+    def event(self, event: SSEEvent) -> tuple[list[Out], bool]:
+        """Screen one upstream SSE event: the chunks to send, and whether it was `[DONE]`
+        (then the held text of unfinished choices and `[DONE]` come too). Raises
+        UpstreamError for an error event, one that is not a JSON object, or `[DONE]` before
+        any choice; ChunkShapeError, engine ScreeningError."""
+        if event.data == "[DONE]":
+            if not self.seen_any():
+                raise UpstreamError("the upstream ended its stream without any choice",
+                                    code="upstream_protocol")
+            return [*self.end(), DONE], True
+        try:
+            chunk = orjson.loads(event.data)
+        except orjson.JSONDecodeError:
+            if event.event != "error":
+                raise UpstreamError("the upstream sent an event that is not JSON",
+                                    code="upstream_protocol") from None
+            chunk = None  # an error event in plain text: `data: overloaded`
+        if event.event == "error" or isinstance(chunk, dict) and chunk.get("error") is not None:
+            raise UpstreamError("the upstream reported an error mid-stream: "
+                                f"{_upstream_message(chunk)}", code="upstream_stream_error")
+        if not isinstance(chunk, dict):
+            raise UpstreamError("the upstream sent an event that is not a JSON object",
+                                code="upstream_protocol")
+        return list(self.feed(chunk)), False
+
+    def close(self) -> list[Out] | None:
+        """The upstream closed the stream without `[DONE]`: when every choice had finished,
+        what ends it cleanly (`[DONE]`); else None (it dropped)."""
+        if not self.complete():
+            return None
+        return [*self.end(), DONE]
+
+    def error_event(self, error: ProxyError) -> bytes:
+        """`error` as an SSE `error` event (the openai SDK raises APIError on it), then
+        `[DONE]`."""
+        return error_event(error) + DONE
 
     def feed(self, chunk: dict[str, Any]) -> list[Chunk]:
         """Screen one parsed upstream chunk; return the chunks to send on, in order."""
@@ -356,6 +389,23 @@ def _text_only(body: dict[str, Any], choice: dict[str, Any]) -> bool:
     if isinstance(delta, dict) and any(k not in TEXT_FIELDS for k in delta):
         return False
     return body.get("usage") is None
+
+
+#: An error's `type` or `code` told to the client: a word (`server_error`,
+#: `rate_limit_exceeded`); anything else (digits, spaces, signs) is left out unread.
+_ERROR_WORD = re.compile(r"[A-Za-z_]{1,64}")
+
+
+def _upstream_message(chunk: Any) -> str:
+    """What the client is told of an upstream error event: its `type` and `code` only, and
+    only when they are words. The upstream's message is model-side text that was never
+    screened, so it is not sent on; neither is a `type` or `code` that could hold a value."""
+    error = chunk.get("error") if isinstance(chunk, dict) else None
+    if not isinstance(error, dict):
+        return "no details"
+    parts = [f"{k} {error[k]}" for k in ("type", "code")
+             if isinstance(error.get(k), str) and _ERROR_WORD.fullmatch(error[k])]
+    return ", ".join(parts) or "no details"
 
 
 # ---------------------------------------------------------------- whole completions

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from replyguard.engine.json_reply import JsonReplyScreen
 from replyguard.engine.reply import Piece, ReplyScreen
 from replyguard.proxy.counts import add_counts, new_counts
+from replyguard.proxy.errors import ProxyError
 from replyguard.proxy.permissions import CallFilter, StreamCalls
+from replyguard.proxy.sse import SSEEvent
 
-__all__ = ["CallDeltas", "Calls", "ChoiceReply", "Event", "Finish", "Item", "Screen", "Slot",
-           "Text", "TextDelta", "WholeCalls", "joined_texts"]
+__all__ = ["CallDeltas", "Calls", "ChoiceReply", "Chunk", "Event", "Finish", "Item", "Out",
+           "Screen", "Slot", "StreamAdapter", "Text", "TextDelta", "WholeCalls", "joined_texts"]
 
 Screen = ReplyScreen | JsonReplyScreen
 
@@ -98,6 +100,51 @@ Item = Text | Calls | Finish
 #: Where an adapter put a released Text: the object holding its field (a delta, a message).
 Slot = tuple[dict[str, Any], Text]
 _CALL_REASONS = ("tool_calls", "function_call")
+
+
+@dataclass(slots=True)
+class Chunk:
+    """One event to send, encoded by an adapter (`body`, plain JSON, written as the `data` of
+    an SSE event named `event`), with the released texts it carries (`texts`, for the output
+    stage) and whether it carries nothing but text (`text_only`: one the output stage
+    empties is then not sent)."""
+
+    body: dict[str, Any]
+    texts: list[Slot] = field(default_factory=list)
+    text_only: bool = False
+    event: str | None = None
+
+
+#: What a stream adapter gives the relay to write: chunks, or bytes written as they are.
+Out = Chunk | bytes
+
+
+class StreamAdapter(Protocol):
+    """What the relay (proxy.relay) needs of an API's stream adapter: one per streamed
+    reply, `ChoiceReply`s inside. Chat and legacy completions: proxy.api_chat.StreamScreen.
+
+    `event(e)` screens one upstream SSE event: the items to send, and whether the stream has
+    ended (its end marker came). Raises ChunkShapeError (proxy.reply_keys) for a field of a
+    shape that cannot be screened, an
+    UpstreamError for an upstream error event, engine ScreeningError. `close()`: the
+    upstream closed its stream without the end marker: what ends it cleanly when every
+    choice had finished, else None (the stream dropped). `error_event(error)`: the API's own
+    error event, then its end. `held`: about how many characters the screens hold (a long
+    text is screened off the loop); `released_any`: whether screened text went out.
+    """
+
+    held: int
+
+    @property
+    def released_any(self) -> bool: ...
+
+    def event(self, event: SSEEvent) -> tuple[list[Out], bool]: ...
+
+    def close(self) -> list[Out] | None: ...
+
+    def error_event(self, error: ProxyError) -> bytes: ...
+
+    def counts(self) -> Counter[str]: ...
 
 
 def joined_texts(field: str, texts: Sequence[Text]) -> Text:

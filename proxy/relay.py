@@ -1,16 +1,17 @@
-"""Relaying an upstream SSE stream to the client, screened (DESIGN section 2).
+"""Relaying an upstream SSE stream to the client, screened.
 
-Bytes from the upstream go through the incremental SSE decoder, each chunk through the
-StreamScreen, and only screened chunks are written. Fail closed: if the upstream drops, sends an
-error, or screening raises, the client gets an SSE `error` event then `[DONE]`, never the held
-text. If the client goes away, the upstream response is closed at once (the call is cancelled).
+Bytes from the upstream go through the incremental SSE decoder, each event through the API's
+stream adapter (proxy.pipeline.StreamAdapter; chat: proxy.api_chat.StreamScreen), and only
+screened chunks are written. Fail closed: if the upstream drops, sends an error, or screening
+raises, the client gets the API's error event (chat: an SSE `error` event then `[DONE]`),
+never the held text. If the client goes away, the upstream response is closed at once (the
+call is cancelled).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -20,13 +21,13 @@ import orjson
 from aiohttp import web
 
 from replyguard.engine.reply import ScreeningError
-from replyguard.proxy.api_chat import Chunk, ChunkShapeError, StreamScreen
 from replyguard.proxy.direct import SSE_HEADERS
-from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
+from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError
 from replyguard.proxy.offload import Offload
-from replyguard.proxy.pipeline import Text
+from replyguard.proxy.pipeline import Chunk, Out, StreamAdapter, Text
 from replyguard.proxy.record import RequestRecord
-from replyguard.proxy.sse import DONE, SSEDecodeError, SSEDecoder
+from replyguard.proxy.reply_keys import ChunkShapeError
+from replyguard.proxy.sse import SSEDecodeError, SSEDecoder, encode_event
 from replyguard.proxy.state import prepare
 from replyguard.proxy.watchdog import ShuttingDown, Watchdog, watchdog
 
@@ -55,7 +56,7 @@ class _ClientGone(Exception):
 async def relay(
     request: web.Request,
     upstream: aiohttp.ClientResponse,
-    screen: StreamScreen,
+    screen: StreamAdapter,
     record: RequestRecord,
     headers: dict[str, str],
     max_event_chars: int = 1 << 24,
@@ -101,7 +102,7 @@ async def relay(
     return response
 
 
-async def _pump(upstream: aiohttp.ClientResponse, decoder: SSEDecoder, screen: StreamScreen,
+async def _pump(upstream: aiohttp.ClientResponse, decoder: SSEDecoder, screen: StreamAdapter,
                 out: _Out, offload: Offload | None, record: RequestRecord) -> None:
     """Read, screen and write the upstream's events until its `[DONE]` (`out.ended`). Raises
     UpstreamError when the upstream closed the stream before that, or what screening or
@@ -116,10 +117,9 @@ async def _pump(upstream: aiohttp.ClientResponse, decoder: SSEDecoder, screen: S
         if out.ended:
             return
     out.ended = _handle(decoder.flush(), screen, out)
-    if not out.ended and screen.complete():
-        # Every choice finished but the upstream left out `[DONE]`: end cleanly.
-        out.extend(screen.end())
-        out.append(DONE)
+    if not out.ended and (ending := screen.close()) is not None:
+        # Every choice finished but the upstream left out its end marker: end cleanly.
+        out.extend(ending)
         out.ended = True
     await out.write()
     if not out.ended:
@@ -162,16 +162,18 @@ def _outcome(error: ProxyError) -> tuple[str, str | None]:
     return "upstream_error", getattr(error, "kind", None)
 
 
-def _encode(chunk: dict[str, Any]) -> bytes:
-    # encode_event(orjson.dumps(chunk)), short: JSON from orjson holds no line break.
-    return b"data: " + orjson.dumps(chunk) + b"\n\n"
+def _encode(chunk: Chunk) -> bytes:
+    # encode_event(orjson.dumps(body), event), short: JSON from orjson holds no line break.
+    if chunk.event is None:
+        return b"data: " + orjson.dumps(chunk.body) + b"\n\n"
+    return encode_event(orjson.dumps(chunk.body), chunk.event)
 
 
-async def _screened(events: list[Any], screen: StreamScreen, out: _Out,
+async def _screened(events: list[Any], screen: StreamAdapter, out: _Out,
                     offload: Offload | None) -> bool:
     """`_handle`, a batch of events at a time (`_batches`), the loop running other clients'
     work between two batches once `_SLICE_S` has passed (a network read can hold thousands
-    of small events). A batch whose events, with what the screens hold (`StreamScreen.held`:
+    of small events). A batch whose events, with what the screens hold (`StreamAdapter.held`:
     a JSON reply held whole, choices' tails a finish releases), come to a long text is
     screened in `offload`'s worker thread, its chunks handed to `out` back on the loop."""
     threshold = offload.threshold if offload is not None else 1 << 62
@@ -218,54 +220,18 @@ def _batches(events: list[Any], threshold: int) -> list[tuple[list[Any], int]]:
     return out
 
 
-def _handle(events: list[Any], screen: StreamScreen, out: _Out | list[Item]) -> bool:
-    """Screen a batch of decoded events, appending the chunks to send to `out` as each event
-    is screened; returns whether `[DONE]` came. Raises UpstreamError, ScreeningError."""
+def _handle(events: list[Any], screen: StreamAdapter, out: _Out | list[Item]) -> bool:
+    """Screen a batch of decoded events, appending what to send to `out` as each event is
+    screened; returns whether the stream's end came. Raises what the adapter raises."""
     for event in events:
-        if event.data == "[DONE]":
-            if not screen.seen_any():
-                raise UpstreamError("the upstream ended its stream without any choice",
-                                    code="upstream_protocol")
-            out.extend(screen.end())
-            out.append(DONE)
+        items, ended = screen.event(event)
+        out.extend(items)
+        if ended:
             return True
-        try:
-            chunk = orjson.loads(event.data)
-        except orjson.JSONDecodeError:
-            if event.event == "error":  # an error event in plain text: `data: overloaded`
-                chunk = None
-            else:
-                raise UpstreamError("the upstream sent an event that is not JSON",
-                                    code="upstream_protocol") from None
-        if event.event == "error" or isinstance(chunk, dict) and chunk.get("error") is not None:
-            message = _upstream_message(chunk)
-            raise UpstreamError(f"the upstream reported an error mid-stream: {message}",
-                                code="upstream_stream_error")
-        if not isinstance(chunk, dict):
-            raise UpstreamError("the upstream sent an event that is not a JSON object",
-                                code="upstream_protocol")
-        out.extend(screen.feed(chunk))
     return False
 
 
-#: An error's `type` or `code` told to the client: a word (`server_error`,
-#: `rate_limit_exceeded`); anything else (digits, spaces, signs) is left out unread.
-_ERROR_WORD = re.compile(r"[A-Za-z_]{1,64}")
-
-
-def _upstream_message(chunk: Any) -> str:
-    """What the client is told of an upstream error event: its `type` and `code` only, and
-    only when they are words. The upstream's message is model-side text that was never
-    screened, so it is not sent on; neither is a `type` or `code` that could hold a value."""
-    error = chunk.get("error") if isinstance(chunk, dict) else None
-    if not isinstance(error, dict):
-        return "no details"
-    parts = [f"{k} {error[k]}" for k in ("type", "code")
-             if isinstance(error.get(k), str) and _ERROR_WORD.fullmatch(error[k])]
-    return ", ".join(parts) or "no details"
-
-
-Item = bytes | Chunk
+Item = Out
 #: The output stage (proxy/output.py): released text in, the text that may be sent out.
 Stage = Callable[[Text], Awaitable[str]]
 
@@ -276,7 +242,7 @@ class _Out:
     back (a long sentence) and nothing was written for `streams.keepalive_s` keep the
     connection open through proxies and load balancers that drop idle ones."""
 
-    def __init__(self, response: web.StreamResponse, screen: StreamScreen,
+    def __init__(self, response: web.StreamResponse, screen: StreamAdapter,
                  record: RequestRecord, clock: WriteClock) -> None:
         self.response, self.screen, self.record, self.clock = response, screen, record, clock
         self.items: list[Item] = []
@@ -314,7 +280,7 @@ class _Out:
 
     async def fail(self, error: ProxyError) -> None:
         """Send what was screened before the fault, the error event and `[DONE]`; end."""
-        self.items.append(error_event(error) + DONE)
+        self.items.append(self.screen.error_event(error))
         await self.close()
 
     def cancel(self) -> None:
@@ -327,7 +293,7 @@ class _Pipelined(_Out):
     started when the chunk was screened, so the upstream keeps streaming while sentences are
     checked and order is kept."""
 
-    def __init__(self, response: web.StreamResponse, screen: StreamScreen,
+    def __init__(self, response: web.StreamResponse, screen: StreamAdapter,
                  record: RequestRecord, clock: WriteClock, stage: Stage) -> None:
         super().__init__(response, screen, record, clock)
         self.stage = stage
@@ -356,7 +322,7 @@ class _Pipelined(_Out):
             return b""
         if self.record.first_text_at is None:
             self.record.first_text_at = time.perf_counter()
-        return _encode(chunk.body)
+        return _encode(chunk)
 
     async def _run(self) -> None:
         while (item := await self.queue.get()) is not None:
@@ -371,7 +337,7 @@ class _Pipelined(_Out):
         await _end(self.response)
 
     async def fail(self, error: ProxyError) -> None:
-        event = error_event(error) + DONE
+        event = self.screen.error_event(error)
         if not self.writer.done():  # queue the error after what is pending, then wait
             self.items.append(event)
             for item in self._take():
@@ -402,7 +368,7 @@ class _Pipelined(_Out):
 
 
 def _bytes(item: Item) -> bytes:
-    return item if isinstance(item, bytes) else _encode(item.body)
+    return item if isinstance(item, bytes) else _encode(item)
 
 
 async def _send(response: web.StreamResponse, data: bytes) -> None:
