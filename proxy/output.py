@@ -14,15 +14,8 @@ from collections.abc import Mapping
 import aiohttp
 import orjson
 
-from replyguard.engine.context import compact
-from replyguard.engine.find import find
-from replyguard.engine.reply import Piece, ReplyScreen
-from replyguard.engine.rewording import (
-    TEMPERATURE_KEPT,
-    TEMPERATURE_VARIED,
-    locked_words,
-    rewording_kept,
-)
+from replyguard.engine.reply import Piece
+from replyguard.engine.rewording import TEMPERATURE_KEPT, TEMPERATURE_VARIED, rewording_accepted
 from replyguard.engine.rules import Action, CompiledRules
 from replyguard.engine.segment import split_sentences
 from replyguard.proxy.errors import OutputBlocked
@@ -103,26 +96,12 @@ class OutputStage:
             log.warning("rewording a product sentence failed (%s); the template is sent",
                         type(exc).__name__)
             reworded = None
-        locked = locked_words(core, (), self.language)
-        if reworded is None or rewording_kept(core, reworded, locked, self.language) or (
-                not self._passes(core, reworded)):
+        if reworded is None or not rewording_accepted(core, reworded, self.rules,
+                                                      self.internals):
             self.counts[TEMPERATURE_KEPT] += 1
             return sentence
         self.counts[TEMPERATURE_VARIED] += 1
         return lead + reworded + trail
-
-    def _passes(self, template: str, reworded: str) -> bool:
-        """Would the rewording pass the reply screen unchanged, stating no value (personal
-        data, secret, email, ...) the template does not? A model wrote it: it gets the same
-        per-sentence checks as the model's own sentences (personal data, `never_say`,
-        `offers`, internals)."""
-        detectors = self.rules.detectors
-        said = {compact(template[f.start : f.end]) for f in find(template, detectors)}
-        if any(compact(reworded[f.start : f.end]) not in said
-               for f in find(reworded, detectors)):
-            return False
-        screen = ReplyScreen(self.rules, additions=False, internals=self.internals)
-        return screen.screen_sentence(reworded) == reworded and not screen.counts
 
     async def _ask(self, sentence: str) -> str:
         payload = {"model": self.model, "temperature": self.temperature, "max_tokens": 200,
