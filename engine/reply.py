@@ -167,10 +167,6 @@ class ReplyScreen:
         self._unreleased = 0  # characters the segmenter holds (a forced split at `_max`)
         self._max = max_chars
 
-    def _no_cut(self, text: str) -> list[tuple[int, int]]:
-        """Where a forced split must not fall (`_unsplittable` with this screen's rules)."""
-        return _unsplittable(self.rules, text)
-
     def feed(self, delta: str) -> str:
         """Take the next piece of the reply; return what is now screened and releasable."""
         try:
