@@ -38,7 +38,7 @@ from replyguard.proxy.pipeline import (
     Slot,
     Text,
     WholeCalls,
-    joined_texts,
+    joined,
 )
 from replyguard.proxy.reply_keys import ChunkShapeError
 from replyguard.proxy.sse import DONE, SSEEvent
@@ -80,7 +80,9 @@ def _text_value(value: object) -> str | None:
 def _field_text(holder: dict[str, Any], name: str, given: Any) -> str:
     """The text of field `name` (`given`, present): "" for parts holding no text (then never
     passed on as sent). Raises ChunkShapeError for a value that is not text."""
-    value = given if isinstance(given, str) else _text_value(given)
+    if type(given) is str:
+        return given
+    value = _text_value(given)
     if value is None:
         raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
     if not value and isinstance(given, list):
@@ -250,7 +252,7 @@ class StreamScreen:
                 return []  # nothing left to send: no text released, no other field
             return [self._wrap(frame.new, texts)]
         self.held = max(0, self.held - state.held)
-        return self._finished(index, frame, state.finish(finish))
+        return self._finished(index, frame, state.finish(finish), texts)
 
     def _hold_calls(self, state: ChoiceReply, target: dict[str, Any]) -> bool:
         """With a tool refused, the call deltas are taken out of `target` and held to the
@@ -283,24 +285,24 @@ class StreamScreen:
             texts.append((frame.target, text))
         return not text.text
 
-    def _finished(self, index: int, frame: _Frame, items: list[Item]) -> list[Chunk]:
-        """A finishing choice: the held calls, the released text (this chunk's, the tails and
-        added sentences) in a chunk of its own, then the finish chunk."""
+    def _finished(self, index: int, frame: _Frame, items: list[Item],
+                  texts: list[Slot]) -> list[Chunk]:
+        """A finishing choice: the held calls, the released text (this chunk's own `texts`,
+        the tails and added sentences) in a chunk of its own, then the finish chunk."""
         out = []
-        tails: dict[str, list[Text]] = {}
+        own = {text.field: text for _, text in texts}
+        released = []
         for item in items:
-            if isinstance(item, Calls):
+            if isinstance(item, Text):
+                head = own.pop(item.field, None)
+                text = item if head is None else joined(head, item)
+                if text.text:
+                    released.append(text)
+            elif isinstance(item, Calls):
                 out.append(self._calls_chunk(index, item))
-            elif isinstance(item, Text):
-                tails[item.field] = [item]
-            elif isinstance(item, Finish) and item.reason != frame.new.get("finish_reason"):
+            elif item.reason != frame.new.get("finish_reason"):
                 frame.new["finish_reason"] = item.reason
-        target = frame.target
-        for name in self._fields:
-            value = target.get(name)
-            if isinstance(value, str) and value:
-                tails.setdefault(name, []).insert(0, Text(name, value))
-        released = [t for t in (joined_texts(name, ts) for name, ts in tails.items()) if t.text]
+        released.extend(own.values())
         self._take_texts(frame.target)
         if released:
             out.append(self._tail_chunk(index, released))
@@ -375,7 +377,7 @@ class StreamScreen:
         """The counts of every choice's screens so far, and of the refused calls."""
         total = new_counts()
         for state in self._choices.values():
-            add_counts(total, state.counts())
+            state.add_counts_to(total)
         if self._calls is not None:
             add_counts(total, self._calls.counts)
         return total
@@ -443,7 +445,8 @@ def screen_completion(
             continue
         state = ChoiceReply(make_screen, calls if kind == "chat" else None, pieces)
         _screen_whole(state, choice, holder, kind, texts)
-        add_counts(total, state.counts())
+        for screen in state.screens.values():
+            add_counts(total, screen.counts)
     if calls is not None:
         add_counts(total, calls.counts)
     return total
@@ -478,24 +481,27 @@ def _screen_whole(state: ChoiceReply, choice: dict[str, Any], holder: dict[str, 
                   kind: Kind, texts: list[Slot] | None) -> None:
     """One whole choice through `state`: each text field as one delta, the calls, the finish;
     the results put back in `holder` (and `choice`'s finish reason)."""
-    released: dict[str, list[Text]] = {}
+    released: dict[str, Text] = {}
     for name in _TEXT_FIELDS if kind == "text" else _CHAT_FIELDS:
         given = holder.get(name)
-        if given is not None and (value := _field_text(holder, name, given)):
-            released[name] = [state.text(name, value)]
-    if kind == "chat":
+        if given is None:
+            continue
+        value = given if type(given) is str else _field_text(holder, name, given)
+        if value:
+            released[name] = state.text(name, value)
+    if kind == "chat" and ("tool_calls" in holder or "function_call" in holder):
         tool_calls, function_call = holder.get("tool_calls"), holder.get("function_call")
         given_calls = WholeCalls(tool_calls if isinstance(tool_calls, list) else None,
                                  function_call if isinstance(function_call, dict) else None)
-        kept = state.whole_calls(given_calls)
-        _put_calls(holder, given_calls, kept)
-    for item in state.finish(choice.get("finish_reason")):
+        _put_calls(holder, given_calls, state.whole_calls(given_calls))
+    reason = choice.get("finish_reason")
+    for item in state.finish(reason):
         if isinstance(item, Text):
-            released.setdefault(item.field, []).append(item)
-        elif isinstance(item, Finish) and item.reason != choice.get("finish_reason"):
+            head = released.get(item.field)
+            released[item.field] = item if head is None else joined(head, item)
+        elif isinstance(item, Finish) and item.reason != reason:
             choice["finish_reason"] = item.reason
-    for name, parts in released.items():
-        text = joined_texts(name, parts)
+    for name, text in released.items():
         holder[name] = text.text
         if texts is not None and text.text:
             texts.append((holder, text))

@@ -18,6 +18,7 @@ import aiohttp
 import orjson
 from aiohttp import web
 
+from replyguard.config.settings import Settings
 from replyguard.engine.context import TurnContext, content_text
 from replyguard.engine.json_reply import JsonReplyScreen
 from replyguard.engine.reply import Piece, ReplyScreen, ScreeningError
@@ -120,6 +121,9 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
 class _Turn:
     """A request screened and ready to forward: what the reply is screened with."""
 
+    settings: Settings
+    metrics: Metrics
+    record: RequestRecord
     kind: Kind
     body: dict[str, Any]
     forward: dict[str, Any]
@@ -135,43 +139,47 @@ class _Turn:
 async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamResponse:
     """Read and screen the request; the turn to forward, or the answer given directly."""
     app = request.app
-    settings, record = app[SETTINGS], request[RECORD]
+    settings, metrics, record = app[SETTINGS], app[METRICS], request[RECORD]
     started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
     check_output_kinds(body)
     tools, refusing = compiled_tools(request, rules.language)
     tools = tools if kind == "chat" else None
-    verdict, fields = await _verdict(request, kind, body, rules, tools)
+    verdict, fields = await _verdict(request, metrics, kind, body, rules, tools)
     add_counts(record.counts, verdict.counts)
     record.verdict = verdict.kind
     json_reply = kind == "chat" and _json_reply(body)
-    stage = _output_stage(request, body, rules, json_reply)
+    guard = app[GUARDRAILS]
+    stage = _output_stage(request, body, rules, json_reply) \
+        if guard.output or settings.reply_temperature > 0 else None
     if verdict.kind != "forward":
         assert verdict.reply is not None
         reply = verdict.reply
         if verdict.kind == "withhold" and settings.reply_temperature > 0 and stage is not None:
             reply = await _product_reply(stage, reply, rules.language)
         return await direct.answer(request, body, reply, kind)
-    checked = time.perf_counter()
-    blocked = await _input_guardrails(request, kind, body, verdict, rules, stage)
-    if blocked is not None:
-        return blocked
-    waited = time.perf_counter() - checked if app[GUARDRAILS].input else 0.0
-    return _Turn(kind, body, _forward_body(kind, body, fields, verdict, tools), rules,
-                 _screen_maker(request, kind, verdict, rules, tools, json_reply),
+    waited = 0.0
+    if guard.input:
+        checked = time.perf_counter()
+        blocked = await _input_guardrails(request, kind, body, verdict, rules, stage)
+        if blocked is not None:
+            return blocked
+        waited = time.perf_counter() - checked
+    return _Turn(settings, metrics, record, kind, body,
+                 _forward_body(kind, body, fields, verdict, tools), rules,
+                 _screen_maker(settings, kind, verdict, rules, tools, json_reply),
                  CallFilter(tools) if tools is not None and refusing else None, stage,
                  json_reply, started, time.perf_counter() - started - waited)
 
 
-async def _verdict(request: web.Request, kind: Kind, body: dict[str, Any],
+async def _verdict(request: web.Request, metrics: Metrics, kind: Kind, body: dict[str, Any],
                    rules: CompiledRules, tools: CompiledTools | None
                    ) -> tuple[RequestVerdict, dict[str, Any]]:
     """The request screened (in the offload's worker for a long one): the verdict and the
     fields to forward in place of the client's. Fail closed: a fault is a 500 and nothing
     is sent upstream."""
     app = request.app
-    metrics = app[METRICS]
     # The screen cache's hits and misses made by this request's screen (it runs on the event
     # loop, the cache's only user, so the difference is this request's own).
     cache = app[SCREEN_CACHE]
@@ -192,12 +200,10 @@ async def _verdict(request: web.Request, kind: Kind, body: dict[str, Any],
 
 
 def _output_stage(request: web.Request, body: dict[str, Any], rules: CompiledRules,
-                  json_reply: bool) -> OutputStage | None:
-    """The output stage (moderation, rewording), None when neither is on."""
+                  json_reply: bool) -> OutputStage:
+    """The output stage (moderation, rewording; one of them is on)."""
     app = request.app
     settings, guard = app[SETTINGS], app[GUARDRAILS]
-    if not (guard.output or settings.reply_temperature > 0):
-        return None
     return OutputStage(
         app[SESSION], guard=guard if guard.output else None,
         temperature=settings.reply_temperature, base_url=settings.upstream.base_url,
@@ -209,11 +215,10 @@ def _output_stage(request: web.Request, body: dict[str, Any], rules: CompiledRul
 async def _input_guardrails(request: web.Request, kind: Kind, body: dict[str, Any],
                             verdict: RequestVerdict, rules: CompiledRules,
                             stage: OutputStage | None) -> web.StreamResponse | None:
-    """The input guardrails on the screened turn: the answer to a blocked one, else None."""
+    """The input guardrails (on) on the screened turn: the answer to a blocked one, else
+    None."""
     app = request.app
     settings, guard, record = app[SETTINGS], app[GUARDRAILS], request[RECORD]
-    if not guard.input:
-        return None
     check, how = await guard.check_turn(app[SESSION], _turn_text(verdict, kind),
                                         str(body.get("model") or ""),
                                         upstream_headers(request, settings),
@@ -239,11 +244,10 @@ def _forward_body(kind: Kind, body: dict[str, Any], fields: dict[str, Any],
     return {**body, **fields, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
 
 
-def _screen_maker(request: web.Request, kind: Kind, verdict: RequestVerdict,
+def _screen_maker(settings: Settings, kind: Kind, verdict: RequestVerdict,
                   rules: CompiledRules, tools: CompiledTools | None,
                   json_reply: bool) -> Callable[[], Screen]:
     """What makes a fresh reply screen for each text field of each choice."""
-    settings = request.app[SETTINGS]
     screen_class = JsonReplyScreen if json_reply else ReplyScreen
     internals: Action = settings.replies.internals  # type: ignore[assignment]
     context = verdict.context if kind == "chat" else TurnContext()
@@ -255,22 +259,28 @@ def _screen_maker(request: web.Request, kind: Kind, verdict: RequestVerdict,
 
 
 async def _forward(request: web.Request, turn: _Turn) -> web.StreamResponse:
-    """Send the turn upstream and its reply back, screened. An upstream that does not answer
-    (refused, unreachable, timed out, broke off) is counted and answered as its fault."""
-    app = request.app
-    settings, metrics, record = app[SETTINGS], app[METRICS], request[RECORD]
+    """Send the turn upstream and its answer back, screened: an error status as the client's
+    error, a stream relayed, a whole completion screened whole. An upstream that does not
+    answer (refused, unreachable, timed out, broke off) is counted and answered as its
+    fault."""
+    settings, metrics, record = turn.settings, turn.metrics, turn.record
     url = (f"{settings.upstream.base_url}/"
            f"{'chat/completions' if turn.kind == 'chat' else 'completions'}")
     started = time.perf_counter()
     answered = False
     try:
-        async with app[SESSION].post(url, data=orjson.dumps(turn.forward),
-                                     allow_redirects=False,
-                                     headers=upstream_headers(request, settings)) as upstream:
+        async with request.app[SESSION].post(url, data=orjson.dumps(turn.forward),
+                                             allow_redirects=False,
+                                             headers=upstream_headers(request, settings)
+                                             ) as upstream:
             answered = True
             metrics.upstream_latency_by(record.route).observe(time.perf_counter() - started)
             try:
-                return await _reply(request, turn, upstream)
+                if upstream.status >= 400:
+                    return await _refused(turn, upstream)
+                if upstream.content_type == "text/event-stream":
+                    return await _relay(request, turn, upstream)
+                return await _whole_reply(request, turn, upstream)
             finally:
                 if record.guardrail_output:
                     metrics.guardrail_output_flagged.inc()
@@ -282,38 +292,30 @@ async def _forward(request: web.Request, turn: _Turn) -> web.StreamResponse:
         raise failed from None
 
 
-async def _reply(request: web.Request, turn: _Turn,
+async def _refused(turn: _Turn, upstream: aiohttp.ClientResponse) -> web.Response:
+    """An upstream error status, counted, as the client's error (its text masked)."""
+    turn.metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
+    rules, headers = turn.rules, returned_headers(upstream)
+    error = await error_from_status(upstream, turn.settings.upstream.base_url,
+                                    lambda text: screen_text(text, rules, "tool").text)
+    if isinstance(error, bytes):
+        return web.Response(body=error, status=upstream.status, headers=headers,
+                            content_type="application/json")
+    return error_response(error, headers)
+
+
+async def _relay(request: web.Request, turn: _Turn,
                  upstream: aiohttp.ClientResponse) -> web.StreamResponse:
-    """The upstream's answer, screened: an error status as the client's error, a stream
-    relayed, a whole completion screened whole."""
-    settings, metrics = request.app[SETTINGS], request.app[METRICS]
-    headers = returned_headers(upstream)
-    if upstream.status >= 400:
-        metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
-        rules = turn.rules
-        error = await error_from_status(upstream, settings.upstream.base_url,
-                                        lambda text: screen_text(text, rules, "tool").text)
-        if isinstance(error, bytes):
-            return web.Response(body=error, status=upstream.status, headers=headers,
-                                content_type="application/json")
-        return error_response(error, headers)
-    if upstream.content_type == "text/event-stream":
-        return await _relay(request, turn, upstream, headers)
-    return await _whole_reply(request, turn, upstream, headers)
-
-
-async def _relay(request: web.Request, turn: _Turn, upstream: aiohttp.ClientResponse,
-                 headers: dict[str, str]) -> web.StreamResponse:
     """A streamed reply relayed through the chat adapter's StreamScreen; its outcome, time
     and counts go in the request's record and metrics."""
-    app = request.app
-    settings, metrics, record = app[SETTINGS], app[METRICS], request[RECORD]
+    settings, metrics, record = turn.settings, turn.metrics, turn.record
     screen = StreamScreen(turn.make_screen, turn.kind, turn.calls, pieces=turn.stage is not None)
     metrics.active_streams.inc()
     record.outcome = "ok"
     try:
-        return await relay(request, upstream, screen, record, headers,
-                           settings.limits.max_response_bytes, turn.stage, app[OFFLOAD])
+        return await relay(request, upstream, screen, record, returned_headers(upstream),
+                           settings.limits.max_response_bytes, turn.stage,
+                           request.app[OFFLOAD])
     finally:
         metrics.active_streams.dec()
         add_counts(record.counts, screen.counts())
@@ -334,19 +336,20 @@ def _stream_metrics(metrics: Metrics, record: RequestRecord, turn: _Turn) -> Non
         metrics.client_disconnects.inc()
 
 
-async def _whole_reply(request: web.Request, turn: _Turn, upstream: aiohttp.ClientResponse,
-                       headers: dict[str, str]) -> web.StreamResponse:
+async def _whole_reply(request: web.Request, turn: _Turn,
+                       upstream: aiohttp.ClientResponse) -> web.StreamResponse:
     """A whole reply screened whole (through the output stage when there is one), sent as
     JSON, or as a stream when the client asked for one and the upstream ignored it."""
-    app = request.app
-    settings, metrics, record = app[SETTINGS], app[METRICS], request[RECORD]
+    settings, metrics, record = turn.settings, turn.metrics, turn.record
+    headers = returned_headers(upstream)
     slots: list[Slot] = []
     screen = partial(screen_completion, make_screen=turn.make_screen, kind=turn.kind,
-                     calls=turn.calls, pieces=turn.stage is not None, texts=slots)
+                     calls=turn.calls, pieces=turn.stage is not None,
+                     texts=slots if turn.stage is not None else None)
     try:
         parsed = await _whole(upstream, screen, record.counts, record.route, turn.own_s,
-                              metrics, settings.limits.max_response_bytes, app[OFFLOAD],
-                              turn.json_reply)
+                              metrics, settings.limits.max_response_bytes,
+                              request.app[OFFLOAD], turn.json_reply)
     except UpstreamError as exc:  # too large, broke off, timed out, not a completion
         metrics.upstream_errors_by(exc.kind).inc()
         raise

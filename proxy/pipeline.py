@@ -23,14 +23,17 @@ from replyguard.proxy.permissions import CallFilter, StreamCalls
 from replyguard.proxy.sse import SSEEvent
 
 __all__ = ["CallDeltas", "Calls", "ChoiceReply", "Chunk", "Event", "Finish", "Item", "Out",
-           "Screen", "Slot", "StreamAdapter", "Text", "TextDelta", "WholeCalls", "joined_texts"]
+           "Screen", "Slot", "StreamAdapter", "Text", "TextDelta", "WholeCalls", "joined",
+           "joined_texts"]
 
 Screen = ReplyScreen | JsonReplyScreen
 
 
 # ---------------------------------------------------------------- events in (from an adapter)
+# (Events and items are plain slotted dataclasses, not frozen ones, and are never changed
+# once made: a frozen one's `__init__` costs several times more, on every delta.)
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextDelta:
     """The next piece of a text field (`content`, `refusal`, `reasoning`, `text`, ...) of a
     choice, as the model wrote it."""
@@ -39,7 +42,7 @@ class TextDelta:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallDeltas:
     """Streamed tool-call deltas of a choice (`tool_calls` items, or a legacy
     `function_call`): held until the choice finishes, then judged whole."""
@@ -48,7 +51,7 @@ class CallDeltas:
     function_call: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WholeCalls:
     """A whole message's tool calls (not streamed), judged at once."""
 
@@ -56,7 +59,7 @@ class WholeCalls:
     function_call: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Finish:
     """The end of a choice, with the upstream's reason (`stop`, `length`, `tool_calls`, ...);
     out of `ChoiceReply`, the reason the client is told (a refused call's `tool_calls`
@@ -70,7 +73,7 @@ Event = TextDelta | CallDeltas | WholeCalls | Finish
 
 # ---------------------------------------------------------------- items out (to an adapter)
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Text:
     """Screened text of a field released to the client. `pieces`: its sentences (who wrote
     each: the model or the product), when the output stage needs them; else None."""
@@ -86,7 +89,7 @@ class Text:
         return (Piece(self.text, False),) if self.text else ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Calls:
     """Tool calls released: streamed calls held to the finish, or a whole message's kept
     calls. `tool_calls` / `function_call`: None when there are none (or none is left)."""
@@ -145,6 +148,17 @@ class StreamAdapter(Protocol):
     def error_event(self, error: ProxyError) -> bytes: ...
 
     def counts(self) -> Counter[str]: ...
+
+
+def joined(first: Text, then: Text) -> Text:
+    """Two texts of one field one after the other, as one Text (their pieces kept)."""
+    if not then.text:
+        return first
+    if not first.text:
+        return then
+    if first.pieces is None and then.pieces is None:
+        return Text(first.field, first.text + then.text)
+    return Text(first.field, first.text + then.text, first.sentences() + then.sentences())
 
 
 def joined_texts(field: str, texts: Sequence[Text]) -> Text:
@@ -206,9 +220,19 @@ class ChoiceReply:
         screen = self.screens.get(field)
         if screen is None:
             screen = self.screens[field] = self._make()
-        released = self._release(field, screen, value)
-        self.held += len(value) - len(released.text)
-        return released
+        # (`_release`, inlined: this runs on every delta.)
+        if self._pieces and isinstance(screen, ReplyScreen):
+            pieces = tuple(screen.feed_pieces(value))
+            out = Text(field, "".join([p.text for p in pieces]), pieces)
+        else:
+            out = Text(field, screen.feed(value))
+        released = out.text
+        if released:
+            self.released_any = True
+            if field == "content":
+                self._ends_word = not released[-1].isspace()
+        self.held += len(value) - len(released)
+        return out
 
     def call_deltas(self, event: CallDeltas) -> None:
         """Hold streamed call deltas (nothing is sent before the finish); with no refused
@@ -247,13 +271,10 @@ class ChoiceReply:
         if self.finished:
             return [Finish(reason)]
         out = self._close()
-        tails = {item.field: item for item in out if isinstance(item, Text)}
         if self._refused:
-            tails["content"] = self._said(tails.get("content"))
-            if reason in _CALL_REASONS and not self._kept:
-                reason = "stop"
-        return [*(item for item in out if isinstance(item, Calls)), *tails.values(),
-                Finish(reason)]
+            reason = self._refusals(out, reason)
+        out.append(Finish(reason))
+        return out
 
     def end(self) -> list[Item]:
         """The upstream ended without finishing the choice: the held calls and every field's
@@ -270,23 +291,43 @@ class ChoiceReply:
             self._refused += self.calls.refused
             self._kept = self._kept or self.calls.kept
         self.held = 0
-        out.extend(self._release(field, screen, None) for field, screen in self.screens.items())
+        for field_name, screen in self.screens.items():
+            out.append(self._tail(field_name, screen))
         return out
+
+    def _refusals(self, out: list[Item], reason: str | None) -> str | None:
+        """Put the sentence saying the refused calls cannot be done after the `content` tail
+        in `out`; the finish reason to send (`stop` when no call is left)."""
+        at = next((i for i, item in enumerate(out)
+                   if isinstance(item, Text) and item.field == "content"), None)
+        tail = out[at] if at is not None else None
+        said = self._said(tail if isinstance(tail, Text) else None)
+        if at is None:
+            out.append(said)
+        else:
+            out[at] = said
+        if reason in _CALL_REASONS and not self._kept:
+            return "stop"
+        return reason
 
     def counts(self) -> Counter[str]:
         """The counts of this choice's screens so far (the calls are counted by the filter)."""
         total = new_counts()
-        for screen in self.screens.values():
-            add_counts(total, screen.counts)
+        self.add_counts_to(total)
         return total
 
-    def _release(self, field: str, screen: Screen, value: str | None) -> Text:
-        """Feed `value` to `screen` (None: finish it), giving the released Text."""
+    def add_counts_to(self, total: Counter[str]) -> None:
+        """Add the counts of this choice's screens so far to `total`."""
+        for screen in self.screens.values():
+            add_counts(total, screen.counts)
+
+    def _tail(self, field: str, screen: Screen) -> Text:
+        """Finish `screen`, giving the released Text (its tail and added sentences)."""
         if self._pieces and isinstance(screen, ReplyScreen):
-            pieces = tuple(screen.finish_pieces() if value is None else screen.feed_pieces(value))
-            out = Text(field, "".join(p.text for p in pieces), pieces)
+            pieces = tuple(screen.finish_pieces())
+            out = Text(field, "".join([p.text for p in pieces]), pieces)
         else:
-            out = Text(field, screen.finish() if value is None else screen.feed(value))
+            out = Text(field, screen.finish())
         if out.text:
             self.released_any = True
             if field == "content":
