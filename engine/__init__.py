@@ -38,6 +38,7 @@ from replyguard.engine.injection import (
 )
 from replyguard.engine.internals import REPLY_RULES, ReplyRule
 from replyguard.engine.json_reply import JsonReplyScreen
+from replyguard.engine.prompts import screen_prompts
 from replyguard.engine.reply import Piece, ReplyScreen, ScreeningError, screen_reply
 from replyguard.engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
 from replyguard.engine.request_fields import screen_fields
@@ -45,7 +46,9 @@ from replyguard.engine.rewording import (
     TEMPERATURE_KEPT,
     TEMPERATURE_VARIED,
     locked_words,
+    rewording_accepted,
     rewording_kept,
+    rewording_passes,
 )
 from replyguard.engine.rules import (
     ACTIONS,
@@ -133,8 +136,11 @@ __all__ = [
     "locked_words",
     "normalize_injection_text",
     "read_context",
+    "rewording_accepted",
     "rewording_kept",
+    "rewording_passes",
     "screen_fields",
+    "screen_prompts",
     "screen_reply",
     "screen_request",
     "screen_text",

@@ -421,26 +421,35 @@ def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool, shown
         kind = match.lastgroup
         if kind is None:  # a script edge (after the character matched): a space where none was
             edits.append((end, end, " "))
-        elif kind == "gap":
+        elif kind in ("gap", "opener"):
             if not typed and not _markup_as_typed(text, one, start, end):
                 continue  # (`＜ｂ＞`: brackets typed full-width are no tag)
-            written = _gap(match.group(), start, end, one, join, shown)
+            written = " " if kind == "opener" else _gap(match.group(), start, end, one, join,
+                                                        shown)
             if written is not None:
                 edits.append((start, end, written))
-                joined = joined or (join and (written == "" or written == " " and (
-                    _numbers_on_both_sides(one, start, end))))
-        elif kind == "opener":
-            if typed or _markup_as_typed(text, one, start, end):
-                edits.append((start, end, " "))
-        elif kind == "marks" and _at_edge(one, start, end):
-            edits.append((start, end, ""))
-        elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
-            edits.append((start, end, ""))
-        elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
-            edits.append((start, end, _unicode_escape(match.group())))
-        elif kind == "ref" and text[start] == "&":
-            edits.extend(_reference(match.group(), start, end))
+                joined = joined or (kind == "gap" and join and _joins(written, one, start, end))
+        else:
+            edits.extend(_edit(kind, match.group(), text, one, start, end))
     return edits, joined
+
+
+def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
+          ) -> Iterator[Edit]:
+    """The edit of a run of marks, an escape or a reference (`_EDIT`), if any."""
+    if kind == "marks" and _at_edge(one, start, end):
+        yield start, end, ""
+    elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
+        yield start, end, ""
+    elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
+        yield start, end, _unicode_escape(written)
+    elif kind == "ref" and text[start] == "&":
+        yield from _reference(written, start, end)
+
+
+def _joins(written: str, one: str, start: int, end: int) -> bool:
+    """Does a gap read as `written` join two numbers or a value wrapped after its hyphen?"""
+    return written == "" or (written == " " and _numbers_on_both_sides(one, start, end))
 
 
 def _markup_as_typed(text: str, one: str, start: int, end: int) -> bool:

@@ -315,7 +315,7 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     Cost is linear in `len(text)`: each detector's regex runs only in the windows where it
     may match (`Detector.reach`, `min_digits`), found by cheap scans, or over the whole
     text when one of its keywords occurs. The result is what one `finditer` of each regex
-    over the whole view, then validation and `_settle`, would give.
+    over the whole view, then validation and settling overlaps by priority, would give.
     """
     if not text:
         return []
@@ -391,14 +391,14 @@ def _through_invisible(text: str, detectors: Sequence[Detector]) -> list[Finding
 
 
 def _found(views: Views, detectors: Sequence[Detector]) -> list[tuple[int, int, Detector]]:
-    """The confirmed values `_settle` keeps among the matches of `detectors`, as
+    """The confirmed values settling by priority keeps among the matches of `detectors`, as
     `(start, end, detector)` in order of position.
 
     The keyword and gate detectors' candidates are taken first; then the digit-run
     detectors', lowest priority number first, each after every candidate of a lower number
     has been settled, so that runs already held whole are not searched (`_near_runs`).
     Settling in these batches is settling in one pass: each batch holds exactly the
-    candidates of its priorities, in `_settle`'s order."""
+    candidates of its priorities, in settling order (priority, then position)."""
     text = views.text
     pending: list[Candidate] = []
     numeric: list[Detector] = []
@@ -432,10 +432,10 @@ def _by_rank(candidate: Candidate) -> tuple[int, int]:
 def _confirm_and_settle(text: str, candidates: list[Candidate], claimed: bytearray,
                         kept: list[tuple[int, int, Detector]]) -> None:
     """Add to `kept` (`(start, end, detector)`) the confirmed values among `candidates`
-    (`(priority, start, detector, match)`) that `_settle` keeps, marking their text in
+    (`(priority, start, detector, match)`) that settling by priority keeps, marking their text in
     `claimed` (what earlier kept findings hold).
 
-    Candidates are taken in `_settle`'s order (priority, then position), so a candidate
+    Candidates are taken in order of priority, then position, so a candidate
     whose first character a kept finding already holds would be dropped whatever its
     validator says: it is skipped without validating (a confirmed span starts where the
     match's group does and is never empty).
@@ -480,23 +480,6 @@ def _unglued(text: str, detector: Detector, start: int, taken: int) -> int:
 
 def _by_start(item: tuple[int, int, Detector]) -> int:
     return item[0]
-
-
-def _settle(
-    found: list[tuple[int, int, int, Detector]], length: int
-) -> list[tuple[int, int, int, Detector]]:
-    """Keep, for each stretch of text, the finding of the lowest priority number (the rule
-    `_confirm_and_settle` applies while validating)."""
-    found.sort(key=lambda item: (item[0], item[1]))
-    claimed = bytearray(length)
-    kept = []
-    for item in found:
-        _, start, end, _ = item
-        if claimed.find(1, start, end) == -1:
-            claimed[start:end] = b"\x01" * (end - start)
-            kept.append(item)
-    kept.sort(key=lambda item: item[1])
-    return kept
 
 
 def _as_read(value: str) -> str:

@@ -165,10 +165,6 @@ class ReplyScreen:
         self._unreleased = 0  # characters the segmenter holds (a forced split at `_max`)
         self._max = max_chars
 
-    def _no_cut(self, text: str) -> list[tuple[int, int]]:
-        """Where a forced split must not fall (`_unsplittable` with this screen's rules)."""
-        return _unsplittable(self.rules, text)
-
     def feed(self, delta: str) -> str:
         """Take the next piece of the reply; return what is now screened and releasable."""
         try:
@@ -321,11 +317,7 @@ class ReplyScreen:
 
     def _screen(self, sentence: str) -> Piece | None:
         if self._rest is not None:
-            rest = self._rest.match(sentence)
-            assert rest is not None  # a rest matches the empty string
-            if rest.end() < len(sentence) or rest.group().endswith("-----"):
-                self._rest = None  # (the value ends in this piece)
-            sentence = sentence[rest.end() :]
+            sentence = self._past_rest(sentence)
             if not sentence:
                 return None
         product = False
@@ -346,19 +338,36 @@ class ReplyScreen:
                 return None
         if product:
             return Piece(sentence, True)
-        rules = self.rules
-        if rules.never_say is not None or rules.offers_markers is not None:
-            folded = rules.words(sentence)
-            self._words = (sentence, folded)  # `_note_said` reads the same piece next
-            if rules.never_say is not None and rules.never_say.search(folded):
-                self.counts[WORDING_REMOVED] += 1
-                return None
-            if rules.offers_markers is not None and rules.offers_markers.search(folded) and not (
-                rules.offers_allowed is not None and rules.offers_allowed.search(folded)
-            ):
-                self.counts[OFFER_REMOVED] += 1
-                return None
+        if self._wording_removes(sentence):
+            return None
         return Piece(sentence, False)
+
+    def _past_rest(self, sentence: str) -> str:
+        """`sentence` without the rest of a value a forced split cut (`_rest`)."""
+        assert self._rest is not None
+        rest = self._rest.match(sentence)
+        assert rest is not None  # a rest matches the empty string
+        if rest.end() < len(sentence) or rest.group().endswith("-----"):
+            self._rest = None  # (the value ends in this piece)
+        return sentence[rest.end() :]
+
+    def _wording_removes(self, sentence: str) -> bool:
+        """Does the model's `sentence` go for its wording: a `never_say` phrase, or an offer
+        (`offers` markers) not allowed? Counted."""
+        rules = self.rules
+        if rules.never_say is None and rules.offers_markers is None:
+            return False
+        folded = rules.words(sentence)
+        self._words = (sentence, folded)  # `_note_said` reads the same piece next
+        if rules.never_say is not None and rules.never_say.search(folded):
+            self.counts[WORDING_REMOVED] += 1
+            return True
+        if rules.offers_markers is not None and rules.offers_markers.search(folded) and not (
+            rules.offers_allowed is not None and rules.offers_allowed.search(folded)
+        ):
+            self.counts[OFFER_REMOVED] += 1
+            return True
+        return False
 
     def _platform_internals(self, sentence: str) -> str:
         """The opt-in `internals` class (the staff-draft check's REPLY_RULES: pod and host names,

@@ -204,10 +204,20 @@ def screen_request(
     if turn_withheld:
         return RequestVerdict("withhold", [], WITHHELD_REPLY[rules.language], dict(counts),
                               turn_withheld, context)
-    if last_user >= 0 and rules.asked:
-        folded = rules.words(content_text(messages[last_user].get("content")))
-        for pattern, entry in rules.asked:
-            if pattern.search(folded):
-                counts[EXACT_REPLY] += 1
-                return RequestVerdict("exact", [], entry.say, dict(counts), (), context)
+    say = _exact_reply(messages, last_user, rules)
+    if say is not None:
+        counts[EXACT_REPLY] += 1
+        return RequestVerdict("exact", [], say, dict(counts), (), context)
     return RequestVerdict("forward", forwarded, None, dict(counts), (), context)
+
+
+def _exact_reply(messages: Sequence[Mapping[str, Any]], last_user: int,
+                 rules: CompiledRules) -> str | None:
+    """The exact reply the last user turn asks for (`reply_exactly.when_asked`), if any."""
+    if last_user < 0 or not rules.asked:
+        return None
+    folded = rules.words(content_text(messages[last_user].get("content")))
+    for pattern, entry in rules.asked:
+        if pattern.search(folded):
+            return entry.say
+    return None

@@ -98,22 +98,7 @@ def screen_value(value: Any, rules: CompiledRules, cache: ScreenCache | None = N
     if _depth >= MAX_DEPTH:
         raise NestingTooDeep(f"nested deeper than {MAX_DEPTH} objects and lists")
     if isinstance(value, dict):
-        out: dict[str, Any] | None = None
-        for key, item in value.items():
-            if key in skip:
-                continue
-            if isinstance(item, str):
-                screened = read_after(password_label(key), item,
-                                      lambda text: _screen(text, rules, cache, look))
-            elif isinstance(item, _CONTAINERS):
-                screened = screen_value(item, rules, cache, look, (), _depth + 1)
-            else:
-                continue
-            if screened is not item:
-                if out is None:
-                    out = dict(value)
-                out[key] = screened
-        return value if out is None else out
+        return _screen_dict(value, rules, cache, look, skip, _depth)
     items: list[Any] | None = None
     for i, item in enumerate(value):
         screened = screen_value(item, rules, cache, look, (), _depth + 1)
@@ -122,6 +107,27 @@ def screen_value(value: Any, rules: CompiledRules, cache: ScreenCache | None = N
                 items = list(value)
             items[i] = screened
     return value if items is None else items
+
+
+def _screen_dict(value: dict[str, Any], rules: CompiledRules, cache: ScreenCache | None,
+                 look: bool, skip: Collection[str], depth: int) -> dict[str, Any]:
+    """`screen_value` of an object: the same object when no string in it changed."""
+    out: dict[str, Any] | None = None
+    for key, item in value.items():
+        if key in skip:
+            continue
+        if isinstance(item, str):
+            screened = read_after(password_label(key), item,
+                                  lambda text: _screen(text, rules, cache, look))
+        elif isinstance(item, _CONTAINERS):
+            screened = screen_value(item, rules, cache, look, (), depth + 1)
+        else:
+            continue
+        if screened is not item:
+            if out is None:
+                out = dict(value)
+            out[key] = screened
+    return value if out is None else out
 
 
 def screen_fields(body: Mapping[str, Any], rules: CompiledRules,

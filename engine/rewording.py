@@ -2,7 +2,8 @@
 and whether a rewording read back must be dropped for the template's own sentence
 (counted as `reply_temperature_kept` / `reply_temperature_varied`; docs/actions.md).
 
-The proxy asks the model to reword a product sentence and counts; this module only decides.
+The proxy asks the model to reword a product sentence and counts; this module only decides
+(`rewording_accepted`: may the rewording read back be sent).
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ from collections import Counter
 from collections.abc import Iterable
 
 from replyguard.engine.claims import NEGATIONS, claim_words, mood
+from replyguard.engine.context import compact
+from replyguard.engine.find import find
+from replyguard.engine.reply import ReplyScreen
+from replyguard.engine.rules import Action, CompiledRules
 
 TEMPERATURE_KEPT = "reply_temperature_kept"
 TEMPERATURE_VARIED = "reply_temperature_varied"
@@ -96,3 +101,30 @@ def rewording_kept(template_sentence: str, reworded: str, locked: frozenset[str]
     if set(_SYMBOLS.findall(reworded)) != set(_SYMBOLS.findall(template_sentence)):
         return True
     return mood(template_sentence, language) != mood(reworded, language)
+
+
+def rewording_passes(template_sentence: str, reworded: str, rules: CompiledRules,
+                     internals: Action = "redact") -> bool:
+    """Would `reworded` pass the reply screen unchanged, stating no value (personal data,
+    secret, email, ...) `template_sentence` does not? A model wrote it: it gets the same
+    per-sentence checks as the model's own sentences (personal data, `never_say`, `offers`,
+    internals)."""
+    detectors = rules.detectors
+    said = {compact(template_sentence[f.start : f.end])
+            for f in find(template_sentence, detectors)}
+    if any(compact(reworded[f.start : f.end]) not in said for f in find(reworded, detectors)):
+        return False
+    screen = ReplyScreen(rules, additions=False, internals=internals)
+    return screen.screen_sentence(reworded) == reworded and not screen.counts
+
+
+def rewording_accepted(template_sentence: str, reworded: str, rules: CompiledRules,
+                       internals: Action = "redact") -> bool:
+    """May `reworded` (a product sentence's rewording read back) be sent in place of
+    `template_sentence`? Not when it must be dropped (`rewording_kept`,
+    the template's locked words) or would not pass the reply screen (`rewording_passes`).
+    The proxy counts `reply_temperature_varied` when it is, `reply_temperature_kept` when
+    not."""
+    locked = locked_words(template_sentence, (), rules.language)
+    return not rewording_kept(template_sentence, reworded, locked, rules.language) and \
+        rewording_passes(template_sentence, reworded, rules, internals)

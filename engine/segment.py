@@ -302,12 +302,9 @@ class SentenceSegmenter:
         line = self._classify(m, final)
         if line is None or self._kind == _FENCE:
             return None if line is None else (-1, line)
-        if newlines == 1 and punct < 0:
-            wraps = _value_wraps(self._buf, k, m, final)
-            if wraps is None:
-                return None
-            if wraps:  # (`- 4111 1111\n- 1111 1111`: one value on two lines, one piece)
-                return -1, line
+        wraps = _value_wraps(self._buf, event, m, newlines, final)
+        if wraps is not False:  # (`- 4111 1111\n- 1111 1111`: one value on two lines, one piece)
+            return None if wraps is None else (-1, line)
         if (self._kind == _LIST and newlines == 1 and line[0] == _PROSE
                 and _indented(self._buf, k, m)):
             # The list item goes on (CommonMark 5.2): a line of prose indented under it is no
@@ -412,12 +409,16 @@ _LINE_PREFIX = re.compile(r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,
                           r"|\|[ \t]*)?")
 
 
-def _value_wraps(buf: str, newline: int, m: int, final: bool) -> bool | None:
+def _value_wraps(buf: str, event: Event, m: int, newlines: int, final: bool) -> bool | None:
     """Does a value run on from the line ending at `newline` to the content of the line at
     `m` (after its prefix): a digit in the last group or two before the line break and a
     digit after it (`4111 1111` / `- 1111 1111`, `GB82 WEST` / `1234 5698 7654 32`), or a
     hyphen after a letter or digit then a letter or digit (`123-45-` / `6789`)? A value a detector
-    reads across lines (`engine.canon`) is then kept in one piece. None: need more text."""
+    reads across lines (`engine.canon`) is then kept in one piece. Asked only of a single
+    line break with no sentence end before it (`event`, `newlines`). None: need more text."""
+    if newlines != 1 or event[2] >= 0:
+        return False
+    newline = event[1]
     before = buf[max(0, newline - 64):newline].rstrip(" \t")
     last = before[-1:]
     grouped = last.isalnum() and any(c.isdigit() for c in before[-12:])  # (`GB82 WEST`)

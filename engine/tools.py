@@ -245,6 +245,18 @@ def _ranges(schema: object, out: dict[str, Range], depth: int = 0) -> None:
     _ranges(schema.get("items"), out, depth + 1)
 
 
+def _phrasing_errors(name: str, spec: ToolSpec) -> list[str]:
+    """The errors in tool `name`'s phrasing templates, every language's."""
+    errors: list[str] = []
+    for lang, entry in spec.phrasing.items():
+        for outcome in ("done", "failed", "not_done"):
+            template = getattr(entry, outcome)
+            if template is not None:
+                where = f"tools.{name}.phrasing.{'' if lang == '*' else lang + '.'}{outcome}"
+                errors += _check_template(template, where)
+    return errors
+
+
 def compile_tools(tools: ToolRules, language: str) -> CompiledTools:
     """Compile `tools` for `language` ("en" or "pt-BR"). Raises ValueError naming every key
     only the engine can judge: an unknown language, a template placeholder that is not a
@@ -261,12 +273,7 @@ def compile_tools(tools: ToolRules, language: str) -> CompiledTools:
     phrasing: dict[str, Phrasing] = {}
     ranges: dict[str, Mapping[str, Range]] = {}
     for name, spec in tools.tools.items():
-        for lang, entry in spec.phrasing.items():
-            for outcome in ("done", "failed", "not_done"):
-                template = getattr(entry, outcome)
-                if template is not None:
-                    where = f"tools.{name}.phrasing.{'' if lang == '*' else lang + '.'}{outcome}"
-                    errors += _check_template(template, where)
+        errors += _phrasing_errors(name, spec)
         chosen = spec.phrasing.get(language) or spec.phrasing.get("*")
         if chosen is not None:
             phrasing[name] = chosen

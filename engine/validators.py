@@ -153,16 +153,6 @@ def uk_nino(value: str) -> bool:
     )
 
 
-def national_id(value: str) -> bool:
-    """A US SSN, a UK NINO or a Brazilian CPF, whichever shape `value` has."""
-    if value[:1].isalpha():
-        return uk_nino(value)
-    number = digits(value)
-    if len(number) == 9:
-        return us_ssn(value)
-    return len(number) == 11 and br_cpf(value)
-
-
 _DATE = re.compile(
     r"(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./](?:0?[1-9]|[12]\d|3[01])(?!\d)"
     r"|(?<!\d)(?:0?[1-9]|[12]\d|3[01])[-./](?:0?[1-9]|1[0-2])[-./](?:19|20)\d\d"

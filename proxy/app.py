@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from time import perf_counter
 
@@ -24,17 +23,16 @@ from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy import health, routes
 from replyguard.proxy.admin import check_reply_route
 from replyguard.proxy.completions import chat_completions, completions
-from replyguard.proxy.counts import new_counts
 from replyguard.proxy.errors import NotFound, ProxyError, error_response
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
 from replyguard.proxy.overload import PoolConnector, UpstreamWatch
+from replyguard.proxy.record import RECORD, RequestRecord
 from replyguard.proxy.request_id import client_request_id
 from replyguard.proxy.slow_clients import head_read
 from replyguard.proxy.state import (
     GUARDRAILS,
-    INFO,
     LIFECYCLE,
     METRICS,
     OFFLOAD,
@@ -69,23 +67,20 @@ CLIENT_GONE = 499
 
 @web.middleware
 async def screening_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Request id, OpenAI-shaped errors, metrics and the JSON access log for every request.
+    """Request id, OpenAI-shaped errors, and the request's record (`RequestRecord`), written
+    out at the end by `record_request` (metrics, the JSON access log).
 
-    The access log holds the request id, route, status, latency, verdict and counts: never
-    any text of the request or the reply. A client gone before the end is recorded as 499;
-    an unexpected exception is answered as an OpenAI-style 500 (`internal_error`) and logged.
-    A response not yet sent gets its request id headers here (`stamp`); a streamed one got
-    them from its route just before it was prepared.
+    A client gone before the end is recorded as 499; an unexpected exception is answered as
+    an OpenAI-style 500 (`internal_error`) and logged. A response not yet sent gets its
+    request id headers here (`stamp`); a streamed one got them from its route just before it
+    was prepared.
     """
     started = perf_counter()
     app = request.app
     request_id = client_request_id(request.headers.get("X-Request-Id")) or app[REQUEST_IDS]()
     resource = request.match_info.route.resource
     route = resource.canonical if resource is not None else "unmatched"
-    info: dict[str, object] = {"route": route, "counts": new_counts(), "verdict": None,
-                               "request_id": request_id}
-    request[INFO] = info
-    status = 500
+    record = request[RECORD] = RequestRecord(request_id, route, request.method)
     try:
         try:
             response = await handler(request)
@@ -94,39 +89,39 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
         except web.HTTPException as exc:
             response = error_response(_from_http(exc))
         except (asyncio.CancelledError, ConnectionResetError):
-            status = CLIENT_GONE
-            if info.get("outcome") != "client_gone":  # a relay counts the ones it saw
-                info["outcome"] = "client_gone"
+            record.status = CLIENT_GONE
+            if record.outcome != "client_gone":  # a relay counts the ones it saw
+                record.outcome = "client_gone"
                 app[METRICS].client_disconnects.inc()
             raise
         except Exception:
             log.exception("unexpected error handling %s %s", request.method, route)
             response = error_response(ProxyError("ReplyGuard failed to handle the request",
                                                  code="internal_error"))
-        status = CLIENT_GONE if info.get("outcome") == "client_gone" else response.status
+        record.status = CLIENT_GONE if record.outcome == "client_gone" else response.status
         if not response.prepared:
-            stamp(response, info)
+            stamp(response, record)
         return response
     finally:
-        metrics = app[METRICS]
-        elapsed = perf_counter() - started
-        counts: Counter[str] = info["counts"]  # type: ignore[assignment]
-        if counts:
-            metrics.count(counts)
-        if route not in _OPS_ROUTES:
-            metrics.requests_by(route, status).inc()
-            metrics.request_latency_by(route).observe(elapsed)
-            if info["verdict"]:
-                metrics.turns_by(str(info["verdict"])).inc()
-            if app[SETTINGS].log.access and access_log.isEnabledFor(logging.INFO):
-                access_log.info(orjson.dumps({
-                    "request_id": request_id, "method": request.method, "route": route,
-                    "status": status, "latency_ms": round(elapsed * 1000, 3),
-                    "verdict": info["verdict"], "outcome": info.get("outcome"),
-                    "guardrail": info.get("guardrail"),
-                    "guardrail_output": info.get("guardrail_output"),
-                    "counts": dict(counts),
-                }).decode())
+        record.latency_s = perf_counter() - started
+        record_request(app, record)
+
+
+def record_request(app: web.Application, record: RequestRecord) -> None:
+    """The end of every request, its record finished: the counts and request metrics, and
+    the access log line (request id, route, status, latency, verdict, outcome and counts:
+    never any text of the request or the reply)."""
+    metrics = app[METRICS]
+    if record.counts:
+        metrics.count(record.counts)
+    if record.route in _OPS_ROUTES:
+        return
+    metrics.requests_by(record.route, record.status).inc()
+    metrics.request_latency_by(record.route).observe(record.latency_s)
+    if record.verdict:
+        metrics.turns_by(record.verdict).inc()
+    if app[SETTINGS].log.access and access_log.isEnabledFor(logging.INFO):
+        access_log.info(orjson.dumps(record.access_line()).decode())
 
 
 def _from_http(exc: web.HTTPException) -> ProxyError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -17,6 +18,7 @@ import aiohttp
 import orjson
 from aiohttp import web
 
+from replyguard.config.settings import Settings
 from replyguard.engine.context import TurnContext, content_text
 from replyguard.engine.json_reply import JsonReplyScreen
 from replyguard.engine.reply import Piece, ReplyScreen, ScreeningError
@@ -26,6 +28,7 @@ from replyguard.engine.screen import screen_text
 from replyguard.engine.segment import split_sentences
 from replyguard.engine.tools import CompiledTools
 from replyguard.proxy import direct
+from replyguard.proxy.api_chat import ChunkShapeError, Kind, StreamScreen, screen_completion
 from replyguard.proxy.body import read_json
 from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
@@ -37,15 +40,16 @@ from replyguard.proxy.errors import (
 )
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
-from replyguard.proxy.output import OutputStage
+from replyguard.proxy.output import OutputStage, stage_texts
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
-from replyguard.proxy.relay import StreamStats, relay
+from replyguard.proxy.pipeline import Screen, Slot, Text
+from replyguard.proxy.record import RECORD, RequestRecord
+from replyguard.proxy.relay import relay
 from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
 from replyguard.proxy.state import (
     AUDIENCES,
     GUARDRAILS,
-    INFO,
     METRICS,
     OFFLOAD,
     REFUSING,
@@ -54,14 +58,6 @@ from replyguard.proxy.state import (
     SESSION,
     SETTINGS,
     TOOLS,
-)
-from replyguard.proxy.stream import (
-    ChunkShapeError,
-    Kind,
-    Released,
-    StreamScreen,
-    screen_completion,
-    staged_completion,
 )
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
@@ -72,7 +68,7 @@ _LANGUAGES_BY_LOWER = {known.lower(): known for known in LANGUAGES}
 
 def compiled_rules(request: web.Request) -> CompiledRules:
     """The rules for this request's language: the `X-ReplyGuard-Language` header (any case),
-    else the settings' language (never guessed from the text, seed 000)."""
+    else the settings' language (never guessed from the text)."""
     app = request.app
     language = request.headers.get(LANGUAGE_HEADER) or app[SETTINGS].language
     language = _LANGUAGES_BY_LOWER.get(language.lower(), language)
@@ -112,49 +108,51 @@ async def completions(request: web.Request) -> web.StreamResponse:
 async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.StreamResponse:
     """`POST /v1/chat/completions`, screened both ways; with `kind` "text", the legacy
     completions (`completions`). The chat route is this handler itself, without a coroutine
-    wrapped around it."""
+    wrapped around it. Screen the request (a withheld turn, an exact reply or a guardrail
+    block is answered here), forward it, then relay the stream or screen the whole reply;
+    the request's record is written out by the middleware."""
+    turn = await _screen_turn(request, kind)
+    if isinstance(turn, web.StreamResponse):
+        return turn
+    return await _forward(request, turn)
+
+
+@dataclass(slots=True)
+class _Turn:
+    """A request screened and ready to forward: what the reply is screened with."""
+
+    settings: Settings
+    metrics: Metrics
+    record: RequestRecord
+    kind: Kind
+    body: dict[str, Any]
+    forward: dict[str, Any]
+    rules: CompiledRules
+    make_screen: Callable[[], Screen]
+    calls: CallFilter | None
+    stage: OutputStage | None
+    json_reply: bool
+    started: float  # when the handler started (perf_counter)
+    own_s: float  # the proxy's own seconds before the upstream call
+
+
+async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamResponse:
+    """Read and screen the request; the turn to forward, or the answer given directly."""
     app = request.app
-    settings, metrics = app[SETTINGS], app[METRICS]
-    info = request[INFO]
+    settings, metrics, record = app[SETTINGS], app[METRICS], request[RECORD]
     started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
     check_output_kinds(body)
     tools, refusing = compiled_tools(request, rules.language)
     tools = tools if kind == "chat" else None
-    # The screen cache's hits and misses made by this request's screen (it runs on the event
-    # loop, the cache's only user, so the difference is this request's own).
-    cache = app[SCREEN_CACHE]
-    hits, misses = cache.hits, cache.misses
-    size = request.content_length or 0
-    try:
-        if kind == "chat":
-            verdict, fields = await app[OFFLOAD].run(size, verdict_chat, body, rules, tools,
-                                                     cache)
-        else:
-            verdict, fields = await app[OFFLOAD].run(size, verdict_text, body, rules, cache)
-    except ProxyError:
-        raise
-    except Exception as exc:
-        metrics.screening_errors.labels("request").inc()
-        raise ScreeningFailed(f"screening the request failed ({type(exc).__name__}); nothing "
-                              "was sent upstream") from exc
-    finally:
-        metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
-    counts: Counter[str] = info["counts"]
-    add_counts(counts, verdict.counts)
-    info["verdict"] = verdict.kind
-    guard = app[GUARDRAILS]
+    verdict, fields = await _verdict(request, metrics, kind, body, rules, tools)
+    add_counts(record.counts, verdict.counts)
+    record.verdict = verdict.kind
     json_reply = kind == "chat" and _json_reply(body)
-    stage = None
-    if guard.output or settings.reply_temperature > 0:
-        stage = OutputStage(
-            app[SESSION], guard=guard if guard.output else None,
-            temperature=settings.reply_temperature, base_url=settings.upstream.base_url,
-            model=str(body.get("model") or ""), auth=upstream_headers(request, settings),
-            rules=rules, internals=settings.replies.internals,  # type: ignore[arg-type]
-            info=info, counts=counts,
-            whole=json_reply)
+    guard = app[GUARDRAILS]
+    stage = _output_stage(request, body, rules, json_reply) \
+        if guard.output or settings.reply_temperature > 0 else None
     if verdict.kind != "forward":
         assert verdict.reply is not None
         reply = verdict.reply
@@ -164,109 +162,210 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
     waited = 0.0
     if guard.input:
         checked = time.perf_counter()
-        check, how = await guard.check_turn(app[SESSION], _turn_text(verdict, kind),
-                                            str(body.get("model") or ""),
-                                            upstream_headers(request, settings),
-                                            _user_text(verdict, kind))
+        blocked = await _input_guardrails(request, kind, body, verdict, rules, stage)
+        if blocked is not None:
+            return blocked
         waited = time.perf_counter() - checked
-        if check is not None:
-            metrics.guardrail_blocks.labels(check).inc()
-            info["verdict"], info["guardrail"] = "blocked", f"{check} ({how})"
-            reply = guard.block_message(check, rules.language)
-            if settings.reply_temperature > 0 and stage is not None:
-                reply = await _product_reply(stage, reply, rules.language)
-            return await direct.answer(request, body, reply, kind)
+    return _Turn(settings, metrics, record, kind, body,
+                 _forward_body(kind, body, fields, verdict, tools), rules,
+                 _screen_maker(settings, kind, verdict, rules, tools, json_reply),
+                 CallFilter(tools) if tools is not None and refusing else None, stage,
+                 json_reply, started, time.perf_counter() - started - waited)
+
+
+async def _verdict(request: web.Request, metrics: Metrics, kind: Kind, body: dict[str, Any],
+                   rules: CompiledRules, tools: CompiledTools | None
+                   ) -> tuple[RequestVerdict, dict[str, Any]]:
+    """The request screened (in the offload's worker for a long one): the verdict and the
+    fields to forward in place of the client's. Fail closed: a fault is a 500 and nothing
+    is sent upstream."""
+    app = request.app
+    # The screen cache's hits and misses made by this request's screen (it runs on the event
+    # loop, the cache's only user, so the difference is this request's own).
+    cache = app[SCREEN_CACHE]
+    hits, misses = cache.hits, cache.misses
+    size = request.content_length or 0
+    try:
+        if kind == "chat":
+            return await app[OFFLOAD].run(size, verdict_chat, body, rules, tools, cache)
+        return await app[OFFLOAD].run(size, verdict_text, body, rules, cache)
+    except ProxyError:
+        raise
+    except Exception as exc:
+        metrics.screening_errors.labels("request").inc()
+        raise ScreeningFailed(f"screening the request failed ({type(exc).__name__}); nothing "
+                              "was sent upstream") from exc
+    finally:
+        metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
+
+
+def _output_stage(request: web.Request, body: dict[str, Any], rules: CompiledRules,
+                  json_reply: bool) -> OutputStage:
+    """The output stage (moderation, rewording; one of them is on)."""
+    app = request.app
+    settings, guard = app[SETTINGS], app[GUARDRAILS]
+    return OutputStage(
+        app[SESSION], guard=guard if guard.output else None,
+        temperature=settings.reply_temperature, base_url=settings.upstream.base_url,
+        model=str(body.get("model") or ""), auth=upstream_headers(request, settings),
+        rules=rules, internals=settings.replies.internals,  # type: ignore[arg-type]
+        record=request[RECORD], whole=json_reply)
+
+
+async def _input_guardrails(request: web.Request, kind: Kind, body: dict[str, Any],
+                            verdict: RequestVerdict, rules: CompiledRules,
+                            stage: OutputStage | None) -> web.StreamResponse | None:
+    """The input guardrails (on) on the screened turn: the answer to a blocked one, else
+    None."""
+    app = request.app
+    settings, guard, record = app[SETTINGS], app[GUARDRAILS], request[RECORD]
+    check, how = await guard.check_turn(app[SESSION], _turn_text(verdict, kind),
+                                        str(body.get("model") or ""),
+                                        upstream_headers(request, settings),
+                                        _user_text(verdict, kind))
+    if check is None:
+        return None
+    app[METRICS].guardrail_blocks.labels(check).inc()
+    record.verdict, record.guardrail = "blocked", f"{check} ({how})"
+    reply = guard.block_message(check, rules.language)
+    if settings.reply_temperature > 0 and stage is not None:
+        reply = await _product_reply(stage, reply, rules.language)
+    return await direct.answer(request, body, reply, kind)
+
+
+def _forward_body(kind: Kind, body: dict[str, Any], fields: dict[str, Any],
+                  verdict: RequestVerdict, tools: CompiledTools | None) -> dict[str, Any]:
+    """The body sent upstream: the screened messages (prompts) and fields, refused tools
+    taken out of what the model is offered."""
     if kind == "chat":
         forward = {**body, **fields, "messages": verdict.messages}
-        if tools is not None:
-            forward = offered_tools(tools, forward)
-    else:
-        prompts = [m["content"] for m in verdict.messages]
-        forward = {**body, **fields,
-                   "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
+        return offered_tools(tools, forward) if tools is not None else forward
+    prompts = [m["content"] for m in verdict.messages]
+    return {**body, **fields, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
+
+
+def _screen_maker(settings: Settings, kind: Kind, verdict: RequestVerdict,
+                  rules: CompiledRules, tools: CompiledTools | None,
+                  json_reply: bool) -> Callable[[], Screen]:
+    """What makes a fresh reply screen for each text field of each choice."""
     screen_class = JsonReplyScreen if json_reply else ReplyScreen
     internals: Action = settings.replies.internals  # type: ignore[assignment]
     context = verdict.context if kind == "chat" else TurnContext()
     if tools is None:
-        make_screen = partial(screen_class, rules, context, settings.replies.max_sentence_chars,
-                              internals=internals)
-    else:
-        make_screen = partial(screen_class, rules, context, settings.replies.max_sentence_chars,
-                              internals=internals, tools=tools, now=time.time())
-    calls = CallFilter(tools) if tools is not None and refusing else None
-    url = f"{settings.upstream.base_url}/{'chat/completions' if kind == 'chat' else 'completions'}"
-    session = app[SESSION]
-    upstream_started = time.perf_counter()
-    own = upstream_started - started - waited
+        return partial(screen_class, rules, context, settings.replies.max_sentence_chars,
+                       internals=internals)
+    return partial(screen_class, rules, context, settings.replies.max_sentence_chars,
+                   internals=internals, tools=tools, now=time.time())
+
+
+async def _forward(request: web.Request, turn: _Turn) -> web.StreamResponse:
+    """Send the turn upstream and its answer back, screened: an error status as the client's
+    error, a stream relayed, a whole completion screened whole. An upstream that does not
+    answer (refused, unreachable, timed out, broke off) is counted and answered as its
+    fault."""
+    settings, metrics, record = turn.settings, turn.metrics, turn.record
+    url = (f"{settings.upstream.base_url}/"
+           f"{'chat/completions' if turn.kind == 'chat' else 'completions'}")
+    started = time.perf_counter()
+    answered = False
     try:
-        upstream_cm = session.post(url, data=orjson.dumps(forward), allow_redirects=False,
-                                   headers=upstream_headers(request, settings))
-        upstream = await upstream_cm.__aenter__()
-    except Exception as exc:  # no answer: refused, unreachable, timed out, broke off
+        async with request.app[SESSION].post(url, data=orjson.dumps(turn.forward),
+                                             allow_redirects=False,
+                                             headers=upstream_headers(request, settings)
+                                             ) as upstream:
+            answered = True
+            metrics.upstream_latency_by(record.route).observe(time.perf_counter() - started)
+            try:
+                if upstream.status >= 400:
+                    return await _refused(turn, upstream)
+                if upstream.content_type == "text/event-stream":
+                    return await _relay(request, turn, upstream)
+                return await _whole_reply(request, turn, upstream)
+            finally:
+                if record.guardrail_output:
+                    metrics.guardrail_output_flagged.inc()
+    except Exception as exc:
+        if answered:
+            raise
         failed = fault(exc, settings.upstream.base_url)
         count_fault(metrics, failed)  # overload (503) or an upstream fault
         raise failed from None
-    try:
-        metrics.upstream_latency_by(info["route"]).observe(
-            time.perf_counter() - upstream_started)
-        headers = returned_headers(upstream)
-        if upstream.status >= 400:
-            metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
-            error = await error_from_status(upstream, settings.upstream.base_url,
-                                            lambda text: screen_text(text, rules, "tool").text)
-            if isinstance(error, bytes):
-                return web.Response(body=error, status=upstream.status, headers=headers,
-                                    content_type="application/json")
-            return error_response(error, headers)
-        streaming = upstream.content_type == "text/event-stream"
-        if streaming:
-            screen = StreamScreen(make_screen, kind, calls, pieces=stage is not None)
-            stats = StreamStats()
-            metrics.active_streams.inc()
-            try:
-                response = await relay(request, upstream, screen, stats, headers,
-                                       settings.limits.max_response_bytes, stage,
-                                       app[OFFLOAD])
-            finally:
-                metrics.active_streams.dec()
-                add_counts(counts, screen.counts())
-                info["outcome"] = stats.outcome
-                metrics.added_latency_by(info["route"]).observe(own + stats.own_s)
-                if stats.first_text_at is not None:
-                    metrics.first_token_by(info["route"]).observe(
-                        stats.first_text_at - started)
-                if stats.outcome == "screening_failed":
-                    metrics.screening_errors.labels("reply").inc()
-                elif stats.outcome.startswith("upstream"):
-                    metrics.upstream_errors_by(stats.fault or stats.outcome).inc()
-                elif stats.outcome == "client_gone":
-                    metrics.client_disconnects.inc()
-            return response
-        try:
-            parsed = await _whole(upstream, partial(screen_completion, make_screen=make_screen,
-                                                    kind=kind, calls=calls,
-                                                    pieces=stage is not None),
-                                  counts, info["route"], own, metrics,
-                                  settings.limits.max_response_bytes, app[OFFLOAD], json_reply)
-        except UpstreamError as exc:  # too large, broke off, timed out, not a completion
-            metrics.upstream_errors_by(exc.kind).inc()
-            raise
-        if stage is not None:
-            await staged_completion(parsed, kind, stage)
-        if body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
-            return await direct.stream_completion(request, body, parsed, kind, headers)
-        return web.Response(body=orjson.dumps(parsed), status=upstream.status, headers=headers,
+
+
+async def _refused(turn: _Turn, upstream: aiohttp.ClientResponse) -> web.Response:
+    """An upstream error status, counted, as the client's error (its text masked)."""
+    turn.metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
+    rules, headers = turn.rules, returned_headers(upstream)
+    error = await error_from_status(upstream, turn.settings.upstream.base_url,
+                                    lambda text: screen_text(text, rules, "tool").text)
+    if isinstance(error, bytes):
+        return web.Response(body=error, status=upstream.status, headers=headers,
                             content_type="application/json")
+    return error_response(error, headers)
+
+
+async def _relay(request: web.Request, turn: _Turn,
+                 upstream: aiohttp.ClientResponse) -> web.StreamResponse:
+    """A streamed reply relayed through the chat adapter's StreamScreen; its outcome, time
+    and counts go in the request's record and metrics."""
+    settings, metrics, record = turn.settings, turn.metrics, turn.record
+    screen = StreamScreen(turn.make_screen, turn.kind, turn.calls, pieces=turn.stage is not None)
+    metrics.active_streams.inc()
+    record.outcome = "ok"
+    try:
+        return await relay(request, upstream, screen, record, returned_headers(upstream),
+                           settings.limits.max_response_bytes, turn.stage,
+                           request.app[OFFLOAD])
     finally:
-        await upstream_cm.__aexit__(None, None, None)
-        if info.get("guardrail_output"):
-            metrics.guardrail_output_flagged.inc()
+        metrics.active_streams.dec()
+        add_counts(record.counts, screen.counts())
+        _stream_metrics(metrics, record, turn)
+
+
+def _stream_metrics(metrics: Metrics, record: RequestRecord, turn: _Turn) -> None:
+    """A relayed stream's added latency, time to first text and fault, by its outcome."""
+    route, outcome = record.route, record.outcome or "ok"
+    metrics.added_latency_by(route).observe(turn.own_s + record.own_s)
+    if record.first_text_at is not None:
+        metrics.first_token_by(route).observe(record.first_text_at - turn.started)
+    if outcome == "screening_failed":
+        metrics.screening_errors.labels("reply").inc()
+    elif outcome.startswith("upstream"):
+        metrics.upstream_errors_by(record.fault or outcome).inc()
+    elif outcome == "client_gone":
+        metrics.client_disconnects.inc()
+
+
+async def _whole_reply(request: web.Request, turn: _Turn,
+                       upstream: aiohttp.ClientResponse) -> web.StreamResponse:
+    """A whole reply screened whole (through the output stage when there is one), sent as
+    JSON, or as a stream when the client asked for one and the upstream ignored it."""
+    settings, metrics, record = turn.settings, turn.metrics, turn.record
+    headers = returned_headers(upstream)
+    slots: list[Slot] = []
+    screen = partial(screen_completion, make_screen=turn.make_screen, kind=turn.kind,
+                     calls=turn.calls, pieces=turn.stage is not None,
+                     texts=slots if turn.stage is not None else None)
+    try:
+        parsed = await _whole(upstream, screen, record.counts, record.route, turn.own_s,
+                              metrics, settings.limits.max_response_bytes,
+                              request.app[OFFLOAD], turn.json_reply)
+    except UpstreamError as exc:  # too large, broke off, timed out, not a completion
+        metrics.upstream_errors_by(exc.kind).inc()
+        raise
+    if turn.stage is not None:
+        await stage_texts(slots, turn.stage)
+    if turn.body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
+        return await direct.stream_completion(request, turn.body, parsed, turn.kind, headers)
+    return web.Response(body=orjson.dumps(parsed), status=upstream.status, headers=headers,
+                        content_type="application/json")
 
 
 async def _product_reply(stage: OutputStage, text: str, language: str) -> str:
     """A reply the product writes whole (withheld, blocked) through the output stage, each
     sentence a product sentence (reworded at `reply_temperature`)."""
-    return await stage(Released([Piece(s, True) for s in split_sentences(text, language)]))
+    pieces = tuple(Piece(s, True) for s in split_sentences(text, language))
+    return await stage(Text("content", "".join(p.text for p in pieces), pieces))
 
 
 def _user_text(verdict: RequestVerdict, kind: Kind) -> str:

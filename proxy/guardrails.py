@@ -32,6 +32,7 @@ from replyguard.proxy.judges import (
 )
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
+from replyguard.proxy.record import RequestRecord
 
 log = logging.getLogger("replyguard.guardrails")
 
@@ -194,7 +195,7 @@ class Guardrails:
         return any(answer is flag_on for answer in answers)
 
     async def moderate(self, session: aiohttp.ClientSession, sentences: Sequence[str], *,
-                       auth: Mapping[str, str], info: dict[str, Any]) -> list[str]:
+                       auth: Mapping[str, str], record: RequestRecord) -> list[str]:
         """The output check: `sentences` (released reply text, one sentence each) with each
         one moderation flags replaced by "" (removed). Blank ones are not sent. On a
         moderation failure: all of them (`on_error: allow`), or OutputBlocked (`block`: the
@@ -213,11 +214,11 @@ class Guardrails:
 
         verdict = await self._bounded("moderation", "output", call)
         if verdict == "error":
-            info["guardrail_output"] = "blocked_on_error"
+            record.guardrail_output = "blocked_on_error"
             raise OutputBlocked("the reply could not be checked by moderation (on_error: "
                                 "block); the rest of it was not sent")
         if verdict is None:
             return list(sentences)
         self.metrics.guardrail_output_removed.inc(sum(flags))
-        info["guardrail_output"] = "flagged"
+        record.guardrail_output = "flagged"
         return ["" if flagged else s for s, flagged in zip(sentences, flags, strict=True)]

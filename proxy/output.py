@@ -1,6 +1,6 @@
 """The output stage: what happens to released reply text after the engine and before the
 client, for the checks that call a model — product sentences reworded at `reply_temperature`
-(seed 000's `reply_temperature_*` counts) and every sentence moderated (guardrails
+(the `reply_temperature_*` counts) and every sentence moderated (guardrails
 `moderation.output`). Run per chunk by the relay's pipeline (proxy/relay.py), or on each text
 field of a whole completion.
 """
@@ -9,32 +9,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
 from collections.abc import Mapping
-from typing import Any
 
 import aiohttp
 import orjson
 
-from replyguard.engine.context import compact
-from replyguard.engine.find import find
-from replyguard.engine.reply import Piece, ReplyScreen
-from replyguard.engine.rewording import (
-    TEMPERATURE_KEPT,
-    TEMPERATURE_VARIED,
-    locked_words,
-    rewording_kept,
-)
+from replyguard.engine.reply import Piece
+from replyguard.engine.rewording import TEMPERATURE_KEPT, TEMPERATURE_VARIED, rewording_accepted
 from replyguard.engine.rules import Action, CompiledRules
 from replyguard.engine.segment import split_sentences
 from replyguard.proxy.errors import OutputBlocked
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.judges import completion_text
-from replyguard.proxy.stream import Released
+from replyguard.proxy.pipeline import Slot, Text
+from replyguard.proxy.record import RequestRecord
 
 log = logging.getLogger("replyguard.output")
 
-#: The fixed rewording request (README "Actions and facts"). The sentence is sent between tags.
+#: The fixed rewording request (docs/actions.md). The sentence is sent between tags.
 REWORD_PROMPT = (
     "Reword the sentence between the <sentence> tags so it reads naturally in a customer "
     "conversation. Keep its meaning, its language, its form (statement, question or request), "
@@ -45,7 +37,8 @@ REWORD_TIMEOUT_S = 10.0
 
 
 class OutputStage:
-    """One response's output stage: `await stage(text)` gives the text to send.
+    """One response's output stage: `await stage(text)` gives the text to send for a released
+    `Text` (its sentences, when it has them, tell the product's from the model's).
 
     `guard`: moderates each sentence (None: off). `temperature` > 0: each product sentence
     (not an exact reply) is reworded by `model` at the upstream `base_url` and read back with
@@ -59,18 +52,19 @@ class OutputStage:
 
     def __init__(self, session: aiohttp.ClientSession, *, guard: Guardrails | None,
                  temperature: float, base_url: str, model: str, auth: Mapping[str, str],
-                 rules: CompiledRules, internals: Action, info: dict[str, Any],
-                 counts: Counter[str], whole: bool = False) -> None:
+                 rules: CompiledRules, internals: Action, record: RequestRecord,
+                 whole: bool = False) -> None:
         self.session, self.guard, self.temperature = session, guard, temperature
         self.base_url, self.model, self.auth = base_url, model, auth
         self.rules, self.internals, self.language = rules, internals, rules.language
-        self.info, self.counts, self.whole = info, counts, whole
+        self.record, self.counts, self.whole = record, record.counts, whole
 
-    async def __call__(self, text: str) -> str:
+    async def __call__(self, released: Text) -> str:
+        text = released.text
         if not text.strip():
             return text
-        if isinstance(text, Released):
-            pieces = list(text.pieces)
+        if released.pieces is not None:
+            pieces = list(released.pieces)
         elif self.whole:
             pieces = [Piece(text, False)]
         else:
@@ -83,7 +77,7 @@ class OutputStage:
                 texts[i] = reworded
         if self.guard is not None:
             checked = await self.guard.moderate(self.session, texts, auth=self.auth,
-                                                info=self.info)
+                                                record=self.record)
             if self.whole and checked != texts:
                 raise OutputBlocked("the reply was flagged by moderation; a JSON reply cannot "
                                     "lose a part, so none of it was sent")
@@ -102,26 +96,12 @@ class OutputStage:
             log.warning("rewording a product sentence failed (%s); the template is sent",
                         type(exc).__name__)
             reworded = None
-        locked = locked_words(core, (), self.language)
-        if reworded is None or rewording_kept(core, reworded, locked, self.language) or (
-                not self._passes(core, reworded)):
+        if reworded is None or not rewording_accepted(core, reworded, self.rules,
+                                                      self.internals):
             self.counts[TEMPERATURE_KEPT] += 1
             return sentence
         self.counts[TEMPERATURE_VARIED] += 1
         return lead + reworded + trail
-
-    def _passes(self, template: str, reworded: str) -> bool:
-        """Would the rewording pass the reply screen unchanged, stating no value (personal
-        data, secret, email, ...) the template does not? A model wrote it: it gets the same
-        per-sentence checks as the model's own sentences (personal data, `never_say`,
-        `offers`, internals)."""
-        detectors = self.rules.detectors
-        said = {compact(template[f.start : f.end]) for f in find(template, detectors)}
-        if any(compact(reworded[f.start : f.end]) not in said
-               for f in find(reworded, detectors)):
-            return False
-        screen = ReplyScreen(self.rules, additions=False, internals=self.internals)
-        return screen.screen_sentence(reworded) == reworded and not screen.counts
 
     async def _ask(self, sentence: str) -> str:
         payload = {"model": self.model, "temperature": self.temperature, "max_tokens": 200,
@@ -138,3 +118,11 @@ class OutputStage:
         if answer is None:
             raise ValueError("no text at choices[0].message.content")
         return " ".join(answer.split()).strip("\"'“”")
+
+
+async def stage_texts(texts: list[Slot], stage: OutputStage) -> None:
+    """Run each released text of a whole reply through the output stage, putting the result
+    where the text was (concurrently across fields and choices)."""
+    results = await asyncio.gather(*(stage(text) for _, text in texts))
+    for (holder, text), result in zip(texts, results, strict=True):
+        holder[text.field] = result

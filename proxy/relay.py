@@ -1,16 +1,17 @@
-"""Relaying an upstream SSE stream to the client, screened (DESIGN section 2).
+"""Relaying an upstream SSE stream to the client, screened.
 
-Bytes from the upstream go through the incremental SSE decoder, each chunk through the
-StreamScreen, and only screened chunks are written. Fail closed: if the upstream drops, sends an
-error, or screening raises, the client gets an SSE `error` event then `[DONE]`, never the held
-text. If the client goes away, the upstream response is closed at once (the call is cancelled).
+Bytes from the upstream go through the incremental SSE decoder, each event through the API's
+stream adapter (proxy.pipeline.StreamAdapter; chat: proxy.api_chat.StreamScreen), and only
+screened chunks are written. Fail closed: if the upstream drops, sends an error, or screening
+raises, the client gets the API's error event (chat: an SSE `error` event then `[DONE]`),
+never the held text. If the client goes away, the upstream response is closed at once (the
+call is cancelled).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -21,30 +22,27 @@ from aiohttp import web
 
 from replyguard.engine.reply import ScreeningError
 from replyguard.proxy.direct import SSE_HEADERS
-from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError, error_event
+from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError
 from replyguard.proxy.offload import STREAM_OFFLOAD_CHARS, Offload
-from replyguard.proxy.sse import DONE, SSEDecodeError, SSEDecoder
+from replyguard.proxy.pipeline import Chunk, Out, StreamAdapter, Text
+from replyguard.proxy.record import RequestRecord
+from replyguard.proxy.reply_keys import ChunkShapeError
+from replyguard.proxy.sse import SSEDecodeError, SSEDecoder, encode_event
 from replyguard.proxy.state import prepare
-from replyguard.proxy.stream import TEXT_FIELDS, ChunkShapeError, StreamScreen
-from replyguard.proxy.watchdog import ShuttingDown, watchdog
+from replyguard.proxy.watchdog import ShuttingDown, Watchdog, watchdog
 
 log = logging.getLogger("replyguard.relay")
 
 
-class StreamStats:
-    """What a relay measured: seconds spent in the proxy's own work, time of the first
-    released text (perf_counter), the outcome (`ok`, `upstream_dropped`, `upstream_error`,
-    `blocked`, `screening_failed`, `client_gone`), and with an `upstream_*` outcome the
-    upstream fault's kind (`replyguard_upstream_errors_total`: `upstream_dropped`,
-    `upstream_error` for an error event, `protocol`)."""
+class WriteClock:
+    """When the relay last wrote to the client (time.monotonic) and how long it may stay
+    silent before a keep-alive comment (`streams.keepalive_s`, set by the watchdog)."""
+
+    __slots__ = ("last_write", "keepalive_s")
 
     def __init__(self) -> None:
-        self.own_s = 0.0
         self.last_write = time.monotonic()
-        self.first_text_at: float | None = None
-        self.outcome = "ok"
-        self.fault: str | None = None
-        self.keepalive_s = KEEPALIVE_S  # streams.keepalive_s, set by the watchdog
+        self.keepalive_s = KEEPALIVE_S
 
 
 KEEPALIVE = b": keep-alive\n\n"
@@ -58,8 +56,8 @@ class _ClientGone(Exception):
 async def relay(
     request: web.Request,
     upstream: aiohttp.ClientResponse,
-    screen: StreamScreen,
-    stats: StreamStats,
+    screen: StreamAdapter,
+    record: RequestRecord,
     headers: dict[str, str],
     max_event_chars: int = 1 << 24,
     stage: Stage | None = None,
@@ -70,81 +68,93 @@ async def relay(
     With `stage` (the output stage: moderation, rewording), each chunk's released text goes
     through it before it is written: the checks run while the upstream keeps streaming, and
     chunks are written in their order. With `offload`, events holding a long text are
-    screened in its worker thread (`_screened`).
+    screened in its worker thread (`_screened`). The request's `record` gets the outcome,
+    the upstream fault, the proxy's own time and when the first text went out.
 
     Chunks screened before a fault are still sent, then the error event: the output does not
     depend on how the network cut the stream. Never swallows CancelledError.
     """
     response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **headers})
     await prepare(request, response)
-    watch = watchdog(request, response, upstream, stats)  # keep-alive, idle limit, shutdown
-    decoder = SSEDecoder(max_event_chars=max_event_chars)
-    out = _Out(response, screen, stats) if stage is None else \
-        _Pipelined(response, screen, stats, stage)
-    finished = False
+    clock = WriteClock()
+    watch = watchdog(request, response, upstream, clock)  # keep-alive, idle limit, shutdown
+    out = _Out(response, screen, record, clock) if stage is None else \
+        _Pipelined(response, screen, record, clock, stage)
     try:
         try:
-            async for data in upstream.content.iter_any():
-                started = time.perf_counter()
-                try:
-                    finished = await _screened(decoder.feed(data), screen, out, offload)
-                finally:
-                    stats.own_s += time.perf_counter() - started
-                await out.write()
-                if finished:
-                    break
-            if not finished:
-                finished = _handle(decoder.flush(), screen, out)
-                if not finished and screen.complete():
-                    # Every choice finished but the upstream left out `[DONE]`: end cleanly.
-                    out.extend(screen.end())
-                    out.append(DONE)
-                    finished = True
-                await out.write()
-            if not finished:
-                raise UpstreamError("the upstream closed the stream before it ended; nothing "
-                                    "unscreened was sent", code="upstream_dropped")
+            await _pump(upstream, SSEDecoder(max_event_chars=max_event_chars), screen, out,
+                        offload, record)
             await out.close()
         except _ClientGone:
             raise
-        except (TimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientConnectionError,
-                SSEDecodeError, UpstreamError) as exc:
-            error = watch.reason() or exc  # the watchdog ended it: idle upstream, shutdown
-            if not isinstance(error, ProxyError):
-                error = UpstreamError(f"the upstream stream broke off ({type(exc).__name__}); "
-                                      "nothing unscreened was sent", code="upstream_dropped")
-            stats.outcome, stats.fault = _outcome(error)
-            await out.fail(error)
-        except ChunkShapeError as exc:
-            stats.outcome, stats.fault = "upstream_error", "protocol"
-            await out.fail(UpstreamError(f"{exc}; the rest of the reply was not sent",
-                                         code="upstream_protocol"))
-        except ProxyError as exc:  # the output stage held the rest back (OutputBlocked)
-            stats.outcome = "blocked"
-            await out.fail(exc)
-        except Exception as exc:  # ScreeningError, or a fault nothing expected
-            stats.outcome = "screening_failed"
-            if isinstance(exc, ScreeningError):
-                log.error("screening failed mid-stream: %s", exc)
-            else:
-                log.exception("screening failed mid-stream")
-            await out.fail(ScreeningFailed("screening the reply failed; the rest of it was "
-                                           "not sent"))
+        except Exception as exc:
+            await out.fail(_failure(exc, watch, record))
     except _ClientGone:
-        stats.outcome = "client_gone"
+        record.outcome = "client_gone"
     except asyncio.CancelledError:
-        stats.outcome = "client_gone"
+        record.outcome = "client_gone"
         raise
     finally:
         watch.cancel()
         out.cancel()
-        if not finished:
+        if not out.ended:
             upstream.close()
     return response
 
 
+async def _pump(upstream: aiohttp.ClientResponse, decoder: SSEDecoder, screen: StreamAdapter,
+                out: _Out, offload: Offload | None, record: RequestRecord) -> None:
+    """Read, screen and write the upstream's events until its `[DONE]` (`out.ended`). Raises
+    UpstreamError when the upstream closed the stream before that, or what screening or
+    reading raised."""
+    async for data in upstream.content.iter_any():
+        started = time.perf_counter()
+        try:
+            out.ended = await _screened(decoder.feed(data), screen, out, offload)
+        finally:
+            record.own_s += time.perf_counter() - started
+        await out.write()
+        if out.ended:
+            return
+    out.ended = _handle(decoder.flush(), screen, out)
+    if not out.ended and (ending := screen.close()) is not None:
+        # Every choice finished but the upstream left out its end marker: end cleanly.
+        out.extend(ending)
+        out.ended = True
+    await out.write()
+    if not out.ended:
+        raise UpstreamError("the upstream closed the stream before it ended; nothing "
+                            "unscreened was sent", code="upstream_dropped")
+
+
+def _failure(exc: Exception, watch: Watchdog, record: RequestRecord) -> ProxyError:
+    """The error a stream that failed with `exc` ends with, its outcome (and upstream fault)
+    noted in `record`; a screening fault is logged."""
+    if isinstance(exc, (TimeoutError, aiohttp.ClientPayloadError,
+                        aiohttp.ClientConnectionError, SSEDecodeError, UpstreamError)):
+        error = watch.reason() or exc  # the watchdog ended it: idle upstream, shutdown
+        if not isinstance(error, ProxyError):
+            error = UpstreamError(f"the upstream stream broke off ({type(exc).__name__}); "
+                                  "nothing unscreened was sent", code="upstream_dropped")
+        record.outcome, record.fault = _outcome(error)
+        return error
+    if isinstance(exc, ChunkShapeError):
+        record.outcome, record.fault = "upstream_error", "protocol"
+        return UpstreamError(f"{exc}; the rest of the reply was not sent",
+                             code="upstream_protocol")
+    if isinstance(exc, ProxyError):  # the output stage held the rest back (OutputBlocked)
+        record.outcome = "blocked"
+        return exc
+    record.outcome = "screening_failed"  # ScreeningError, or a fault nothing expected
+    if isinstance(exc, ScreeningError):
+        log.error("screening failed mid-stream: %s", exc)
+    else:
+        log.exception("screening failed mid-stream")
+    return ScreeningFailed("screening the reply failed; the rest of it was not sent")
+
+
 def _outcome(error: ProxyError) -> tuple[str, str | None]:
-    """A failed stream's (outcome, upstream fault kind) for the relay's StreamStats."""
+    """A failed stream's (outcome, upstream fault kind) for the request's record."""
     if isinstance(error, ShuttingDown):
         return "shutdown", None
     if error.code == "upstream_dropped":
@@ -152,16 +162,18 @@ def _outcome(error: ProxyError) -> tuple[str, str | None]:
     return "upstream_error", getattr(error, "kind", None)
 
 
-def _encode(chunk: dict[str, Any]) -> bytes:
-    # encode_event(orjson.dumps(chunk)), short: JSON from orjson holds no line break.
-    return b"data: " + orjson.dumps(chunk) + b"\n\n"
+def _encode(chunk: Chunk) -> bytes:
+    # encode_event(orjson.dumps(body), event), short: JSON from orjson holds no line break.
+    if chunk.event is None:
+        return b"data: " + orjson.dumps(chunk.body) + b"\n\n"
+    return encode_event(orjson.dumps(chunk.body), chunk.event)
 
 
-async def _screened(events: list[Any], screen: StreamScreen, out: _Out,
+async def _screened(events: list[Any], screen: StreamAdapter, out: _Out,
                     offload: Offload | None) -> bool:
     """`_handle`, a batch of events at a time (`_batches`), the loop running other clients'
     work between two batches once `_SLICE_S` has passed (a network read can hold thousands
-    of small events). A batch whose events, with what the screens hold (`StreamScreen.held`:
+    of small events). A batch whose events, with what the screens hold (`StreamAdapter.held`:
     a JSON reply held whole, choices' tails a finish releases), come to a long text is
     screened in `offload`'s worker thread, its chunks handed to `out` back on the loop."""
     threshold = min(offload.threshold, STREAM_OFFLOAD_CHARS) if offload is not None else 1 << 62
@@ -209,56 +221,20 @@ def _batches(events: list[Any], threshold: int) -> list[tuple[list[Any], int]]:
     return out
 
 
-def _handle(events: list[Any], screen: StreamScreen, out: _Out | list[Item]) -> bool:
-    """Screen a batch of decoded events, appending the chunks to send to `out` as each event
-    is screened; returns whether `[DONE]` came. Raises UpstreamError, ScreeningError."""
+def _handle(events: list[Any], screen: StreamAdapter, out: _Out | list[Item]) -> bool:
+    """Screen a batch of decoded events, appending what to send to `out` as each event is
+    screened; returns whether the stream's end came. Raises what the adapter raises."""
     for event in events:
-        if event.data == "[DONE]":
-            if not screen.seen_any():
-                raise UpstreamError("the upstream ended its stream without any choice",
-                                    code="upstream_protocol")
-            out.extend(screen.end())
-            out.append(DONE)
+        items, ended = screen.event(event)
+        out.extend(items)
+        if ended:
             return True
-        try:
-            chunk = orjson.loads(event.data)
-        except orjson.JSONDecodeError:
-            if event.event == "error":  # an error event in plain text: `data: overloaded`
-                chunk = None
-            else:
-                raise UpstreamError("the upstream sent an event that is not JSON",
-                                    code="upstream_protocol") from None
-        if event.event == "error" or isinstance(chunk, dict) and chunk.get("error") is not None:
-            message = _upstream_message(chunk)
-            raise UpstreamError(f"the upstream reported an error mid-stream: {message}",
-                                code="upstream_stream_error")
-        if not isinstance(chunk, dict):
-            raise UpstreamError("the upstream sent an event that is not a JSON object",
-                                code="upstream_protocol")
-        out.extend(screen.feed(chunk))
     return False
 
 
-#: An error's `type` or `code` told to the client: a word (`server_error`,
-#: `rate_limit_exceeded`); anything else (digits, spaces, signs) is left out unread.
-_ERROR_WORD = re.compile(r"[A-Za-z_]{1,64}")
-
-
-def _upstream_message(chunk: Any) -> str:
-    """What the client is told of an upstream error event: its `type` and `code` only, and
-    only when they are words. The upstream's message is model-side text that was never
-    screened, so it is not sent on; neither is a `type` or `code` that could hold a value."""
-    error = chunk.get("error") if isinstance(chunk, dict) else None
-    if not isinstance(error, dict):
-        return "no details"
-    parts = [f"{k} {error[k]}" for k in ("type", "code")
-             if isinstance(error.get(k), str) and _ERROR_WORD.fullmatch(error[k])]
-    return ", ".join(parts) or "no details"
-
-
-Item = bytes | dict[str, Any]
+Item = Out
 #: The output stage (proxy/output.py): released text in, the text that may be sent out.
-Stage = Callable[[str], Awaitable[str]]
+Stage = Callable[[Text], Awaitable[str]]
 
 
 class _Out:
@@ -267,10 +243,11 @@ class _Out:
     back (a long sentence) and nothing was written for `streams.keepalive_s` keep the
     connection open through proxies and load balancers that drop idle ones."""
 
-    def __init__(self, response: web.StreamResponse, screen: StreamScreen,
-                 stats: StreamStats) -> None:
-        self.response, self.screen, self.stats = response, screen, stats
+    def __init__(self, response: web.StreamResponse, screen: StreamAdapter,
+                 record: RequestRecord, clock: WriteClock) -> None:
+        self.response, self.screen, self.record, self.clock = response, screen, record, clock
         self.items: list[Item] = []
+        self.ended = False  # the upstream's stream ended (`[DONE]`): nothing more to read
 
     def append(self, item: Item) -> None:
         self.items.append(item)
@@ -281,10 +258,10 @@ class _Out:
     def _take(self) -> list[Item]:
         now = time.monotonic()
         if not self.items:
-            if now - self.stats.last_write < self.stats.keepalive_s:
+            if now - self.clock.last_write < self.clock.keepalive_s:
                 return []
             self.items.append(KEEPALIVE)
-        self.stats.last_write = now
+        self.clock.last_write = now
         items, self.items = self.items, []
         return items
 
@@ -293,8 +270,8 @@ class _Out:
         items = self._take()
         if not items:
             return
-        if self.stats.first_text_at is None and self.screen.released_any:
-            self.stats.first_text_at = time.perf_counter()
+        if self.record.first_text_at is None and self.screen.released_any:
+            self.record.first_text_at = time.perf_counter()
         await _send(self.response, b"".join(_bytes(i) for i in items))
 
     async def close(self) -> None:
@@ -304,7 +281,7 @@ class _Out:
 
     async def fail(self, error: ProxyError) -> None:
         """Send what was screened before the fault, the error event and `[DONE]`; end."""
-        self.items.append(error_event(error) + DONE)
+        self.items.append(self.screen.error_event(error))
         await self.close()
 
     def cancel(self) -> None:
@@ -317,9 +294,9 @@ class _Pipelined(_Out):
     started when the chunk was screened, so the upstream keeps streaming while sentences are
     checked and order is kept."""
 
-    def __init__(self, response: web.StreamResponse, screen: StreamScreen, stats: StreamStats,
-                 stage: Stage) -> None:
-        super().__init__(response, screen, stats)
+    def __init__(self, response: web.StreamResponse, screen: StreamAdapter,
+                 record: RequestRecord, clock: WriteClock, stage: Stage) -> None:
+        super().__init__(response, screen, record, clock)
         self.stage = stage
         self.queue: asyncio.Queue[Item | asyncio.Future[bytes] | None] = asyncio.Queue()
         self.writer = asyncio.ensure_future(self._run())
@@ -330,22 +307,22 @@ class _Pipelined(_Out):
             self.writer.result()
             raise _ClientGone
         for item in self._take():
-            if isinstance(item, dict) and _texts(item):
+            if isinstance(item, Chunk) and item.texts:
                 future = asyncio.ensure_future(self._checked(item))
                 self.pending.append(future)
                 self.queue.put_nowait(future)
             else:
                 self.queue.put_nowait(item)
 
-    async def _checked(self, chunk: dict[str, Any]) -> bytes:
+    async def _checked(self, chunk: Chunk) -> bytes:
         """The chunk with each text field as the output check lets it through; b"" when
         nothing of a text-only chunk is left."""
-        for holder, name in _texts(chunk):
-            holder[name] = await self.stage(holder[name])
-        if not any(holder[name] for holder, name in _texts(chunk)) and _text_only(chunk):
+        for holder, text in chunk.texts:
+            holder[text.field] = await self.stage(text)
+        if chunk.text_only and not any(holder[text.field] for holder, text in chunk.texts):
             return b""
-        if self.stats.first_text_at is None:
-            self.stats.first_text_at = time.perf_counter()
+        if self.record.first_text_at is None:
+            self.record.first_text_at = time.perf_counter()
         return _encode(chunk)
 
     async def _run(self) -> None:
@@ -361,7 +338,7 @@ class _Pipelined(_Out):
         await _end(self.response)
 
     async def fail(self, error: ProxyError) -> None:
-        event = error_event(error) + DONE
+        event = self.screen.error_event(error)
         if not self.writer.done():  # queue the error after what is pending, then wait
             self.items.append(event)
             for item in self._take():
@@ -389,28 +366,6 @@ class _Pipelined(_Out):
                     future.exception()  # retrieved: never logged as unhandled
             else:
                 future.cancel()
-
-
-def _texts(chunk: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
-    """The (holder, field) of each non-empty released text in a screened chunk."""
-    out = []
-    for choice in chunk.get("choices") or ():
-        holder = choice.get("delta") if isinstance(choice.get("delta"), dict) else choice
-        for name in TEXT_FIELDS:
-            if isinstance(holder.get(name), str) and holder[name]:
-                out.append((holder, name))
-    return out
-
-
-def _text_only(chunk: dict[str, Any]) -> bool:
-    """Does the chunk carry nothing but text (no role, tool calls or finish_reason)?"""
-    for choice in chunk.get("choices") or ():
-        if choice.get("finish_reason") is not None:
-            return False
-        delta = choice.get("delta")
-        if isinstance(delta, dict) and any(k not in TEXT_FIELDS for k in delta):
-            return False
-    return "usage" not in chunk or chunk["usage"] is None
 
 
 def _bytes(item: Item) -> bytes:

@@ -6,13 +6,12 @@ forwarded. A shape that cannot be screened is a 400.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
-from replyguard.engine.request import WITHHELD_REPLY, RequestVerdict, screen_request
+from replyguard.engine.prompts import screen_prompts
+from replyguard.engine.request import RequestVerdict, screen_request
 from replyguard.engine.request_fields import ID_FIELDS, MAX_DEPTH, NestingTooDeep, screen_fields
 from replyguard.engine.rules import CompiledRules
-from replyguard.engine.screen import WITHHELD, screen_text
 from replyguard.engine.screen_cache import ScreenCache
 from replyguard.engine.tools import CompiledTools
 from replyguard.proxy.errors import BadRequest
@@ -112,10 +111,9 @@ def verdict_chat(body: dict[str, Any], rules: CompiledRules,
 def verdict_text(body: dict[str, Any], rules: CompiledRules,
                  cache: ScreenCache | None = None) -> tuple[RequestVerdict, dict[str, Any]]:
     """Screen a legacy completions request: each prompt as a turn, and `suffix` (the text
-    after the insertion point) as part of the prompt: counted with it, and a withheld value
-    in it holds the request back (`reply_pd_withheld` once, not again when a prompt already
-    did). Then the other fields. Returns the verdict (its messages: one user message per
-    screened prompt) and the fields to forward in place of the client's."""
+    after the insertion point) as part of the prompt (engine.prompts). Then the other
+    fields. Returns the verdict (its messages: one user message per screened prompt) and the
+    fields to forward in place of the client's."""
     prompt = body.get("prompt")
     prompts = [prompt] if isinstance(prompt, str) else prompt
     if not isinstance(prompts, list) or not all(isinstance(p, str) for p in prompts):
@@ -125,22 +123,9 @@ def verdict_text(body: dict[str, Any], rules: CompiledRules,
     if suffix is not None and not isinstance(suffix, str):
         raise BadRequest(f"'suffix' {_ID_SHAPE}", param="suffix", code="invalid_request")
     fields = other_fields(body, rules, cache, ("prompt", "suffix"))
-    counts: Counter[str] = Counter()
-    screened = []
-    withheld: set[str] = set()
-    for text in prompts:
-        result = screen_text(text, rules, "turn")
-        counts.update(result.counts)
-        withheld.update(result.withheld)
-        screened.append(result.text)
-    if suffix is not None:
-        result = screen_text(suffix, rules, "turn")
-        counts.update({k: v for k, v in result.counts.items()
-                       if k != WITHHELD or not withheld})
-        withheld.update(result.withheld)
-        fields["suffix"] = result.text
-    if withheld:
-        return RequestVerdict("withhold", [], WITHHELD_REPLY[rules.language], dict(counts),
-                              tuple(sorted(withheld))), {}
-    messages = [{"role": "user", "content": p} for p in screened]
-    return RequestVerdict("forward", messages, None, dict(counts)), fields
+    verdict, screened_suffix = screen_prompts(prompts, suffix, rules)
+    if verdict.kind == "withhold":
+        return verdict, {}
+    if screened_suffix is not None:
+        fields["suffix"] = screened_suffix
+    return verdict, fields

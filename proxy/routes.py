@@ -25,9 +25,9 @@ from replyguard.proxy.errors import (
 )
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.paths import AmbiguousPath, canonical_path
+from replyguard.proxy.record import RECORD
 from replyguard.proxy.request_side import other_fields
 from replyguard.proxy.state import (
-    INFO,
     METRICS,
     OFFLOAD,
     SCREEN_CACHE,
@@ -75,7 +75,7 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
     every other field's strings as in a chat request (`user`, `metadata`, ...). A withheld
     value in an input refuses the request (400, code `withheld`): there is no reply to give."""
     settings = request.app[SETTINGS]
-    info = request[INFO]
+    record = request[RECORD]
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
     given = body.get("input")
@@ -99,15 +99,15 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
     finally:
         metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
     for result in results:
-        add_counts(info["counts"], result.counts)
+        add_counts(record.counts, result.counts)
         withheld.update(result.withheld)
         screened.append(result.text)
     if withheld:
-        info["verdict"] = "withhold"
+        record.verdict = "withhold"
         classes = ", ".join(sorted(withheld))
         raise BadRequest(f"the input holds details that are not sent on ({classes})",
                          param="input", code="withheld")
-    info["verdict"] = "forward"
+    record.verdict = "forward"
     forward = {**body, **fields, "input": screened[0] if isinstance(given, str) else screened}
     return await _forward(request, "POST", "/v1/embeddings", orjson.dumps(forward))
 
@@ -182,7 +182,7 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
             raise error from None
         if not counted:
             metrics.upstream_errors_by("upstream_dropped").inc()
-        request[INFO]["outcome"] = "upstream_dropped"
+        request[RECORD].outcome = "upstream_dropped"
         if request.transport is not None:
             request.transport.abort()
         return response

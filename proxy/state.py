@@ -4,9 +4,7 @@ every response carries (`stamp`, `prepare`)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -20,6 +18,7 @@ from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
 from replyguard.proxy.overload import UpstreamWatch
 from replyguard.proxy.peers import Peers
+from replyguard.proxy.record import RECORD, RequestRecord
 
 
 @dataclass
@@ -118,29 +117,23 @@ def refusing(tools: dict[tuple[str, str], CompiledTools]) -> frozenset[tuple[str
     """The keys of `tools` (compile_all_tools) whose tools refuse some call."""
     return frozenset(key for key, compiled in tools.items()
                      if any(not s.allowed for s in compiled.rules.tools.values()))
-#: Per-request screening info (route, counts, verdict, outcome) the middleware reads back.
-#: A typed RequestKey where aiohttp has them (3.13+): a str key warns there.
-INFO: Any = web.RequestKey("replyguard", dict) if hasattr(web, "RequestKey") else "replyguard"
-
-
-def stamp(response: web.StreamResponse, info: Mapping[str, object]) -> None:
+def stamp(response: web.StreamResponse, record: RequestRecord) -> None:
     """The request id headers, set just before `response`'s headers go out (by the middleware
     for a whole response; by the route, before `prepare`, for a streamed one):
     `X-ReplyGuard-Request-Id` (the access log's id), `X-Request-Id` the upstream's own when it
     sent one, else ours, and `X-ReplyGuard-Verdict` (forward, withhold, exact, blocked) on a
     screened turn."""
-    request_id = str(info["request_id"])
+    request_id = record.request_id
     headers = response.headers
     headers["X-ReplyGuard-Request-Id"] = request_id
     headers.setdefault("X-Request-Id", request_id)
-    verdict = info.get("verdict")
-    if verdict:  # forward, withhold, exact or blocked: what happened to the turn
-        headers["X-ReplyGuard-Verdict"] = str(verdict)
+    if record.verdict:  # forward, withhold, exact or blocked: what happened to the turn
+        headers["X-ReplyGuard-Verdict"] = record.verdict
 
 
 async def prepare(request: web.Request, response: web.StreamResponse) -> None:
     """Send a streamed `response`'s headers, the request id headers among them (`stamp`)."""
-    info = request.get(INFO)
-    if info is not None:
-        stamp(response, info)
+    record = request.get(RECORD)
+    if record is not None:
+        stamp(response, record)
     await response.prepare(request)

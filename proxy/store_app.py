@@ -17,7 +17,7 @@ from replyguard.proxy import records_api, rules_admin
 from replyguard.proxy.errors import ProxyError
 from replyguard.proxy.live_rules import LIVE, LiveRules, version_header
 from replyguard.proxy.records import Recorder, field, is_model_route
-from replyguard.proxy.state import INFO, METRICS, RULES, SETTINGS
+from replyguard.proxy.state import METRICS, RECORD, RULES, SETTINGS
 from replyguard.proxy.store import Store
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -81,7 +81,7 @@ async def store_middleware(request: web.Request, handler: Handler) -> web.Stream
         raise
     finally:
         _UPSTREAM.reset(token)
-        info = request.get(INFO) or {}
+        info = request.get(RECORD) or {}
         if field(info, "outcome") == "client_gone":
             status = CLIENT_GONE
         recorder.note(str(field(info, "request_id") or ""), request.method, route, info, status,

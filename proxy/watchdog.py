@@ -36,7 +36,7 @@ class ShuttingDown(ProxyError):
 
 
 class Watchdog:
-    """The timer of one streamed reply (see the module). `stats` is the relay's StreamStats
+    """The timer of one streamed reply (see the module). `stats` is the relay's WriteClock
     (`last_write`, time.monotonic). `reason()` is the error to end the stream with once the
     watchdog closed the upstream, else None."""
 
@@ -125,7 +125,7 @@ def watchdog(request: web.Request, response: web.StreamResponse,
              upstream: aiohttp.ClientResponse, stats: Any) -> Watchdog:
     """Start the watchdog of a stream just prepared, with the app's `streams` settings, and
     register it with the app's live streams (shutdown). `stats.keepalive_s` is set too (the
-    relay's keep-alive while text is held back)."""
+    relay's keep-alive while text is held back; `stats` is the relay's WriteClock)."""
     settings = request.app[SETTINGS]
     stats.keepalive_s = settings.streams.keepalive_s
     watch = Watchdog(response, upstream, stats, settings.streams.keepalive_s,

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from stdnum import iban as stdnum_iban
 from stdnum import luhn
 
-from replyguard.engine import DETECTORS, find
+from replyguard.engine import DETECTORS, Detector, find
 from replyguard.engine.canon import Canonical, canonical
-from replyguard.engine.find import Finding, _confirmed, _settle
+from replyguard.engine.find import Finding, _confirmed
 
 MB = 1_000_000
 
@@ -111,6 +111,23 @@ def _whole_text_scan(text: str) -> list[Finding]:
     if view.joined:
         found = FIND_MODULE._kept_apart(found, _view_scan(canonical(text, join=False)))
     return found
+
+
+def _settle(
+    found: list[tuple[int, int, int, Detector]], length: int
+) -> list[tuple[int, int, int, Detector]]:
+    """Keep, for each stretch of text, the finding of the lowest priority number (the rule
+    `engine.find` applies while validating): the reference the scans are checked against."""
+    found.sort(key=lambda item: (item[0], item[1]))
+    claimed = bytearray(length)
+    kept = []
+    for item in found:
+        _, start, end, _ = item
+        if claimed.find(1, start, end) == -1:
+            claimed[start:end] = b"\x01" * (end - start)
+            kept.append(item)
+    kept.sort(key=lambda item: item[1])
+    return kept
 
 
 def _view_scan(view: Canonical) -> list[Finding]:

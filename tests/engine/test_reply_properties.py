@@ -6,6 +6,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from functools import partial
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ from replyguard.engine import (
     read_context,
     screen_reply,
 )
+from replyguard.engine.reply import _unsplittable
 
 REFUND_NOTE = "Refunds reach the card in three to five working days."
 RULES = compile_rules(ReplyRules(
@@ -260,7 +262,8 @@ def test_each_sentence_released_as_soon_as_the_segmenter_decides_it(
     cuts = sorted(set(data.draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=80))))
     bounds = [0, *cuts, len(text)]
     screen, reference = ReplyScreen(RULES, max_chars=512), ReplyScreen(RULES, max_chars=512)
-    segmenter = SentenceSegmenter("en", max_chars=512, no_cut=reference._no_cut)
+    segmenter = SentenceSegmenter("en", max_chars=512,
+                                  no_cut=partial(_unsplittable, reference.rules))
     for start, end in zip(bounds, bounds[1:], strict=False):
         expected = "".join(reference.screen_sentence(p)
                            for p in segmenter.feed(text[start:end]))

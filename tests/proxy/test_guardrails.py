@@ -403,12 +403,13 @@ async def test_a_stage_fault_then_an_upstream_drop_ends_with_an_error_event(
     """The stage fails on one chunk, then the upstream closes without [DONE]: the client gets
     what was checked before, an error event and [DONE] — never a hang."""
     from replyguard.proxy.output import OutputStage
+    from replyguard.proxy.pipeline import Text
     from tests.proxy.conftest import RawUpstream, sse
 
     original = OutputStage.__call__
 
-    async def failing(self: OutputStage, text: str) -> str:
-        if "Boom" in text:
+    async def failing(self: OutputStage, text: Text) -> str:
+        if "Boom" in text.text:
             await asyncio.sleep(0.3)  # still checking when the upstream drops
             raise RuntimeError("a bug in a check")
         return await original(self, text)

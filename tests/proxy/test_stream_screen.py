@@ -1,4 +1,4 @@
-"""proxy.stream: StreamScreen and screen_completion on hand-built chunks (exact output chunk
+"""proxy.api_chat: StreamScreen and screen_completion on hand-built chunks (exact output chunk
 lists), and the split-invariance property: however the reply is cut into deltas (or its SSE
 bytes into network reads, inside UTF-8 characters too), the streamed text equals the whole
 reply screened."""
@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from replyguard.engine.context import read_context
 from replyguard.engine.reply import ReplyScreen
 from replyguard.engine.rules import compile_rules
+from replyguard.proxy import api_chat
+from replyguard.proxy.api_chat import ChunkShapeError, screen_completion
 from replyguard.proxy.relay import _bytes, _handle
 from replyguard.proxy.sse import SSEDecoder, encode_event
-from replyguard.proxy.stream import ChunkShapeError, StreamScreen, screen_completion
 
 RULES = compile_rules(SHOP_RULES)
 REFUND_DONE = read_context([
@@ -31,6 +32,16 @@ REFUND_DONE = read_context([
 ])  # fmt: skip
 DISCLAIMER = "Refunds reach the card in three to five working days."
 ENV = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+
+
+class StreamScreen(api_chat.StreamScreen):
+    """The chat adapter's stream screen, giving the chunks' bodies (what is sent)."""
+
+    def feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:  # type: ignore[override]
+        return [sent.body for sent in super().feed(chunk)]
+
+    def end(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        return [sent.body for sent in super().end()]
 
 
 def make(context: Any = None) -> Any:
@@ -267,7 +278,7 @@ def test_any_split_of_the_sse_bytes_gives_the_whole_reply(text: str, deltas: lis
     raw = b"".join(encode_event(orjson.dumps(x)) for x in stream_chunks(cut(text, deltas)))
     raw += b"data: [DONE]\n\n"
     points = sorted({p % (len(raw) + 1) for p in reads})
-    decoder, screen, out = SSEDecoder(), StreamScreen(make()), []
+    decoder, screen, out = SSEDecoder(), api_chat.StreamScreen(make()), []
     done = False
     for a, b in zip([0, *points], [*points, len(raw)], strict=True):
         done = _handle(decoder.feed(raw[a:b]), screen, out) or done

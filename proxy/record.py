@@ -1,0 +1,58 @@
+"""What one request did: a typed record filled in as the request goes (the routes, the relay,
+the guardrails) and read once at its end (`proxy.app.record_request`: metrics, access log).
+It holds identifiers, outcomes, timings and counts, never any text of the request or reply.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from replyguard.proxy.counts import new_counts
+
+__all__ = ["RECORD", "RequestRecord"]
+
+
+@dataclass(slots=True)
+class RequestRecord:
+    """One request's record.
+
+    `verdict`: what happened to a screened turn (`forward`, `withhold`, `exact`, `blocked`);
+    `outcome` of a streamed reply (`ok`, `upstream_dropped`, `upstream_error`, `blocked`,
+    `screening_failed`, `client_gone`, `shutdown`) and, with an `upstream_*` outcome, the
+    upstream fault's kind (`fault`: `upstream_dropped`, `upstream_error` for an error event,
+    `protocol`); `guardrail`: the input check that blocked the turn and how; `guardrail_output`:
+    what moderation did to the reply (`flagged`, `blocked_on_error`). `own_s`: seconds of the
+    proxy's own work on the reply; `first_text_at`: when the first screened text went out
+    (perf_counter). `status` and `latency_s` are set at the end.
+    """
+
+    request_id: str
+    route: str
+    method: str = "POST"
+    counts: Counter[str] = field(default_factory=new_counts)
+    verdict: str | None = None
+    outcome: str | None = None
+    fault: str | None = None
+    guardrail: str | None = None
+    guardrail_output: str | None = None
+    own_s: float = 0.0
+    first_text_at: float | None = None
+    status: int = 500
+    latency_s: float = 0.0
+
+    def access_line(self) -> dict[str, Any]:
+        """The access log's JSON object for this request."""
+        return {"request_id": self.request_id, "method": self.method, "route": self.route,
+                "status": self.status, "latency_ms": round(self.latency_s * 1000, 3),
+                "verdict": self.verdict, "outcome": self.outcome, "guardrail": self.guardrail,
+                "guardrail_output": self.guardrail_output, "counts": dict(self.counts)}
+
+
+#: The request's record, set by the middleware. A typed RequestKey where aiohttp has them
+#: (3.13+): a str key warns there.
+RECORD: Any = web.RequestKey("replyguard", RequestRecord) if hasattr(web, "RequestKey") \
+    else "replyguard"
