@@ -91,15 +91,33 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
     # A value is found only with what a detector reads around it: a password with its label
     # before it (`password: `, `postgres://user:` of a user name up to 64 characters), any
     # value with what its look-aheads read after it (a closing quote, a URL's host, `,12/`).
-    spans = [(max(0, f.start - _BEFORE_PASSWORD) if f.cls == "password" else f.start,
+    spans = [(_label_start(text, f.start) if f.cls == "password" else f.start,
               f.end + _AFTER_VALUE) for f in find(text, rules.detectors)]
     spans += rules.never_say_spans(text)
     return spans
 
 
+def _label_start(text: str, start: int) -> int:
+    """Where the label of the password value at `start` begins: the last name a password
+    detector reads (`pass`, `pwd`, `senha`, `identified`, a URL's scheme) in the
+    `_BEFORE_PASSWORD` characters before it, from the start of its word; that far back when
+    none is there."""
+    low = max(0, start - _BEFORE_PASSWORD)
+    before = text[low:start].lower()
+    at = max(before.rfind(name) for name in _LABELS)
+    if at < 0:
+        return low
+    at += low
+    while at > low and (text[at - 1].isalnum() or text[at - 1] in "_-.+$[\"'"):
+        at -= 1  # (the whole name: `DB_PASSWORD`, `$config['password']`, `postgres://`)
+    return at
+
+
 #: How far before a password's value, and after any value, a forced split may not fall.
 _BEFORE_PASSWORD = 96
 _AFTER_VALUE = 4
+#: The names a password's label holds (lower case), as the password detectors read them.
+_LABELS = ("pass", "pwd", "senha", "identified", "://", "<password>", "--pass")
 
 
 class ReplyScreen:
