@@ -260,7 +260,7 @@ _CAP_LISTS = [
     " | ".join(["GB82 WEST 1234 5698 7654 32", "https://u0:Pw0000x@h.io/"][i % 2]
                for i in range(74)),
     ", ".join(['"password":"Pw0000x!"', "123-45-6789"][i % 2] for i in range(115)),
-    "\n".join(["password: Pw%04dx!" % i, "sk-proj-AbC123dEf456GhI789jKl0000MnO"][i % 2]
+    "\n".join([f"password: Pw{i:04d}x!", "sk-proj-AbC123dEf456GhI789jKl0000MnO"][i % 2]
               for i in range(75)),
 ]
 
