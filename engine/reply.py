@@ -365,7 +365,7 @@ class ReplyScreen:
                 return None
         if self.context.passages:
             self._cited |= self.context.cited_tags(sentence)
-        findings = self._findings(sentence)
+        findings = self._values(sentence)
         if findings:
             sentence = self._personal_data(sentence, findings)
             if not sentence:
@@ -380,11 +380,18 @@ class ReplyScreen:
             return None
         return Piece(sentence, False)
 
-    def _findings(self, sentence: str) -> list[Finding]:
-        """The values in `sentence`; after a piece that ended in a password's label
-        (`Your new password:` then a blank line and a code block), also the password it
-        begins with, read after that label as the request side reads the two together."""
+    def _values(self, sentence: str) -> list[Finding]:
+        """The values the detectors find in `sentence` (`_after_label`)."""
         findings = find(sentence, self.rules.detectors)
+        if self._label or ":" in sentence:
+            return self._after_label(sentence, findings)
+        return findings
+
+    def _after_label(self, sentence: str, findings: list[Finding]) -> list[Finding]:
+        """`findings` of `sentence`; after a piece that ended in a password's label (`Your
+        new password:` then a blank line and a code block), with the password it begins
+        with, read after that label as the request side reads the two together. Notes
+        whether `sentence` ends in such a label."""
         after_label, self._label = self._label, _ends_in_label(sentence)
         if after_label and not sentence.isspace():
             shift = len(_LABEL)
