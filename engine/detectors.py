@@ -95,12 +95,15 @@ class Detector:
 # `(?<![A-Za-z]-\d)` one inside a hyphenated code (`INC-2024-001293`, `SKU-88213`).
 _START_NUM = r"\d(?<![\w+@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
+#: An SSN's start: as `_START_NUM`, or after a digit and a space when its hyphens follow
+#: (`123-45-6789 234-56-7891`: two SSNs, not one run).
+_START_SSN = r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d[ \t]\d)(?=\d\d-\d\d-))(?<![A-Za-z]-\d)"
 # A value written with separator `s` ends where that separator does not lead on to more
 # digits: `4111 1111 1111 1111 12/26` and `123-45-6789 1990` hold a card and an SSN, but
 # `4111 1111 1111 1111 1111` is one longer run. Not followed by a decimal part either (one or
 # two digits after `.` or `,`: `1234567890123456.50`); a list's next field is no decimal part
 # (`4539148803436467,5500005555555559`, `alice,4539148803436467,12/26`).
-_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d\d?(?![\d/]))"
+_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d\d?(?![\d/,;|\t]))"
 
 #: A character of a private key block after its BEGIN line (RFC 7468 PEM and RFC 4880 OpenPGP
 #: armor: base64 lines, armor headers such as `Comment: Alice <alice@example.com>`, the `=`
@@ -121,7 +124,8 @@ _CARD_SEP = r"(?: ?- ?| )"
 #: A card starts as a number does, and also right after a space that ends an ungrouped run
 #: of 13 digits or more (a list of cards: `4111111111111111 5500005555555559`); never after
 #: a digit and a spaced hyphen (inside `4111 - 1111 - ...`).
-_START_CARD = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d))(?<![A-Za-z]-\d)"
+_START_CARD = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d)|(?<=\d[ \t]\d)(?=\d{12}))"
+               r"(?<![A-Za-z]-\d)"
                r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
 
 #: Where a known secret starts (api_key, aws_access_key, jwt): a password value stops before
@@ -429,7 +433,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="us_ssn",
         category="national_id",
-        regex=re.compile(_START_NUM + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}"
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s")),
         keywords=(),
         min_digits=9,
@@ -466,7 +470,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="br_cpf",
         category="national_id",
-        regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)(?!,\d)"),
+        regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)"
+                         r"(?!,\d\d?(?![\d/,;|\t]))"),
         keywords=(),
         min_digits=11,
         reach=_NEAR_RUN,

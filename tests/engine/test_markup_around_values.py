@@ -173,3 +173,16 @@ def test_a_password_after_its_label_in_the_piece_before_is_masked(text: str,
                                                                   released: str) -> None:
     assert screen_reply(text, REDACT_ALL)[0] == released
     assert screen_reply(text, REDACT_ALL, chunks=7, seed=2)[0] == released
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("alice,4111111111111111,12,2026", ["4111111111111111"]),  # CSV: `,12,` is a field
+    ("111.444.777-35,222.333.444-05", ["111.444.777-35", "222.333.444-05"]),
+    ("1\t4111111111111111", ["4111111111111111"]),  # TSV: an id column before it
+    ("item 2 4111111111111111", ["4111111111111111"]),
+    ("123-45-6789 234-56-7891", ["123-45-6789", "234-56-7891"]),
+    ("1\t123-45-6789", ["123-45-6789"]),
+    ("4111 1111 1111 1111,12", []),  # a decimal part: no card
+])
+def test_values_in_delimited_rows(text: str, values: list[str]) -> None:
+    assert [text[f.start:f.end] for f in find(text)] == values
