@@ -186,3 +186,16 @@ def test_a_password_after_its_label_in_the_piece_before_is_masked(text: str,
 ])
 def test_values_in_delimited_rows(text: str, values: list[str]) -> None:
     assert [text[f.start:f.end] for f in find(text)] == values
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ('SSN 123-45-<span class="x">6789</span>.', "SSN ***6789</span>."),
+    ('card 4111 <span style="color:red">1111</span> 1111 1111.', "card **** 1111."),
+    ('GB82 <span class="x">WEST</span> 1234 5698 7654 32', "GB** **** 5432"),
+    ('<p class="note">Hello, <a href="https://example.com/help">see help</a>.</p>',
+     '<p class="note">Hello, <a href="https://example.com/help">see help</a>.</p>'),
+])
+def test_a_tag_with_attributes_inside_a_value(text: str, released: str) -> None:
+    """Read both ways: its attributes as text, and the text as shown (the tag a space, or
+    nothing between two characters)."""
+    assert screen_reply(text, REDACT_ALL)[0] == released
