@@ -142,7 +142,8 @@ def _key(first: str) -> str:
 
 
 #: Not punctuation glued to a known secret: where a password value stops.
-_UNGLUED = r"(?![=,;:|]" + _SECRET_START + ")"
+_UNGLUED = (r"(?![=,;:|]" + _SECRET_START + r")"
+            r"(?![,;&|][ \t]?(?i:pass(?:word|wd)?|pwd|senha)[\w.-]{0,24}[ \t]?[:=])")
 
 #: The letters and digits of an address outside CJK scripts (RFC 6531 allows any, RFC 5890
 #: any in a domain): ASCII, Latin-1 and Latin Extended-A/B, Greek and Cyrillic.
@@ -275,11 +276,11 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|==?|:)[ \t]{0,8}"
             # `&` ends the value only where a URL's next parameter starts (`&user=`).
             r"(?:@(?=\"))?(?P<q>[\"'`]?)(?P<value>(?:" + _UNGLUED + r"[^\s\"'`&]"
-            r"|&(?![A-Za-z_]\w{0,30}=)){0,199}" + _UNGLUED + r"[^\s\"'`&.,;:)])(?P=q)"
+            r"|&(?![A-Za-z_]\w{0,30}=)){0,1023}" + _UNGLUED + r"[^\s\"'`&.,;:)])(?P=q)"
         ),
         keywords=("pass", "pwd", "senha"),
         keywords_in="lower",
-        reach=(0, 300),
+        reach=(0, 1100),
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -304,21 +305,25 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password|requirepass"
             r"|--pass(?:word|wd)?[= ]|set_?password[ \t]*\(|<password>"
-            r"|(?:new[ \t]+)?password[ \t]+is"
-            r"|new[ \t]+password|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:)"
-            r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`<>()]{1,200})(?P=q)"
+            r"|(?:new[ \t]+)?password[ \t]+is|password(?=[ \t]+')|password[ \t]*\|"
+            r"|key=\"password\"[ \t]+value="
+            r"|new[ \t]+password|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
+            r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
+            r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
         ),
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
                   "<password>", "password is", "with password", "encrypted password",
-                  "new password", "senha "),
+                  "new password", "senha ", "password '", "password |", "password|",
+                  'key="password"'),
         keywords_in="lower",
-        reach=(16, 240),  # (`with encrypted ` before its keyword, the value after it)
+        reach=(16, 1100),  # (`with encrypted ` before its keyword, the value after it)
         validate=validators.password,
         mask=masks.password,
         priority=4,
         group="value",
         examples=("S3cret!x", "hunter2Secret!", "Zone-99x"),
         counterexamples=("your password is safe", "the new password: see the link below",
+                         "the password | is required", "A senha é nova.",
                          "IDENTIFIED BY ''", "--password-file /run/secrets/db",
                          "<password></password>", "requirepass yes"),
     ),

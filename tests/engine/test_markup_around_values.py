@@ -199,3 +199,16 @@ def test_a_tag_with_attributes_inside_a_value(text: str, released: str) -> None:
     """Read both ways: its attributes as text, and the text as shown (the tag a space, or
     nothing between two characters)."""
     assert screen_reply(text, REDACT_ALL)[0] == released
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("CREATE ROLE bob WITH LOGIN PASSWORD 'S3cret!Pw99';",
+     "CREATE ROLE bob WITH LOGIN PASSWORD '****';"),
+    ("| Password | S3cret!Pw99 |", "| Password | **** |"),
+    ('<add key="Password" value="S3cret!Pw99"/>', '<add key="Password" value="****"/>'),
+    ("A senha temporária é S3cret!Pw99.", "A senha temporária é ****."),
+    ("password: Pw0000x!,password: Pw0001x!", "password: ****,password: ****"),
+    ("password: " + ("S3cret!Pw" * 40)[:256], "password: ****"),  # a long one, whole
+])
+def test_more_password_forms(text: str, released: str) -> None:
+    assert screen_reply(text, REDACT_ALL)[0] == released
