@@ -309,7 +309,8 @@ DETECTORS: tuple[Detector, ...] = (
             r"|key=\"password\"[ \t]+value="
             r"|new[ \t]+password|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
             r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
-            r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
+            r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
+            r"(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
         ),
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
                   "<password>", "password is", "with password", "encrypted password",
