@@ -293,7 +293,11 @@ DETECTORS: tuple[Detector, ...] = (
                          "password: [REDACTED]", "password: https://shop.example.com/reset",
                          "pass_rate: 0.95", "PWD=/home/alice/project",
                          "password=${DB_PASSWORD}", "password: YOUR_PASSWORD",
-                         "password = os.environ['DB_PASSWORD']", "DB_PASS=process.env.DB_PASS"),
+                         "password = os.environ['DB_PASSWORD']", "DB_PASS=process.env.DB_PASS",
+                         "const password = req.body.password;",
+                         "if password == confirmPassword:", "password = input('Password: ')",
+                         "password: null", "ALTER ROLE bob WITH PASSWORD NULL;",
+                         "password: (hidden)", "password = db_password"),
     ),
     Detector(
         id="password_phrase",
