@@ -165,7 +165,8 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         rf"(?:(?<=\n){_PREFIX}|[ \n]|{tag}|{_COMMENT}|{_SPACE_REF})*+)"
         rf"|(?P<opener>{opener})"
         r"|(?P<marks>[*_~`]++)"
-        r"|(?P<unicode>\\u[0-9A-Fa-f]{4})"
+        r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
+        r"|\\u[0-9A-Fa-f]{4})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         r"|(?P<ref>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
     )
@@ -568,13 +569,17 @@ def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]
 
 
 def _unicode_escape(escape: str) -> str:
-    """A `\\uXXXX` escape as the character it stands for, read `ONE_FOR_ONE` (nothing for an
-    invisible one, `\\u200b`; a surrogate half as it is written)."""
-    char = chr(int(escape[2:], 16))
-    if 0xD800 <= ord(char) <= 0xDFFF:
+    """A `\\uXXXX` escape (or a surrogate pair of two) as the character it stands for, read
+    `ONE_FOR_ONE` (an invisible one, `\\u200b`, as a space: it stands between two groups
+    more often than inside a word; a lone surrogate half as it is written)."""
+    code = int(escape[2:6], 16)
+    if len(escape) == 12:
+        code = 0x10000 + ((code - 0xD800) << 10) + (int(escape[8:12], 16) - 0xDC00)
+    elif 0xD800 <= code <= 0xDFFF:
         return escape
+    char = chr(code)
     if unicodedata.category(char) == "Cf":
-        return ""
+        return " "
     return char.translate(ONE_FOR_ONE)
 
 

@@ -124,6 +124,12 @@ def test_json_unicode_escapes_read_as_what_they_decode_to() -> None:
         ("national_id", "123\\u201145\\u20116789")]
 
 
+def test_json_escapes_of_invisible_characters_and_surrogate_pairs() -> None:
+    for text in ('{"c": "4111\\u00ad1111 1111 1111"}',  # a soft hyphen between two groups
+                 '{"c": "\\ud835\\udfd2111 1111 1111 1111"}'):  # a mathematical 4
+        assert [f.cls for f in find(text)] == ["card"], text
+
+
 def test_a_full_width_password_assignment_is_masked() -> None:
     text = "＂ｐａｓｓｗｏｒｄ＂：＂Ｑｚ７！ｘＫ２＃ｍＰ９＂"
     assert screen_reply(text, REDACT_ALL)[0] == "＂ｐａｓｓｗｏｒｄ＂：＂****＂"
