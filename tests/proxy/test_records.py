@@ -255,6 +255,18 @@ async def test_the_screened_text_of_a_whole_reply_when_asked(proxy, store_url: s
     assert row["text"] == "Thanks."
 
 
+async def test_the_screened_text_of_a_streamed_reply_when_asked(proxy, store_url: str,
+                                                               tmp_path: Path) -> None:
+    client = await proxy(store_url,
+                         Reply(content="Your card 4111 1111 1111 1111 is on file. Thanks."),
+                         replies__rules=_rules(tmp_path), records__text="screened")
+    async with client.post("/v1/chat/completions", json=user("hi", stream=True)) as resp:
+        assert resp.status == 200
+        await resp.read()
+    [row] = await _records(client, 1)
+    assert row["text"] == "Your card **** 1111 is on file. Thanks."
+
+
 @pytest.mark.parametrize(("verdict", "route", "status", "recorded"), [
     ("forward", "/v1/chat/completions", 200, "forward"),
     ("blocked", "/v1/chat/completions", 499, "blocked"),
