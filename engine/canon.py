@@ -152,9 +152,11 @@ _INLINE_SET = frozenset(_INLINE_NAMES)
 _INLINE_TAGS = re.compile(rf"(?:{_tag(_INLINE_NAMES)}|{_COMMENT})+")
 #: A character reference to a space (`&nbsp;`, `&#160;`, `&#32;`).
 _SPACE_REF = r"&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);"
-#: A line's prefix after a line break: a quote, a heading, a list item's marker or a table
-#: row's first bar, with the spaces after it (`_EDIT`).
-_PREFIX = r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|[-*+][ \t]+|\|[ \t]*)"
+#: A line's prefix after a line break: a quote, a heading, a list item's marker (`-`, `1.`) or
+#: a table row's first bar, with the spaces after it (`_EDIT`).
+_PREFIX = r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\|[ \t]*)"
+
+
 def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
     # A gap starts with a line break, two spaces, a space before a tag or a reference, a tag,
     # a comment or a space's reference: every alternative starts with its own character, so

@@ -152,6 +152,7 @@ def test_short_cards_need_an_issuers_prefix(text: str, cards: list[str]) -> None
      "Your card:\n- **** 1111\nis on file."),
     ("- Card: 4111 1111\n1111 1111", ["- Card: 4111 1111\n1111 1111"], "- Card: **** 1111"),
     ("SSN:\n# 123-45-\n# 6789\nok", ["SSN:\n", "# 123-45-\n# 6789\n", "ok"], "SSN:\n# ***6789\nok"),
+    ("1. 4111 1111\n2. 1111 1111", ["1. 4111 1111\n2. 1111 1111"], "1. **** 1111"),
     ("- IBAN GB82 WEST\n1234 5698 7654 32", ["- IBAN GB82 WEST\n1234 5698 7654 32"],
      "- IBAN GB** **** 5432"),
     ("Steps:\n1. Call 555\n2. Done", ["Steps:\n", "1. Call 555\n", "2. Done"],
