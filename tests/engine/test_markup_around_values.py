@@ -219,3 +219,15 @@ def test_a_tag_with_attributes_inside_a_value(text: str, released: str) -> None:
 ])
 def test_more_password_forms(text: str, released: str) -> None:
     assert screen_reply(text, REDACT_ALL)[0] == released
+
+
+def test_a_value_under_a_name_naming_a_password() -> None:
+    from replyguard.engine.json_reply import JsonReplyScreen
+    from replyguard.engine.request_fields import screen_value
+
+    screen = JsonReplyScreen(PASSWORDS)
+    screen.feed('[{"name":"DB_PASSWORD","value":"S3cret!Pw99"},{"name":"HOST","value":"db:5432"}]')
+    assert screen.finish() == ('[{"name":"DB_PASSWORD","value":"****"},'
+                               '{"name":"HOST","value":"db:5432"}]')
+    assert screen_value({"env": [{"name": "DB_PASSWORD", "value": "S3cret!Pw99"}]},
+                        PASSWORDS) == {"env": [{"name": "DB_PASSWORD", "value": "****"}]}
