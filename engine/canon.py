@@ -44,7 +44,8 @@ from confusable_homoglyphs.confusables import confusables_data
 
 def _dash_and_space_table() -> dict[int, str]:
     """Unicode space separators and other whitespace as a space (line breaks as a newline),
-    control characters as a space, non-ASCII hyphens and dashes as `-`."""
+    control characters as a space, the non-ASCII hyphens, figure and en dashes and minus
+    signs as `-` (not the em dash, which stands between words in prose)."""
     table: dict[int, str] = {}
     for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)):
         table[code] = " "
