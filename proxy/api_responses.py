@@ -145,7 +145,7 @@ def _part(screen: PartScreen, key: Any, part: Any, slots: list[Slot] | None) -> 
         return part
     text = screen.whole(key, field, value)
     out: dict[str, Any] = {"type": part.get("type"), field: text.text}
-    if field == "text":
+    if part.get("type") == "output_text":
         out["annotations"] = []
     if slots is not None and text.text:
         slots.append((out, text))

@@ -20,7 +20,8 @@ class Said:
     `calls` as function_call items ({"name", "arguments"}), then `extra` output items.
     Streamed: the text in deltas of `chunk_chars`, each call's arguments in one delta,
     `events` (raw event bodies) sent after the message's text deltas, and with `drop` the
-    stream stops before `response.completed`."""
+    stream stops before `response.completed`. `output_text`: the whole Response carries the
+    `output_text` convenience field (some servers send it)."""
 
     text: str = ""
     calls: tuple[dict[str, str], ...] = ()
@@ -28,6 +29,7 @@ class Said:
     events: tuple[dict[str, Any], ...] = ()
     chunk_chars: int = 5
     drop: bool = False
+    output_text: bool = False  # the whole Response carries the `output_text` convenience
 
 
 def _message(text: str) -> dict[str, Any]:
@@ -44,11 +46,14 @@ def response(body: dict[str, Any], said: Said) -> dict[str, Any]:
     """The whole Response the fake answers `body` with."""
     output = ([_message(said.text)] if said.text else []) + \
         [_call(n, c) for n, c in enumerate(said.calls)] + list(said.extra)
-    return {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
-            "model": body.get("model", "m"), "instructions": body.get("instructions"),
-            "output": output, "parallel_tool_calls": True, "tool_choice": "auto",
-            "tools": body.get("tools", []), "error": None, "incomplete_details": None,
-            "usage": {"input_tokens": 3, "output_tokens": 5, "total_tokens": 8}}
+    out = {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
+           "model": body.get("model", "m"), "instructions": body.get("instructions"),
+           "output": output, "parallel_tool_calls": True, "tool_choice": "auto",
+           "tools": body.get("tools", []), "error": None, "incomplete_details": None,
+           "usage": {"input_tokens": 3, "output_tokens": 5, "total_tokens": 8}}
+    if said.output_text:
+        out["output_text"] = said.text
+    return out
 
 
 def stream(body: dict[str, Any], said: Said) -> list[dict[str, Any]]:

@@ -1,0 +1,262 @@
+"""`POST /v1/responses` through ReplyGuard, in front of a scripted Responses upstream
+(fake_responses): the real `openai` SDK (`responses.create`, stream and not, and the
+`responses.stream` helper), the exact events a client is sent, and failing closed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+import orjson
+import pytest
+from aiohttp.test_utils import TestClient
+from conftest import events
+from fake_responses import FakeResponses, Said
+
+from replyguard.engine.request import WITHHELD_REPLY
+from replyguard.engine.rules import ReplyRules
+from replyguard.proxy.sse import encode_event
+
+CARD_TURN = "my card is 4111 1111 1111 1111, is it on file?"
+CARD_REPLY = "Your card 4111 1111 1111 1111 is on file. Thanks!"
+MASKED_REPLY = "Your card **** 1111 is on file. Thanks!"
+TOOLS = {"delete_account": {"writes": True, "allowed": False}}
+CANNOT = "I can't do that here: the delete account action is not available."
+
+
+def answering(said: Said) -> FakeResponses:
+    return FakeResponses(lambda _body: said)
+
+
+def sdk(stack_: Any) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=stack_.base_url, api_key="k", max_retries=0)
+
+
+async def ask(client: openai.AsyncOpenAI, stream: bool, **request: Any) -> Any:
+    """The final Response the SDK gives: whole, or assembled by its `responses.stream`."""
+    if not stream:
+        return await client.responses.create(model="m", **request)
+    async with client.responses.stream(model="m", **request) as events_:
+        return await events_.get_final_response()
+
+
+async def post(client: TestClient, body: dict[str, Any]) -> tuple[int, bytes]:
+    async with client.post("/v1/responses", json=body) as resp:
+        return resp.status, await resp.read()
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_a_card_is_masked_both_ways(stack, stream: bool) -> None:
+    upstream = answering(Said(CARD_REPLY))
+    s = await stack(upstream)
+    async with sdk(s) as client:
+        response = await ask(client, stream, input=CARD_TURN)
+    assert response.output_text == MASKED_REPLY
+    assert [item.type for item in response.output] == ["message"]
+    assert upstream.seen[0]["input"] == "my card is **** 1111, is it on file?"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_a_withheld_turn_is_answered_without_the_upstream(stack, stream: bool) -> None:
+    upstream = answering(Said("never sent"))
+    s = await stack(upstream)
+    async with sdk(s) as client:
+        response = await ask(client, stream, input="my social security number is 123-45-6789")
+    assert response.output_text == WITHHELD_REPLY["en"]
+    assert response.status == "completed"
+    assert upstream.seen == []
+
+
+async def test_the_raw_events_of_a_stream(stack) -> None:
+    """The exact bytes: the card masked in the delta that holds its sentence, `done` texts
+    the concatenation of the deltas sent, `response.completed` rebuilt, numbered from 0."""
+    s = await stack(answering(Said(CARD_REPLY, chunk_chars=4)))
+    status, raw = await post(s.client, {"model": "m", "input": "hi", "stream": True})
+    assert status == 200
+
+    def envelope(status: str, output: list[Any]) -> dict[str, Any]:
+        """The upstream's Response, in its order: `tool_choice` ("auto", text the client
+        never sent) left out."""
+        return {"id": "resp_1", "object": "response", "created_at": 1, "status": status,
+                "model": "m", "instructions": None, "parallel_tool_calls": True,
+                "tools": [], "error": None, "incomplete_details": None,
+                "usage": {"input_tokens": 3, "output_tokens": 5, "total_tokens": 8},
+                "output": output}
+
+    where = {"item_id": "msg_1", "content_index": 0, "output_index": 0}
+    part = {"type": "output_text", "text": MASKED_REPLY, "annotations": []}
+    item = {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+            "content": [part]}
+    expected = [
+        {"type": "response.created", "response": envelope("in_progress", [])},
+        {"type": "response.in_progress", "response": envelope("in_progress", [])},
+        {"type": "response.output_item.added", "output_index": 0, "item": {
+            "type": "message", "id": "msg_1", "status": "in_progress", "role": "assistant",
+            "content": []}},
+        {"type": "response.content_part.added", **where,
+         "part": {"type": "output_text", "text": "", "annotations": []}},
+        {"type": "response.output_text.delta", **where,
+         "delta": "Your card **** 1111 is on file. ", "logprobs": []},
+        {"type": "response.output_text.delta", **where, "delta": "Thanks!", "logprobs": []},
+        {"type": "response.output_text.done", **where, "text": MASKED_REPLY, "logprobs": []},
+        {"type": "response.content_part.done", **where, "part": part},
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": envelope("completed", [item])},
+    ]
+    assert raw == b"".join(encode_event(orjson.dumps({**e, "sequence_number": n}),
+                                        event=e["type"]) for n, e in enumerate(expected))
+
+
+def _items(response: Any) -> list[Any]:
+    """A Response's output as JSON (the stream helper's `parsed` fields left out)."""
+    def plain(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items() if k != "parsed"}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        return value
+    return [plain(item.model_dump()) for item in response.output]
+
+
+@pytest.mark.parametrize("chunk_chars", [1, 2, 3, 7, 64])
+async def test_streamed_equals_whole(stack, chunk_chars: int) -> None:
+    said = Said("Sure. Call me on 4111 1111 1111 1111 or at jane.doe@example.com! "
+                "Your card 4111 1111 1111 1111 is on file.", chunk_chars=chunk_chars)
+    s = await stack(answering(said))
+    async with sdk(s) as client:
+        whole = await ask(client, False, input="hi")
+        streamed = await ask(client, True, input="hi")
+    assert _items(streamed) == _items(whole)
+    assert streamed.output_text == whole.output_text
+    assert "4111 1111 1111 1111" not in whole.output_text
+
+
+async def test_input_items_and_instructions_are_screened(stack) -> None:
+    upstream = answering(Said("Done."))
+    s = await stack(upstream)
+    card = "4111 1111 1111 1111"
+    body = {"model": "m", "instructions": f"The customer's card is {card}.", "input": [
+        {"role": "user", "content": [{"type": "input_text", "text": f"charge {card}"}]},
+        {"type": "function_call", "call_id": "call_1", "name": "charge",
+         "arguments": f'{{"card": "{card}"}}'},
+        {"type": "function_call_output", "call_id": "call_1", "output": f"charged {card}"},
+        {"type": "message", "role": "assistant",
+         "content": [{"type": "output_text", "text": f"I charged {card}."}]},
+        {"role": "user", "content": "thanks"},
+    ]}
+    status, _ = await post(s.client, body)
+    assert status == 200
+    assert upstream.seen[0] == {"model": "m", "instructions": "The customer's card is **** 1111.",
+                                "input": [
+        {"role": "user", "content": [{"type": "input_text", "text": "charge **** 1111"}]},
+        {"type": "function_call", "call_id": "call_1", "name": "charge",
+         "arguments": '{"card": "**** 1111"}'},
+        {"type": "function_call_output", "call_id": "call_1", "output": "charged **** 1111"},
+        {"type": "message", "role": "assistant",
+         "content": [{"type": "output_text", "text": "I charged **** 1111."}]},
+        {"role": "user", "content": "thanks"},
+    ]}
+
+
+@pytest.mark.parametrize("body", [
+    {"model": "m"},
+    {"model": "m", "input": 7},
+    {"model": "m", "input": ["hi"]},
+    {"model": "m", "input": [{"role": "user", "content": 3}]},
+], ids=["missing", "number", "bare-string-item", "number-content"])
+async def test_input_that_cannot_be_screened_is_refused(stack, body: dict[str, Any]) -> None:
+    upstream = answering(Said("never sent"))
+    s = await stack(upstream)
+    status, raw = await post(s.client, body)
+    assert status == 400
+    assert orjson.loads(raw)["error"]["code"] == "invalid_input"
+    assert upstream.seen == []
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_a_refused_call_is_removed_and_said(stack, stream: bool) -> None:
+    upstream = answering(Said("Let me do that.", calls=(
+        {"name": "delete_account", "arguments": '{"user": "all"}'},
+        {"name": "lookup", "arguments": "{}"})))
+    s = await stack(upstream, rules=ReplyRules(), tools=TOOLS)
+    offered = [{"type": "function", "name": "delete_account", "parameters": {}},
+               {"type": "function", "name": "lookup", "parameters": {}}]
+    async with sdk(s) as client:
+        response = await ask(client, stream, input="delete everything", tools=offered)
+    assert [(i.type, getattr(i, "name", None)) for i in response.output] == [
+        ("message", None), ("function_call", "lookup"), ("message", None)]
+    assert response.output_text == "Let me do that." + CANNOT
+    assert [t["name"] for t in upstream.seen[0]["tools"]] == ["lookup"]
+
+
+async def test_the_output_text_field_is_rebuilt(stack) -> None:
+    s = await stack(answering(Said(CARD_REPLY, output_text=True)))
+    status, raw = await post(s.client, {"model": "m", "input": "hi"})
+    assert status == 200
+    assert orjson.loads(raw)["output_text"] == MASKED_REPLY
+
+
+async def test_reasoning_summaries_are_screened_and_ciphertext_kept(stack) -> None:
+    reasoning = {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAAA+/opaque==",
+                 "summary": [{"type": "summary_text", "text": "The card 4111 1111 1111 1111."}]}
+    s = await stack(answering(Said("Ok.", extra=(reasoning,))))
+    status, raw = await post(s.client, {"model": "m", "input": "hi"})
+    assert status == 200
+    assert orjson.loads(raw)["output"][1] == {
+        "type": "reasoning", "id": "rs_1", "encrypted_content": "gAAAA+/opaque==",
+        "summary": [{"type": "summary_text", "text": "The card **** 1111."}]}
+
+
+async def test_an_unknown_item_without_text_is_kept(stack) -> None:
+    item = {"type": "web_search_call", "id": "ws_1", "status": "completed"}
+    s = await stack(answering(Said("Ok.", extra=(item,))))
+    status, raw = await post(s.client, {"model": "m", "input": "hi"})
+    assert status == 200
+    assert orjson.loads(raw)["output"][1] == item
+
+
+async def test_an_unknown_item_holding_text_fails_closed(stack) -> None:
+    item = {"type": "web_search_call", "id": "ws_1", "status": "completed",
+            "action": {"type": "search", "query": "card 4111 1111 1111 1111"}}
+    s = await stack(answering(Said("Ok.", extra=(item,))))
+    status, raw = await post(s.client, {"model": "m", "input": "hi"})
+    assert status == 502
+    assert orjson.loads(raw) == {"error": {
+        "message": "the upstream sent an output item of type web_search_call holding text "
+                   "ReplyGuard does not screen; nothing of the reply was sent",
+        "type": "upstream_error", "param": None, "code": "upstream_protocol"}}
+
+
+def _tail(raw: bytes) -> list[Any]:
+    return events(raw)[-2:]
+
+
+async def test_an_unknown_event_without_text_is_dropped(stack) -> None:
+    odd = {"type": "response.vendor.progress", "output_index": 0, "percent": 50}
+    s = await stack(answering(Said("Ok.", events=(odd,))))
+    status, raw = await post(s.client, {"model": "m", "input": "hi", "stream": True})
+    assert status == 200
+    assert b"vendor" not in raw
+    assert events(raw)[-1]["type"] == "response.completed"
+
+
+@pytest.mark.parametrize(("said", "code"), [
+    (Said("Ok. Then more.", events=({"type": "response.vendor.note", "note": "4111 1111"},)),
+     "upstream_protocol"),
+    (Said("Ok. Then more.", events=({"type": "error", "code": "server_error",
+                                     "message": "card 4111 1111 1111 1111"},)),
+     "upstream_stream_error"),
+    (Said("Ok. Then more.", drop=True), "upstream_dropped"),
+], ids=["unknown-event-with-text", "error-event", "dropped"])
+async def test_a_stream_that_fails_ends_with_the_error_event(stack, said: Said,
+                                                             code: str) -> None:
+    s = await stack(answering(said))
+    status, raw = await post(s.client, {"model": "m", "input": "hi", "stream": True})
+    assert status == 200
+    assert b"4111" not in raw
+    parsed = events(raw)
+    assert parsed[-1][0] == "error"
+    error = parsed[-1][1]
+    assert (error["type"], error["code"], error["sequence_number"]) == (
+        "error", code, len(parsed) - 1)
+    assert [e["sequence_number"] for e in parsed[:-1]] == list(range(len(parsed) - 1))
