@@ -128,9 +128,11 @@ def said_item(calls: CallFilter, refused: list[str], index: int) -> dict[str, An
 
 def rebuilt_text(output: list[dict[str, Any]]) -> str:
     """The `output_text` convenience: every `output_text` part of the message items, joined."""
-    return "".join(part["text"] for item in output if item.get("type") == "message"
+    return "".join(part["text"] for item in output
+                   if isinstance(item, dict) and item.get("type") == "message"
                    for part in item.get("content") or ()
-                   if isinstance(part, dict) and part.get("type") == "output_text")
+                   if isinstance(part, dict) and part.get("type") == "output_text"
+                   and isinstance(part.get("text"), str))
 
 
 def _part(screen: PartScreen, key: Any, part: Any, slots: list[Slot] | None) -> dict[str, Any]:

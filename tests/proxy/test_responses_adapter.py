@@ -1,0 +1,73 @@
+"""The Responses adapter without a server: any cutting of a streamed Response's text gives the
+whole Response's screened output, and the `done` text is the deltas sent, joined."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import orjson
+from conftest import SHOP_RULES
+from fake_responses import Said, response, stream
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replyguard.engine.reply import ReplyScreen
+from replyguard.engine.rules import compile_rules
+from replyguard.proxy.api_responses import screen_response
+from replyguard.proxy.pipeline import Chunk
+from replyguard.proxy.records import screened_text
+from replyguard.proxy.responses_stream import ResponsesStream
+from replyguard.proxy.sse import SSEEvent
+
+MAKE = partial(ReplyScreen, compile_rules(SHOP_RULES), None, 2000)
+REQUEST = {"model": "m", "input": "hi"}
+TEXT = ("Sure. Call me on 4111 1111 1111 1111 or at jane.doe@example.com! "
+        "Your card 4111 1111 1111 1111 is on file.\nAnything else?")
+
+
+def cut_stream(cuts: list[int]) -> list[dict[str, Any]]:
+    """The fake's events for TEXT, its one text delta cut at `cuts`."""
+    out: list[dict[str, Any]] = []
+    bounds = [0, *sorted(cuts), len(TEXT)]
+    for event in stream(REQUEST, Said(TEXT, chunk_chars=len(TEXT))):
+        if event["type"] != "response.output_text.delta":
+            out.append(event)
+            continue
+        out.extend({**event, "delta": TEXT[a:b]} for a, b in zip(bounds, bounds[1:],
+                                                                   strict=False) if b > a)
+    return out
+
+
+def screened(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    adapter = ResponsesStream(MAKE, REQUEST)
+    out: list[dict[str, Any]] = []
+    for event in events:
+        items, ended = adapter.event(SSEEvent(orjson.dumps(event).decode(), event["type"]))
+        out.extend(item.body for item in items if isinstance(item, Chunk))
+        if ended:
+            break
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(cuts=st.lists(st.integers(0, len(TEXT)), max_size=12))
+def test_any_cutting_gives_the_whole_response(cuts: list[int]) -> None:
+    whole = response(REQUEST, Said(TEXT))
+    screen_response(whole, MAKE, REQUEST)
+    sent = screened(cut_stream(cuts))
+    assert sent[-1]["type"] == "response.completed"
+    assert sent[-1]["response"]["output"] == whole["output"]
+    deltas = "".join(e["delta"] for e in sent if e["type"] == "response.output_text.delta")
+    done = next(e for e in sent if e["type"] == "response.output_text.done")
+    assert done["text"] == deltas == whole["output"][0]["content"][0]["text"]
+    assert [e["sequence_number"] for e in sent] == list(range(len(sent)))
+    assert "4111 1111 1111 1111" not in orjson.dumps(sent).decode()
+
+
+def test_a_records_reply_text_of_a_response() -> None:
+    whole = response(REQUEST, Said(TEXT))
+    screen_response(whole, MAKE, REQUEST)
+    assert screened_text(orjson.dumps(whole)) == (
+        "Sure. Call me on **** 1111 or at jane.doe@example.com! Your card **** 1111 is on file.\n"
+        "Anything else?")
