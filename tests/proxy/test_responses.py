@@ -10,8 +10,8 @@ import openai
 import orjson
 import pytest
 from aiohttp.test_utils import TestClient
-from conftest import events
-from fake_responses import FakeResponses, Said
+from conftest import RawUpstream, events
+from fake_responses import FakeResponses, Said, response
 
 from replyguard.engine.request import WITHHELD_REPLY
 from replyguard.engine.rules import ReplyRules
@@ -260,3 +260,19 @@ async def test_a_stream_that_fails_ends_with_the_error_event(stack, said: Said,
     assert (error["type"], error["code"], error["sequence_number"]) == (
         "error", code, len(parsed) - 1)
     assert [e["sequence_number"] for e in parsed[:-1]] == list(range(len(parsed) - 1))
+
+
+async def test_a_whole_answer_to_a_stream_is_streamed(stack) -> None:
+    """An upstream that ignores `stream`: its whole Response screened, then sent as the
+    events that stream it."""
+    whole = response({"model": "m"}, Said(CARD_REPLY))
+    s = await stack(RawUpstream([orjson.dumps(whole)], content_type="application/json"))
+    async with sdk(s) as client:
+        streamed = await ask(client, True, input="hi")
+    assert streamed.output_text == MASKED_REPLY
+    status, raw = await post(s.client, {"model": "m", "input": "hi", "stream": True})
+    assert [e["type"] for e in events(raw)] == [
+        "response.created", "response.in_progress", "response.output_item.added",
+        "response.content_part.added", "response.output_text.delta",
+        "response.output_text.done", "response.content_part.done",
+        "response.output_item.done", "response.completed"]
