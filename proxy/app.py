@@ -21,7 +21,7 @@ from aiohttp import web
 from replyguard.config.settings import Settings
 from replyguard.engine.rules import ReplyRules
 from replyguard.engine.screen_cache import ScreenCache
-from replyguard.proxy import health, routes
+from replyguard.proxy import health, responses_get, routes
 from replyguard.proxy.admin import check_reply_route
 from replyguard.proxy.completions import chat_completions, completions, responses
 from replyguard.proxy.errors import NotFound, ProxyError, error_response
@@ -187,6 +187,9 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_post("/v1/completions", completions)
     app.router.add_post("/v1/responses", responses)
+    app.router.add_get(f"/v1/responses/{responses_get.ID}", responses_get.stored_response)
+    app.router.add_get(f"/v1/responses/{responses_get.ID}/input_items",
+                       responses_get.stored_input_items)
     app.router.add_post("/v1/embeddings", routes.embeddings)
     app.router.add_get("/v1/models", routes.models)
     app.router.add_get("/v1/models/{model}", routes.models)

@@ -186,7 +186,7 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
         waited = time.perf_counter() - checked
     return _Turn(settings, metrics, record, kind, body,
                  _forward_body(kind, body, fields, verdict, tools), rules,
-                 _screen_maker(settings, kind, verdict, rules, tools, json_reply),
+                 screen_maker(settings, kind, verdict, rules, tools, json_reply),
                  CallFilter(tools) if tools is not None and refusing else None, stage,
                  json_reply, started, time.perf_counter() - started - waited)
 
@@ -266,7 +266,7 @@ def _forward_body(kind: Kind, body: dict[str, Any], fields: dict[str, Any],
     return {**body, **fields, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
 
 
-def _screen_maker(settings: Settings, kind: Kind, verdict: RequestVerdict,
+def screen_maker(settings: Settings, kind: Kind, verdict: RequestVerdict,
                   rules: CompiledRules, tools: CompiledTools | None,
                   json_reply: bool) -> Callable[[], Screen]:
     """What makes a fresh reply screen for each text field of each choice."""
@@ -374,7 +374,7 @@ async def _whole_reply(request: web.Request, turn: _Turn,
         screen_completion, make_screen=turn.make_screen, kind=turn.kind, calls=turn.calls,
         pieces=texts is not None, texts=texts)
     try:
-        parsed = await _whole(upstream, screen, record.counts, record.route, turn.own_s,
+        parsed = await read_whole(upstream, screen, record.counts, record.route, turn.own_s,
                               metrics, settings.limits.max_response_bytes,
                               request.app[OFFLOAD], turn.json_reply, _PATHS[turn.kind][1])
     except UpstreamError as exc:  # too large, broke off, timed out, not a completion
@@ -418,10 +418,10 @@ def _turn_text(verdict: RequestVerdict, kind: Kind) -> str:
     return ""
 
 
-async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, Any]], Counter[str]],
-                 counts: Counter[str], route: str, own: float, metrics: Metrics,
-                 limit: int, offload: Offload, json_reply: bool = False,
-                 key: str = "choices") -> dict[str, Any]:
+async def read_whole(upstream: aiohttp.ClientResponse,
+                     screen: Callable[[dict[str, Any]], Counter[str]], counts: Counter[str],
+                     route: str, own: float, metrics: Metrics, limit: int, offload: Offload,
+                     json_reply: bool = False, key: str = "choices") -> dict[str, Any]:
     """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
     refused (502) rather than held in memory whole."""
     length = upstream.content_length

@@ -100,19 +100,37 @@ def stream(body: dict[str, Any], said: Said) -> list[dict[str, Any]]:
 
 @dataclass
 class FakeResponses:
-    """The upstream: `script(body) -> Said` for each request; `seen`: the bodies sent."""
+    """The upstream: `script(body) -> Said` for each request; `seen`: the bodies sent.
+    `GET /v1/responses/{id}` answers the script's Response for an empty body (streamed
+    with `?stream=true`); its `/input_items` answers `items` as a list."""
 
     script: Callable[[dict[str, Any]], Said]
     seen: list[dict[str, Any]] = field(default_factory=list)
+    items: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
 
     def app(self) -> web.Application:
         app = web.Application()
         app.router.add_post("/v1/responses", self._handle)
+        app.router.add_get("/v1/responses/{id}", self._stored)
+        app.router.add_get("/v1/responses/{id}/input_items", self._items)
         return app
+
+    async def _stored(self, request: web.Request) -> web.StreamResponse:
+        self.paths.append(request.path_qs)
+        body = {"model": "m", "stream": request.query.get("stream") == "true"}
+        return await self._answer(request, body)
+
+    async def _items(self, request: web.Request) -> web.StreamResponse:
+        self.paths.append(request.path_qs)
+        return web.json_response({"object": "list", "data": self.items, "has_more": False})
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = orjson.loads(await request.read())
         self.seen.append(body)
+        return await self._answer(request, body)
+
+    async def _answer(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
         said = self.script(body)
         if body.get("stream") is not True:
             return web.json_response(response(body, said), dumps=lambda o: orjson.dumps(o).decode())

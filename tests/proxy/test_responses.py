@@ -276,3 +276,34 @@ async def test_a_whole_answer_to_a_stream_is_streamed(stack) -> None:
         "response.content_part.added", "response.output_text.delta",
         "response.output_text.done", "response.content_part.done",
         "response.output_item.done", "response.completed"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_a_stored_response_is_screened(stack, stream: bool) -> None:
+    upstream = answering(Said(CARD_REPLY))
+    s = await stack(upstream)
+    async with sdk(s) as client:
+        if stream:
+            events_ = await client.responses.retrieve("resp_1", stream=True)
+            final = [e async for e in events_][-1].response
+        else:
+            final = await client.responses.retrieve("resp_1")
+    assert final.output_text == MASKED_REPLY
+    assert upstream.paths == ["/v1/responses/resp_1" + ("?stream=true" if stream else "")]
+
+
+async def test_stored_input_items_are_masked(stack) -> None:
+    upstream = answering(Said("unused"))
+    upstream.items = [{"type": "message", "id": "msg_0", "role": "user", "content": [
+        {"type": "input_text", "text": "my card is 4111 1111 1111 1111"}]}]
+    s = await stack(upstream)
+    async with sdk(s) as client:
+        items = await client.responses.input_items.list("resp_1")
+    assert [part.text for item in items.data for part in item.content] == [
+        "my card is **** 1111"]
+
+
+async def test_a_stored_response_id_is_one_segment(stack) -> None:
+    s = await stack(answering(Said("unused")))
+    async with s.client.get("/v1/responses/..%2Fmodels") as resp:
+        assert resp.status == 404

@@ -71,3 +71,57 @@ def test_a_records_reply_text_of_a_response() -> None:
     assert screened_text(orjson.dumps(whole)) == (
         "Sure. Call me on **** 1111 or at jane.doe@example.com! Your card **** 1111 is on file.\n"
         "Anything else?")
+
+
+def _where(**extra: Any) -> dict[str, Any]:
+    return {"item_id": "x", "output_index": 0, **extra}
+
+
+def test_refusal_and_reasoning_summary_streams_are_screened() -> None:
+    """A reasoning item's summary text and a message's refusal part, each in two deltas
+    that cut the card: sent screened, their `done` texts and items as sent."""
+    card = "4111 1111 1111 1111"
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": [],
+                 "encrypted_content": "gAAAA+/opaque=="}
+    message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+               "content": []}
+    start = {"id": "resp_1", "object": "response", "status": "in_progress", "output": []}
+    summary = _where(summary_index=0)
+    refusal = {**_where(content_index=0), "output_index": 1}
+    upstream = [
+        {"type": "response.created", "response": start},
+        {"type": "response.output_item.added", "output_index": 0, "item": reasoning},
+        {"type": "response.reasoning_summary_part.added", **summary,
+         "part": {"type": "summary_text", "text": ""}},
+        {"type": "response.reasoning_summary_text.delta", **summary,
+         "delta": f"The card {card[:7]}"},
+        {"type": "response.reasoning_summary_text.delta", **summary, "delta": f"{card[7:]}."},
+        {"type": "response.reasoning_summary_text.done", **summary, "text": f"The card {card}."},
+        {"type": "response.reasoning_summary_part.done", **summary,
+         "part": {"type": "summary_text", "text": f"The card {card}."}},
+        {"type": "response.output_item.done", "output_index": 0,
+         "item": {**reasoning, "summary": [{"type": "summary_text", "text": card}]}},
+        {"type": "response.output_item.added", "output_index": 1, "item": message},
+        {"type": "response.content_part.added", **refusal,
+         "part": {"type": "refusal", "refusal": ""}},
+        {"type": "response.refusal.delta", **refusal, "delta": f"Not {card[:4]} "},
+        {"type": "response.refusal.delta", **refusal, "delta": f"{card[5:]}."},
+        {"type": "response.refusal.done", **refusal, "refusal": f"Not {card}."},
+        {"type": "response.content_part.done", **refusal,
+         "part": {"type": "refusal", "refusal": f"Not {card}."}},
+        {"type": "response.output_item.done", "output_index": 1, "item": message},
+        {"type": "response.completed", "response": {**start, "status": "completed"}},
+    ]
+    sent = screened(upstream)
+    assert card not in orjson.dumps(sent).decode()
+    texts = {e["type"]: e for e in sent}
+    assert texts["response.reasoning_summary_text.done"]["text"] == "The card **** 1111."
+    assert texts["response.refusal.done"]["refusal"] == "Not **** 1111."
+    assert [e["delta"] for e in sent if e["type"].endswith(".delta")] == [
+        "The card **** 1111.", "Not **** 1111."]
+    assert sent[-1]["response"]["output"] == [
+        {"type": "reasoning", "id": "rs_1",
+         "summary": [{"type": "summary_text", "text": "The card **** 1111."}],
+         "encrypted_content": "gAAAA+/opaque=="},
+        {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+         "content": [{"type": "refusal", "refusal": "Not **** 1111."}]}]
