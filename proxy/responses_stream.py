@@ -47,6 +47,11 @@ _TEXTS = {"response.output_text": ("text", "text"), "response.refusal": ("refusa
           "response.reasoning_summary_text": ("summary", "text")}
 
 
+#: The text events' family of each part kind.
+_FAMILIES = {"text": "response.output_text", "refusal": "response.refusal",
+             "summary": "response.reasoning_summary_text"}
+
+
 def _key(data: dict[str, Any], family: str) -> tuple[Any, ...]:
     index = data.get("summary_index") if family == "summary" else data.get("content_index")
     return (data.get("output_index"), family, index)
@@ -196,12 +201,15 @@ class ResponsesStream:
         kind = part.get("type") if isinstance(part, dict) else None
         name = "summary" if summary else "refusal" if kind == "refusal" else "text"
         key = _key(data, name)
+        out: list[Out] = []
         if step == "added":
             self._sent.setdefault(key, [])
+        elif (reply := self._screen.parts.get(key)) is not None and not reply.finished:
+            out = self._text(_FAMILIES[name], "done", data)  # no text `done` came: the tail
         body = self._part_body(key) if key in self._sent else {"type": kind}
-        out = {k: v for k, v in data.items() if k in ("type", "item_id", "content_index",
-                                                      "summary_index")}
-        return [self._chunk({**out, "output_index": index, "part": body})]
+        head = {k: v for k, v in data.items() if k in ("type", "item_id", "content_index",
+                                                       "summary_index")}
+        return [*out, self._chunk({**head, "output_index": index, "part": body})]
 
     def _text(self, family: str, step: str, data: dict[str, Any]) -> list[Out]:
         index = self._index.get(data.get("output_index"))
@@ -223,7 +231,7 @@ class ResponsesStream:
             return []
         out = self._delta({**head, "type": f"{family}.delta"}, key,
                           self._screen.finish(key, field))
-        done = {**head, done_key: "".join(sent)}
+        done = {**head, "type": f"{family}.done", done_key: "".join(sent)}
         if family == "response.output_text":
             done["logprobs"] = []
         return [*out, self._chunk(done)]

@@ -125,3 +125,14 @@ def test_refusal_and_reasoning_summary_streams_are_screened() -> None:
          "encrypted_content": "gAAAA+/opaque=="},
         {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
          "content": [{"type": "refusal", "refusal": "Not **** 1111."}]}]
+
+
+def test_a_part_done_without_its_text_done_sends_the_tail_first() -> None:
+    events = [e for e in cut_stream([3, 20]) if e["type"] != "response.output_text.done"]
+    sent = screened(events)
+    types = [e["type"] for e in sent]
+    at = types.index("response.content_part.done")
+    assert types[at - 1] == "response.output_text.done"
+    deltas = "".join(e["delta"] for e in sent if e["type"] == "response.output_text.delta")
+    assert sent[at - 1]["text"] == deltas == sent[at]["part"]["text"]
+    assert deltas.endswith("Anything else?")
