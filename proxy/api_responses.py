@@ -8,7 +8,8 @@ a message item saying it cannot be done is added at the end of the output. A `re
 item's `encrypted_content` is opaque and passes. Any other item type is kept only when it
 holds no string outside its identifier fields, else the reply fails closed (502). Top-level
 fields that echo the request (`instructions`, `tools`, `text`, ...) are the client's own
-values; other ones are kept only if they hold no text; `output_text` is rebuilt.
+values; other ones are kept only if they hold no text; `output_text` is rebuilt. A whole
+Response is streamed (`response_events`) when the client asked for a stream.
 """
 
 from __future__ import annotations
@@ -20,14 +21,18 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from replyguard.proxy import reply_keys
 from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import ChoiceReply, Screen, Slot, Text, joined_texts
 from replyguard.proxy.reply_keys import ChunkShapeError, plain
+from replyguard.proxy.sse import encode_event
 
-__all__ = ["IDENTIFIERS", "PartScreen", "check_unknown", "rebuilt_text", "response_object",
-           "said_item", "screen_response", "shaped_envelope"]
+__all__ = ["IDENTIFIERS", "PartScreen", "check_unknown", "item_events", "rebuilt_text",
+           "response_events", "response_object", "said_item", "screen_response",
+           "shaped_envelope"]
 
 #: Fields of an item or event that identify it (never model text): strings allowed there.
 IDENTIFIERS = frozenset({"type", "id", "status", "role", "object", "model", "item_id",
@@ -234,3 +239,40 @@ def response_object(request: dict[str, Any], text: str) -> dict[str, Any]:
             "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0,
                       "input_tokens_details": {"cached_tokens": 0},
                       "output_tokens_details": {"reasoning_tokens": 0}}}
+
+
+def item_events(item: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    """The events (without sequence numbers) that stream a whole output `item` at `index`:
+    added, and for a message each part's added, delta, done; then the item's done."""
+    kind = item.get("type")
+    empty = {**item, "content": []} if kind == "message" else item
+    out: list[dict[str, Any]] = [{"type": "response.output_item.added", "output_index": index,
+                                  "item": empty}]
+    parts = item.get("content") if kind == "message" else None
+    for at, part in enumerate(parts or ()):
+        where = {"item_id": item.get("id"), "output_index": index, "content_index": at}
+        field = "refusal" if part.get("type") == "refusal" else "text"
+        family = "response.refusal" if field == "refusal" else "response.output_text"
+        blank = {**part, field: ""}
+        out.append({"type": "response.content_part.added", **where, "part": blank})
+        extra: dict[str, Any] = {"logprobs": []} if field == "text" else {}
+        if part.get(field):
+            out.append({"type": f"{family}.delta", **where, "delta": part[field], **extra})
+        out.append({"type": f"{family}.done", **where, field: part.get(field, ""), **extra})
+        out.append({"type": "response.content_part.done", **where, "part": part})
+    out.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    return out
+
+
+def response_events(response: dict[str, Any]) -> list[bytes]:
+    """A whole (screened) Response as the events that stream it, numbered from 0."""
+    start = {**response, "status": "in_progress", "output": []}
+    bodies: list[dict[str, Any]] = [{"type": "response.created", "response": start},
+                                    {"type": "response.in_progress", "response": start}]
+    for index, item in enumerate(response.get("output") or ()):
+        bodies.extend(item_events(item, index))
+    end = "response.incomplete" if response.get("status") == "incomplete" else \
+        "response.failed" if response.get("status") == "failed" else "response.completed"
+    bodies.append({"type": end, "response": response})
+    return [encode_event(orjson.dumps({**b, "sequence_number": n}), event=b["type"])
+            for n, b in enumerate(bodies)]

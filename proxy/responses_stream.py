@@ -28,6 +28,7 @@ import orjson
 from replyguard.proxy.api_responses import (
     PartScreen,
     check_unknown,
+    item_events,
     said_item,
     shaped_envelope,
 )
@@ -38,7 +39,7 @@ from replyguard.proxy.pipeline import Chunk, Out, Screen, Text
 from replyguard.proxy.reply_keys import ChunkShapeError
 from replyguard.proxy.sse import SSEEvent, encode_event
 
-__all__ = ["ResponsesStream", "response_events"]
+__all__ = ["ResponsesStream"]
 
 _ENDS = ("response.completed", "response.incomplete", "response.failed")
 _STARTS = ("response.created", "response.in_progress", "response.queued")
@@ -271,40 +272,3 @@ class ResponsesStream:
                 "param": error.param, "sequence_number": self._seq}
         self._seq += 1
         return encode_event(orjson.dumps(body), event="error")
-
-
-def item_events(item: dict[str, Any], index: int) -> list[dict[str, Any]]:
-    """The events (without sequence numbers) that stream a whole output `item` at `index`:
-    added, and for a message each part's added, delta, done; then the item's done."""
-    kind = item.get("type")
-    empty = {**item, "content": []} if kind == "message" else item
-    out: list[dict[str, Any]] = [{"type": "response.output_item.added", "output_index": index,
-                                  "item": empty}]
-    parts = item.get("content") if kind == "message" else None
-    for at, part in enumerate(parts or ()):
-        where = {"item_id": item.get("id"), "output_index": index, "content_index": at}
-        field = "refusal" if part.get("type") == "refusal" else "text"
-        family = "response.refusal" if field == "refusal" else "response.output_text"
-        blank = {**part, field: ""}
-        out.append({"type": "response.content_part.added", **where, "part": blank})
-        extra: dict[str, Any] = {"logprobs": []} if field == "text" else {}
-        if part.get(field):
-            out.append({"type": f"{family}.delta", **where, "delta": part[field], **extra})
-        out.append({"type": f"{family}.done", **where, field: part.get(field, ""), **extra})
-        out.append({"type": "response.content_part.done", **where, "part": part})
-    out.append({"type": "response.output_item.done", "output_index": index, "item": item})
-    return out
-
-
-def response_events(response: dict[str, Any]) -> list[bytes]:
-    """A whole (screened) Response as the events that stream it, numbered from 0."""
-    start = {**response, "status": "in_progress", "output": []}
-    bodies: list[dict[str, Any]] = [{"type": "response.created", "response": start},
-                                    {"type": "response.in_progress", "response": start}]
-    for index, item in enumerate(response.get("output") or ()):
-        bodies.extend(item_events(item, index))
-    end = "response.incomplete" if response.get("status") == "incomplete" else \
-        "response.failed" if response.get("status") == "failed" else "response.completed"
-    bodies.append({"type": end, "response": response})
-    return [encode_event(orjson.dumps({**b, "sequence_number": n}), event=b["type"])
-            for n, b in enumerate(bodies)]
