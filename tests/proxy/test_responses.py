@@ -307,3 +307,20 @@ async def test_a_stored_response_id_is_one_segment(stack) -> None:
     s = await stack(answering(Said("unused")))
     async with s.client.get("/v1/responses/..%2Fmodels") as resp:
         assert resp.status == 404
+
+
+async def test_parse_gets_a_valid_document_with_the_card_masked(stack) -> None:
+    """`responses.parse` (`text.format` a JSON schema): the reply is screened as a JSON
+    document, its string values masked and the document kept valid."""
+    from pydantic import BaseModel
+
+    class Card(BaseModel):
+        holder: str
+        card: str
+
+    upstream = answering(Said('{"holder": "Jane", "card": "4111 1111 1111 1111"}'))
+    s = await stack(upstream)
+    async with sdk(s) as client:
+        parsed = await client.responses.parse(model="m", input="my card?", text_format=Card)
+    assert parsed.output_parsed == Card(holder="Jane", card="**** 1111")
+    assert upstream.seen[0]["text"]["format"]["type"] == "json_schema"
