@@ -185,7 +185,8 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
             return blocked
         waited = time.perf_counter() - checked
     return _Turn(settings, metrics, record, kind, body,
-                 _forward_body(kind, body, fields, verdict, tools), rules,
+                 _forward_body(kind, body, fields, verdict, tools,
+                               whole=kind == "responses" and stage is not None), rules,
                  screen_maker(settings, kind, verdict, rules, tools, json_reply),
                  CallFilter(tools) if tools is not None and refusing else None, stage,
                  json_reply, started, time.perf_counter() - started - waited)
@@ -254,13 +255,20 @@ async def _input_guardrails(request: web.Request, kind: Kind, body: dict[str, An
 
 
 def _forward_body(kind: Kind, body: dict[str, Any], fields: dict[str, Any],
-                  verdict: RequestVerdict, tools: CompiledTools | None) -> dict[str, Any]:
+                  verdict: RequestVerdict, tools: CompiledTools | None,
+                  whole: bool = False) -> dict[str, Any]:
     """The body sent upstream: the screened messages (prompts) and fields, refused tools
-    taken out of what the model is offered."""
+    taken out of what the model is offered. `whole`: a stream is asked for whole (a
+    streamed Response through the output stage is checked whole, then streamed: its `done`
+    events and `response.completed` repeat the text, which must be what the stage let
+    through)."""
     if kind != "text":
         forward = {**body, **fields}
         if kind == "chat":
             forward["messages"] = verdict.messages
+        if whole and forward.get("stream") is True:
+            forward["stream"] = False
+            forward.pop("stream_options", None)
         return offered_tools(tools, forward) if tools is not None else forward
     prompts = [m["content"] for m in verdict.messages]
     return {**body, **fields, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}

@@ -324,3 +324,27 @@ async def test_parse_gets_a_valid_document_with_the_card_masked(stack) -> None:
         parsed = await client.responses.parse(model="m", input="my card?", text_format=Card)
     assert parsed.output_parsed == Card(holder="Jane", card="**** 1111")
     assert upstream.seen[0]["text"]["format"]["type"] == "json_schema"
+
+
+async def test_output_moderation_checks_a_streamed_response_whole(stack) -> None:
+    """With the output stage on, a streamed Response is asked for whole, checked, then sent
+    as events: the flagged sentence is in no delta, no `done` text and no final output."""
+    from aiohttp.test_utils import TestServer
+    from test_guardrails import BAD_WORD, KEPT, REPLY, Checks
+
+    server = TestServer(Checks().app(), host="127.0.0.1")
+    await server.start_server()
+    try:
+        upstream = answering(Said(REPLY))
+        s = await stack(upstream, guardrails__moderation__enabled=True,
+                        guardrails__moderation__base_url=str(server.make_url("/v1")),
+                        guardrails__moderation__input=False)
+        status, raw = await post(s.client, {"model": "m", "input": "Where?", "stream": True})
+        async with sdk(s) as client:
+            final = await ask(client, True, input="Where?")
+    finally:
+        await server.close()
+    assert status == 200
+    assert BAD_WORD.encode() not in raw
+    assert final.output_text == KEPT
+    assert upstream.seen[0]["stream"] is False
