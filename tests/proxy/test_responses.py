@@ -348,3 +348,21 @@ async def test_output_moderation_checks_a_streamed_response_whole(stack) -> None
     assert BAD_WORD.encode() not in raw
     assert final.output_text == KEPT
     assert upstream.seen[0]["stream"] is False
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_the_shop_wording_rules_hold_after_a_tool_call(stack, stream: bool) -> None:
+    """The shop's rules, a refund done in this turn (a `function_call` and its output in
+    `input`): the promise is removed and the required sentence added, as in chat."""
+    upstream = answering(Said("I've refunded 12.50 pounds for order 4412. It is a guaranteed "
+                              "refund."))
+    s = await stack(upstream)
+    turn = [{"role": "user", "content": "the parcel for 4412 vanished"},
+            {"type": "function_call", "call_id": "call_1", "name": "refund_card",
+             "arguments": '{"order_id":"4412","amount":12.5}'},
+            {"type": "function_call_output", "call_id": "call_1",
+             "output": '{"status": "refunded", "order_id": "4412", "amount": 12.5}'}]
+    async with sdk(s) as client:
+        response = await ask(client, stream, input=turn)
+    assert response.output_text == ("I've refunded 12.50 pounds for order 4412. Refunds reach "
+                                    "the card in three to five working days.")

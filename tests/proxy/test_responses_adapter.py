@@ -7,6 +7,7 @@ from functools import partial
 from typing import Any
 
 import orjson
+import pytest
 from conftest import SHOP_RULES
 from fake_responses import Said, response, stream
 from hypothesis import given, settings
@@ -136,3 +137,18 @@ def test_a_part_done_without_its_text_done_sends_the_tail_first() -> None:
     deltas = "".join(e["delta"] for e in sent if e["type"] == "response.output_text.delta")
     assert sent[at - 1]["text"] == deltas == sent[at]["part"]["text"]
     assert deltas.endswith("Anything else?")
+
+
+@pytest.mark.parametrize("end", ["response.incomplete", "response.failed"])
+def test_an_incomplete_or_failed_response_ends_the_stream(end: str) -> None:
+    events = cut_stream([10])
+    events[-1] = {"type": end, "response": {
+        **events[-1]["response"], "status": end.rsplit(".", 1)[1],
+        "incomplete_details": {"reason": "max_output_tokens"},
+        "error": {"code": "server_error", "message": "card 4111 1111 1111 1111"}}}
+    sent = screened(events)
+    assert sent[-1]["type"] == end
+    assert sent[-1]["response"]["incomplete_details"] == {"reason": "max_output_tokens"}
+    assert sent[-1]["response"]["error"] == {"code": "server_error",
+                                             "message": "the upstream reported an error"}
+    assert "4111 1111 1111 1111" not in orjson.dumps(sent).decode()
