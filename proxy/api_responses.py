@@ -5,7 +5,8 @@ Each `output_text` (and `refusal`) part of a `message` item, and each text of a 
 item's `summary` and `content`, goes through its own `ChoiceReply` as one delta and a finish,
 as a streamed part does. A `function_call` to a refused tool (`allowed: false`) is removed and
 a message item saying it cannot be done is added at the end of the output. A `reasoning`
-item's `encrypted_content` is opaque and passes. Any other item type is kept only when it
+item's `encrypted_content` is opaque and passes. A built-in tool's item (`web_search_call`,
+...) has every string but its identifiers masked. Any other item type is kept only when it
 holds no string outside its identifier fields, else the reply fails closed (502). Top-level
 fields that echo the request (`instructions`, `tools`, `text`, ...) are the client's own
 values; other ones are kept only if they hold no text; `output_text` is rebuilt. A whole
@@ -30,8 +31,8 @@ from replyguard.proxy.pipeline import ChoiceReply, Screen, Slot, Text, joined_te
 from replyguard.proxy.reply_keys import ChunkShapeError, plain
 from replyguard.proxy.sse import encode_event
 
-__all__ = ["IDENTIFIERS", "PartScreen", "check_unknown", "item_events", "rebuilt_text",
-           "response_events", "response_object", "said_item", "screen_response",
+__all__ = ["IDENTIFIERS", "TOOL_ITEMS", "Mask", "PartScreen", "check_unknown", "item_events",
+           "rebuilt_text", "response_events", "response_object", "said_item", "screen_response",
            "shaped_envelope"]
 
 #: Fields of an item or event that identify it (never model text): strings allowed there.
@@ -89,13 +90,34 @@ def check_unknown(item: dict[str, Any], what: str) -> dict[str, Any]:
                           "text ReplyGuard does not screen")
 
 
+#: Output item types of the API's built-in tools: every string in them but their identifiers
+#: and `_OPAQUE` fields masked (`PartScreen.masked`).
+TOOL_ITEMS = frozenset({"web_search_call", "file_search_call", "code_interpreter_call",
+                        "mcp_call", "mcp_list_tools", "mcp_approval_request",
+                        "image_generation_call", "computer_call", "local_shell_call"})
+#: Fields of those items passed as they are: media (a generated image, in base64).
+_OPAQUE = frozenset({"result", "partial_image_b64"})
+Mask = Callable[[Any], Any]
+
+
 class PartScreen:
     """The screens of one reply's text parts: one `ChoiceReply` per part (`key`), made by
-    `make_screen`; `pieces` keeps each release's sentences for the output stage."""
+    `make_screen`; `pieces` keeps each release's sentences for the output stage. `mask`
+    (engine.request_fields.screen_value with the rules: every string of a JSON value
+    masked) screens built-in tool items; without it they fail closed."""
 
-    def __init__(self, make_screen: Callable[[], Screen], pieces: bool = False) -> None:
-        self._make, self._pieces = make_screen, pieces
+    def __init__(self, make_screen: Callable[[], Screen], pieces: bool = False,
+                 mask: Mask | None = None) -> None:
+        self._make, self._pieces, self._mask = make_screen, pieces, mask
         self.parts: dict[Any, ChoiceReply] = {}
+
+    def masked(self, item: dict[str, Any], what: str) -> dict[str, Any]:
+        """A built-in tool's item or event with every string but its identifiers (and
+        media) masked; without a mask, kept only if it holds no other string."""
+        if self._mask is None:
+            return check_unknown(item, what)
+        return {k: v if k in IDENTIFIERS or k in _OPAQUE else self._mask(v)
+                for k, v in item.items()}
 
     def feed(self, key: Any, field: str, value: str) -> Text:
         """The screened text of part `key` now releasable, `value` fed."""
@@ -185,22 +207,25 @@ def _item(item: Any, at: int, screen: PartScreen, slots: list[Slot] | None) -> d
         if isinstance(item.get("encrypted_content"), str):
             out["encrypted_content"] = item["encrypted_content"]
         return out
+    if kind in TOOL_ITEMS:
+        return screen.masked(item, "an output item")
     return check_unknown(item, "an output item")
 
 
 def screen_response(body: dict[str, Any], make_screen: Callable[[], Screen],
                     request: dict[str, Any], calls: CallFilter | None = None,
-                    pieces: bool = False, texts: list[Slot] | None = None) -> Counter[str]:
+                    pieces: bool = False, texts: list[Slot] | None = None,
+                    mask: Mask | None = None) -> Counter[str]:
     """Screen a whole Response object in place (module docstring); returns the counts.
     `request`: the client's body (the fields a Response echoes). `texts` (when given) gets
-    each released text and where it was put (for the output stage). Raises
-    ChunkShapeError, engine ScreeningError."""
+    each released text and where it was put (for the output stage); `mask`: see
+    PartScreen. Raises ChunkShapeError, engine ScreeningError."""
     output = body.get("output")
     if not isinstance(output, list):
         raise ChunkShapeError("the upstream's Response has no `output` list")
     had_text = "output_text" in body
     envelope = shaped_envelope(body, request)
-    screen = PartScreen(make_screen, pieces)
+    screen = PartScreen(make_screen, pieces, mask)
     kept: list[dict[str, Any]] = []
     refused: list[str] = []
     for item in output:

@@ -24,6 +24,7 @@ from replyguard.engine.context import TurnContext, content_text
 from replyguard.engine.json_reply import JsonReplyScreen
 from replyguard.engine.reply import Piece, ReplyScreen, ScreeningError
 from replyguard.engine.request import RequestVerdict
+from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import LANGUAGES, Action, CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.segment import split_sentences
@@ -339,7 +340,9 @@ async def _relay(request: web.Request, turn: _Turn,
     and counts go in the request's record and metrics."""
     settings, metrics, record = turn.settings, turn.metrics, turn.record
     pieces = turn.stage is not None
-    screen: StreamAdapter = ResponsesStream(turn.make_screen, turn.body, turn.calls, pieces) \
+    mask = partial(screen_value, rules=turn.rules)
+    screen: StreamAdapter = ResponsesStream(turn.make_screen, turn.body, turn.calls, pieces,
+                                            mask) \
         if turn.kind == "responses" else \
         StreamScreen(turn.make_screen, turn.kind, turn.calls, pieces=pieces)
     metrics.active_streams.inc()
@@ -378,7 +381,8 @@ async def _whole_reply(request: web.Request, turn: _Turn,
     texts = slots if turn.stage is not None else None
     screen: Callable[[dict[str, Any]], Counter[str]] = partial(
         screen_response, make_screen=turn.make_screen, request=turn.body, calls=turn.calls,
-        pieces=texts is not None, texts=texts) if turn.kind == "responses" else partial(
+        pieces=texts is not None, texts=texts, mask=partial(screen_value, rules=turn.rules)
+    ) if turn.kind == "responses" else partial(
         screen_completion, make_screen=turn.make_screen, kind=turn.kind, calls=turn.calls,
         pieces=texts is not None, texts=texts)
     try:

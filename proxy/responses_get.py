@@ -89,14 +89,17 @@ async def _answer(request: web.Request, upstream: aiohttp.ClientResponse,
     limit = settings.limits.max_response_bytes
     if upstream.content_type == "text/event-stream" and not tail:
         record.outcome = "ok"
-        return await relay(request, upstream, ResponsesStream(make, {}, calls), record,
+        return await relay(request, upstream,
+                           ResponsesStream(make, {}, calls, mask=partial(screen_value,
+                                                                         rules=rules)), record,
                            headers, limit, None, app[OFFLOAD])
     if tail:
         screen: Callable[[dict[str, Any]], Counter[str]] = partial(
             _screen_items, rules=rules, cache=app[SCREEN_CACHE])
         key = "data"
     else:
-        screen = partial(screen_response, make_screen=make, request={}, calls=calls)
+        screen = partial(screen_response, make_screen=make, request={}, calls=calls,
+                         mask=partial(screen_value, rules=rules))
         key = "output"
     try:
         parsed = await read_whole(upstream, screen, record.counts, record.route, 0.0, metrics,

@@ -9,9 +9,11 @@ empty), `output_item.added` / `done` (a message's parts rebuilt from what was se
 the screened deltas sent), `refusal.*` alike, `reasoning_summary_part.*` and
 `reasoning_summary_text.*` alike, `function_call_arguments.delta` / `done`, and
 `response.completed` / `incomplete` / `failed` (its `output`: the items as sent, never the
-upstream's copy). A call to a refused tool is dropped from its `output_item.added` on
-(its name comes there), and a message item saying it cannot be done is sent before the
-response ends. `output_text.annotation.added` is dropped (it points into the raw text).
+upstream's copy), and built-in tools' events (`response.web_search_call.searching`, ...)
+masked, their text deltas dropped. A call to a refused tool is dropped from its
+`output_item.added` on (its name comes there), and a message item saying it cannot be done
+is sent before the response ends. `output_text.annotation.added` is dropped (it points into
+the raw text).
 An upstream `error` event ends the stream with ReplyGuard's own; an event of any other type
 is dropped when it holds no string outside its identifier fields, else the stream fails
 closed with the API's `error` event.
@@ -26,6 +28,8 @@ from typing import Any
 import orjson
 
 from replyguard.proxy.api_responses import (
+    TOOL_ITEMS,
+    Mask,
     PartScreen,
     check_unknown,
     item_events,
@@ -53,6 +57,16 @@ _FAMILIES = {"text": "response.output_text", "refusal": "response.refusal",
              "summary": "response.reasoning_summary_text"}
 
 
+def _tool_family(kind: str) -> str:
+    """The item type an event of a built-in tool is about: `response.mcp_call_arguments.done`
+    -> `mcp_call`."""
+    parts = kind.split(".")
+    name = parts[1] if len(parts) > 2 else ""
+    for suffix in ("_code", "_arguments"):
+        name = name.removesuffix(suffix)
+    return name
+
+
 def _key(data: dict[str, Any], family: str) -> tuple[Any, ...]:
     index = data.get("summary_index") if family == "summary" else data.get("content_index")
     return (data.get("output_index"), family, index)
@@ -64,8 +78,9 @@ class ResponsesStream:
     UpstreamError, engine ScreeningError."""
 
     def __init__(self, make_screen: Callable[[], Screen], request: dict[str, Any],
-                 calls: CallFilter | None = None, pieces: bool = False) -> None:
-        self._screen = PartScreen(make_screen, pieces)
+                 calls: CallFilter | None = None, pieces: bool = False,
+                 mask: Mask | None = None) -> None:
+        self._screen = PartScreen(make_screen, pieces, mask)
         self._request = request
         self._calls = calls
         self._seq = 0
@@ -123,8 +138,18 @@ class ResponsesStream:
             return self._mapped(data)
         if kind == "response.output_text.annotation.added":
             return []
+        if _tool_family(kind) in TOOL_ITEMS:
+            return self._tool(kind, data)
         check_unknown(data, "an event")
         return []
+
+    def _tool(self, kind: str, data: dict[str, Any]) -> list[Out]:
+        """A built-in tool's event, masked; its text deltas dropped (the item's `done`
+        carries the text whole, masked)."""
+        index = self._index.get(data.get("output_index"))
+        if index is None or kind.endswith(".delta"):
+            return []
+        return [self._chunk({**self._screen.masked(data, "an event"), "output_index": index})]
 
     def _envelope(self, data: dict[str, Any], output: list[Any]) -> dict[str, Any]:
         response = data.get("response")
@@ -176,6 +201,8 @@ class ResponsesStream:
         if kind == "function_call":
             return {**head, **{k: item[k] for k in ("call_id", "name", "arguments")
                                if k in item}}
+        if kind in TOOL_ITEMS:
+            return self._screen.masked(item, "an output item")
         return check_unknown(item, "an output item")
 
     def _parts(self, upstream: Any, families: tuple[str, ...], done: bool) -> list[Any]:

@@ -208,21 +208,34 @@ async def test_reasoning_summaries_are_screened_and_ciphertext_kept(stack) -> No
 
 
 async def test_an_unknown_item_without_text_is_kept(stack) -> None:
-    item = {"type": "web_search_call", "id": "ws_1", "status": "completed"}
+    item = {"type": "vendor_call", "id": "vc_1", "status": "completed", "took_ms": 12}
     s = await stack(answering(Said("Ok.", extra=(item,))))
     status, raw = await post(s.client, {"model": "m", "input": "hi"})
     assert status == 200
     assert orjson.loads(raw)["output"][1] == item
 
 
-async def test_an_unknown_item_holding_text_fails_closed(stack) -> None:
+async def test_a_built_in_tool_item_is_masked(stack) -> None:
     item = {"type": "web_search_call", "id": "ws_1", "status": "completed",
+            "action": {"type": "search", "query": "card 4111 1111 1111 1111",
+                       "sources": [{"type": "url", "url": "https://example.com/cards"}]}}
+    s = await stack(answering(Said("Ok.", extra=(item,))))
+    status, raw = await post(s.client, {"model": "m", "input": "hi"})
+    assert status == 200
+    assert orjson.loads(raw)["output"][1] == {
+        "type": "web_search_call", "id": "ws_1", "status": "completed",
+        "action": {"type": "search", "query": "card **** 1111",
+                   "sources": [{"type": "url", "url": "https://example.com/cards"}]}}
+
+
+async def test_an_unknown_item_holding_text_fails_closed(stack) -> None:
+    item = {"type": "vendor_call", "id": "vc_1", "status": "completed",
             "action": {"type": "search", "query": "card 4111 1111 1111 1111"}}
     s = await stack(answering(Said("Ok.", extra=(item,))))
     status, raw = await post(s.client, {"model": "m", "input": "hi"})
     assert status == 502
     assert orjson.loads(raw) == {"error": {
-        "message": "the upstream sent an output item of type web_search_call holding text "
+        "message": "the upstream sent an output item of type vendor_call holding text "
                    "ReplyGuard does not screen; nothing of the reply was sent",
         "type": "upstream_error", "param": None, "code": "upstream_protocol"}}
 

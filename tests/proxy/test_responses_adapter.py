@@ -14,14 +14,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replyguard.engine.reply import ReplyScreen
+from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import compile_rules
 from replyguard.proxy.api_responses import screen_response
 from replyguard.proxy.pipeline import Chunk
 from replyguard.proxy.records import screened_text
+from replyguard.proxy.reply_keys import ChunkShapeError
 from replyguard.proxy.responses_stream import ResponsesStream
 from replyguard.proxy.sse import SSEEvent
 
-MAKE = partial(ReplyScreen, compile_rules(SHOP_RULES), None, 2000)
+RULES = compile_rules(SHOP_RULES)
+MAKE = partial(ReplyScreen, RULES, None, 2000)
 REQUEST = {"model": "m", "input": "hi"}
 TEXT = ("Sure. Call me on 4111 1111 1111 1111 or at jane.doe@example.com! "
         "Your card 4111 1111 1111 1111 is on file.\nAnything else?")
@@ -152,3 +155,40 @@ def test_an_incomplete_or_failed_response_ends_the_stream(end: str) -> None:
     assert sent[-1]["response"]["error"] == {"code": "server_error",
                                              "message": "the upstream reported an error"}
     assert "4111 1111 1111 1111" not in orjson.dumps(sent).decode()
+
+
+def test_a_built_in_tools_events_are_masked() -> None:
+    """A web search's events pass renumbered and masked; a code interpreter's code deltas are
+    dropped (its item's `done` has the code whole, masked); without a mask they fail closed."""
+    search = {"type": "web_search_call", "id": "ws_1", "status": "in_progress"}
+    code = {"type": "code_interpreter_call", "id": "ci_1", "status": "in_progress",
+            "code": ""}
+    upstream = [
+        {"type": "response.created", "response": {"id": "resp_1", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0, "item": search},
+        {"type": "response.web_search_call.searching", "output_index": 0, "item_id": "ws_1"},
+        {"type": "response.output_item.done", "output_index": 0, "item": {
+            **search, "status": "completed",
+            "action": {"type": "search", "query": "card 4111 1111 1111 1111"}}},
+        {"type": "response.output_item.added", "output_index": 1, "item": code},
+        {"type": "response.code_interpreter_call_code.delta", "output_index": 1,
+         "item_id": "ci_1", "delta": "print('4111 1111 1111 1111')"},
+        {"type": "response.output_item.done", "output_index": 1, "item": {
+            **code, "status": "completed", "code": "print('4111 1111 1111 1111')"}},
+        {"type": "response.completed", "response": {"id": "resp_1", "output": []}},
+    ]
+    adapter = ResponsesStream(MAKE, REQUEST, mask=partial(screen_value, rules=RULES))
+    sent = []
+    for event in upstream:
+        items, _ = adapter.event(SSEEvent(orjson.dumps(event).decode(), event["type"]))
+        sent.extend(item.body for item in items if isinstance(item, Chunk))
+    assert [e["type"] for e in sent] == [
+        "response.created", "response.output_item.added", "response.web_search_call.searching",
+        "response.output_item.done", "response.output_item.added",
+        "response.output_item.done", "response.completed"]
+    assert sent[-1]["response"]["output"] == [
+        {**search, "status": "completed", "action": {"type": "search",
+                                                      "query": "card **** 1111"}},
+        {**code, "status": "completed", "code": "print('**** 1111')"}]
+    with pytest.raises(ChunkShapeError):
+        screened(upstream)
