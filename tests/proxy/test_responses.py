@@ -379,3 +379,26 @@ async def test_the_shop_wording_rules_hold_after_a_tool_call(stack, stream: bool
         response = await ask(client, stream, input=turn)
     assert response.output_text == ("I've refunded 12.50 pounds for order 4412. Refunds reach "
                                     "the card in three to five working days.")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_a_turn_the_input_guardrails_block_is_answered_directly(stack,
+                                                                     stream: bool) -> None:
+    from aiohttp.test_utils import TestServer
+    from test_guardrails import BAD_WORD, Checks
+
+    from replyguard.proxy.guardrails import GENERAL_BLOCK
+
+    server = TestServer(Checks().app(), host="127.0.0.1")
+    await server.start_server()
+    try:
+        upstream = answering(Said("never sent"))
+        s = await stack(upstream, guardrails__moderation__enabled=True,
+                        guardrails__moderation__base_url=str(server.make_url("/v1")),
+                        guardrails__moderation__output=False)
+        async with sdk(s) as client:
+            response = await ask(client, stream, input=f"Is it {BAD_WORD} to ask?")
+    finally:
+        await server.close()
+    assert response.output_text == GENERAL_BLOCK["en"]
+    assert upstream.seen == []
