@@ -402,3 +402,17 @@ async def test_a_turn_the_input_guardrails_block_is_answered_directly(stack,
         await server.close()
     assert response.output_text == GENERAL_BLOCK["en"]
     assert upstream.seen == []
+
+
+async def test_media_parts_of_input_pass_as_they_are(stack) -> None:
+    upstream = answering(Said("Ok."))
+    s = await stack(upstream)
+    parts = [{"type": "input_text", "text": "card 4111 1111 1111 1111 in this file"},
+             {"type": "input_file", "filename": "card.txt",
+              "file_data": "data:text/plain,4111 1111 1111 1111"},
+             {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}]
+    status, _ = await post(s.client, {"model": "m", "input": [{"role": "user",
+                                                               "content": parts}]})
+    assert status == 200
+    assert upstream.seen[0]["input"][0]["content"] == [
+        {"type": "input_text", "text": "card **** 1111 in this file"}, *parts[1:]]
