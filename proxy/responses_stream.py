@@ -257,8 +257,13 @@ class ResponsesStream:
         if step != "done":
             check_unknown(data, "an event")
             return []
-        out = self._delta({**head, "type": f"{family}.delta"}, key,
-                          self._screen.finish(key, field))
+        delta = {**head, "type": f"{family}.delta"}
+        out: list[Out] = []
+        whole = data.get(done_key)
+        if key not in self._screen.parts and isinstance(whole, str) and step == "done" \
+                and data["type"] == f"{family}.done":  # no delta came: the text is in `done`
+            out = self._delta(delta, key, self._screen.feed(key, field, whole))
+        out += self._delta(delta, key, self._screen.finish(key, field))
         done = {**head, "type": f"{family}.done", done_key: "".join(sent)}
         if family == "response.output_text":
             done["logprobs"] = []

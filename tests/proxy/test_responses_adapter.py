@@ -192,3 +192,13 @@ def test_a_built_in_tools_events_are_masked() -> None:
         {**code, "status": "completed", "code": "print('**** 1111')"}]
     with pytest.raises(ChunkShapeError):
         screened(upstream)
+
+
+def test_a_text_sent_only_in_its_done_event_is_screened_and_sent() -> None:
+    events = [e for e in cut_stream([]) if e["type"] != "response.output_text.delta"]
+    sent = screened(events)
+    deltas = [e["delta"] for e in sent if e["type"] == "response.output_text.delta"]
+    done = next(e for e in sent if e["type"] == "response.output_text.done")
+    assert "".join(deltas) == done["text"] == sent[-1]["response"]["output"][0]["content"][0][
+        "text"]
+    assert done["text"].startswith("Sure. Call me on **** 1111")
