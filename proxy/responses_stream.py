@@ -57,6 +57,10 @@ _FAMILIES = {"text": "response.output_text", "refusal": "response.refusal",
              "summary": "response.reasoning_summary_text"}
 
 
+#: The fields of a call's arguments event sent on.
+_CALL_KEYS = ("type", "item_id", "output_index", "name", "delta", "arguments")
+
+
 def _tool_family(kind: str) -> str:
     """The item type an event of a built-in tool is about: `response.mcp_call_arguments.done`
     -> `mcp_call`."""
@@ -159,11 +163,13 @@ class ResponsesStream:
                 "response": {**shaped_envelope(response, self._request), "output": output}}
 
     def _mapped(self, data: dict[str, Any]) -> list[Out]:
-        """An event of an output item, renumbered; none for a dropped item."""
+        """A call's arguments event, renumbered, its own fields only (an `obfuscation`
+        padding or a vendor's field is left out); none for a dropped call."""
         index = self._index.get(data.get("output_index"))
         if index is None:
             return []
-        return [self._chunk({**data, "output_index": index})]
+        return [self._chunk({**{k: v for k, v in data.items() if k in _CALL_KEYS},
+                             "output_index": index})]
 
     def _item(self, step: str, data: dict[str, Any]) -> list[Out]:
         item = data.get("item")

@@ -202,3 +202,15 @@ def test_a_text_sent_only_in_its_done_event_is_screened_and_sent() -> None:
     assert "".join(deltas) == done["text"] == sent[-1]["response"]["output"][0]["content"][0][
         "text"]
     assert done["text"].startswith("Sure. Call me on **** 1111")
+
+
+def test_obfuscation_padding_is_not_sent_on() -> None:
+    """The upstream's `obfuscation` padding (random text on each delta) is never forwarded:
+    text deltas are made anew, a call's argument events keep their own fields."""
+    said = Said(TEXT, calls=({"name": "lookup", "arguments": '{"q": 1}'},))
+    events = [{**e, "obfuscation": "Zx9q"} if e["type"].endswith(".delta") else e
+              for e in stream(REQUEST, said)]
+    sent = screened(events)
+    assert not any("obfuscation" in e for e in sent)
+    assert [e["delta"] for e in sent if e["type"] == "response.function_call_arguments.delta"] \
+        == ['{"q": 1}']
