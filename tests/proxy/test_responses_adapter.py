@@ -214,3 +214,24 @@ def test_obfuscation_padding_is_not_sent_on() -> None:
     assert not any("obfuscation" in e for e in sent)
     assert [e["delta"] for e in sent if e["type"] == "response.function_call_arguments.delta"] \
         == ['{"q": 1}']
+
+
+def test_a_call_split_over_many_argument_deltas_passes_delta_by_delta() -> None:
+    arguments = '{"order_id": "4412", "amount": 12.5}'
+    cuts = [arguments[i:i + 4] for i in range(0, len(arguments), 4)]
+    events: list[dict[str, Any]] = []
+    for event in stream(REQUEST, Said(calls=({"name": "lookup", "arguments": arguments},))):
+        if event["type"] == "response.function_call_arguments.delta":
+            events.extend({**event, "delta": piece} for piece in cuts)
+        else:
+            events.append(event)
+    sent = screened(events)
+    assert [e["delta"] for e in sent if e["type"] == "response.function_call_arguments.delta"] \
+        == cuts
+    done = next(e for e in sent if e["type"] == "response.function_call_arguments.done")
+    assert done == {"type": "response.function_call_arguments.done", "item_id": "fc_0",
+                    "output_index": 0, "arguments": arguments,
+                    "sequence_number": done["sequence_number"]}
+    assert sent[-1]["response"]["output"] == [
+        {"type": "function_call", "id": "fc_0", "status": "completed", "call_id": "call_0",
+         "name": "lookup", "arguments": arguments}]
