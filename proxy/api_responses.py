@@ -9,31 +9,24 @@ item's `encrypted_content` is opaque and passes. A built-in tool's item (`web_se
 ...) has every string but its identifiers masked. Any other item type is kept only when it
 holds no string outside its identifier fields, else the reply fails closed (502). Top-level
 fields that echo the request (`instructions`, `tools`, `text`, ...) are the client's own
-values; other ones are kept only if they hold no text; `output_text` is rebuilt. A whole
-Response is streamed (`response_events`) when the client asked for a stream.
+values; other ones are kept only if they hold no text; `output_text` is rebuilt.
 """
 
 from __future__ import annotations
 
 import re
-import secrets
-import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
-
-import orjson
 
 from replyguard.proxy import reply_keys
 from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import ChoiceReply, Screen, Slot, Text, joined_texts
 from replyguard.proxy.reply_keys import ChunkShapeError, plain
-from replyguard.proxy.sse import encode_event
 
-__all__ = ["IDENTIFIERS", "TOOL_ITEMS", "Mask", "PartScreen", "check_unknown", "item_events",
-           "rebuilt_text", "response_events", "response_object", "said_item", "screen_response",
-           "shaped_envelope"]
+__all__ = ["IDENTIFIERS", "TOOL_ITEMS", "Mask", "PartScreen", "check_unknown", "rebuilt_text",
+           "said_item", "screen_response", "shaped_envelope"]
 
 #: Fields of an item or event that identify it (never model text): strings allowed there.
 IDENTIFIERS = frozenset({"type", "id", "status", "role", "object", "model", "item_id",
@@ -46,9 +39,6 @@ _ENVELOPE: dict[str, frozenset[type]] = {
     "service_tier": frozenset({str, type(None)}),
 }
 _WORD = re.compile(r"[A-Za-z_.]{1,64}")
-#: The request fields a Response made here echoes.
-_ECHOED = ("instructions", "metadata", "tools", "tool_choice", "temperature", "top_p", "text",
-           "reasoning")
 
 
 def _word(value: Any) -> str:
@@ -246,58 +236,3 @@ def screen_response(body: dict[str, Any], make_screen: Callable[[], Screen],
     if calls is not None:
         add_counts(total, calls.counts)
     return total
-
-
-def response_object(request: dict[str, Any], text: str) -> dict[str, Any]:
-    """A whole, completed Response whose output is one message saying `text` (a withheld
-    turn, an exact reply, a guardrail block: no upstream call)."""
-    model = request.get("model") if isinstance(request.get("model"), str) else "replyguard"
-    echo: dict[str, Any] = {k: request[k] for k in _ECHOED if k in request}
-    return {"id": f"resp_rg{secrets.token_hex(12)}", "object": "response",
-            "created_at": int(time.time()), "status": "completed", "model": model,
-            "output": [{"type": "message", "id": f"msg_rg{secrets.token_hex(12)}",
-                        "status": "completed", "role": "assistant",
-                        "content": [{"type": "output_text", "text": text,
-                                     "annotations": []}]}],
-            "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], **echo,
-            "error": None, "incomplete_details": None,
-            "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0,
-                      "input_tokens_details": {"cached_tokens": 0},
-                      "output_tokens_details": {"reasoning_tokens": 0}}}
-
-
-def item_events(item: dict[str, Any], index: int) -> list[dict[str, Any]]:
-    """The events (without sequence numbers) that stream a whole output `item` at `index`:
-    added, and for a message each part's added, delta, done; then the item's done."""
-    kind = item.get("type")
-    empty = {**item, "content": []} if kind == "message" else item
-    out: list[dict[str, Any]] = [{"type": "response.output_item.added", "output_index": index,
-                                  "item": empty}]
-    parts = item.get("content") if kind == "message" else None
-    for at, part in enumerate(parts or ()):
-        where = {"item_id": item.get("id"), "output_index": index, "content_index": at}
-        field = "refusal" if part.get("type") == "refusal" else "text"
-        family = "response.refusal" if field == "refusal" else "response.output_text"
-        blank = {**part, field: ""}
-        out.append({"type": "response.content_part.added", **where, "part": blank})
-        extra: dict[str, Any] = {"logprobs": []} if field == "text" else {}
-        if part.get(field):
-            out.append({"type": f"{family}.delta", **where, "delta": part[field], **extra})
-        out.append({"type": f"{family}.done", **where, field: part.get(field, ""), **extra})
-        out.append({"type": "response.content_part.done", **where, "part": part})
-    out.append({"type": "response.output_item.done", "output_index": index, "item": item})
-    return out
-
-
-def response_events(response: dict[str, Any]) -> list[bytes]:
-    """A whole (screened) Response as the events that stream it, numbered from 0."""
-    start = {**response, "status": "in_progress", "output": []}
-    bodies: list[dict[str, Any]] = [{"type": "response.created", "response": start},
-                                    {"type": "response.in_progress", "response": start}]
-    for index, item in enumerate(response.get("output") or ()):
-        bodies.extend(item_events(item, index))
-    end = "response.incomplete" if response.get("status") == "incomplete" else \
-        "response.failed" if response.get("status") == "failed" else "response.completed"
-    bodies.append({"type": end, "response": response})
-    return [encode_event(orjson.dumps({**b, "sequence_number": n}), event=b["type"])
-            for n, b in enumerate(bodies)]

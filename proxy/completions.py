@@ -31,7 +31,7 @@ from replyguard.engine.segment import split_sentences
 from replyguard.engine.tools import CompiledTools
 from replyguard.proxy import direct
 from replyguard.proxy.api_chat import ChunkShapeError, StreamScreen, screen_completion
-from replyguard.proxy.api_responses import rebuilt_text, response_events, screen_response
+from replyguard.proxy.api_responses import rebuilt_text, screen_response
 from replyguard.proxy.body import read_json
 from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
@@ -50,6 +50,7 @@ from replyguard.proxy.pipeline import Screen, Slot, StreamAdapter, Text
 from replyguard.proxy.record import RECORD, RequestRecord
 from replyguard.proxy.relay import relay
 from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
+from replyguard.proxy.responses_events import response_events
 from replyguard.proxy.responses_request import verdict_responses
 from replyguard.proxy.responses_stream import ResponsesStream
 from replyguard.proxy.state import (

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from replyguard.proxy.api_responses import response_events, response_object
+from replyguard.proxy.responses_events import response_events, response_object
 from replyguard.proxy.sse import DONE, encode_event
 from replyguard.proxy.state import prepare
 

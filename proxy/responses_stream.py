@@ -32,7 +32,6 @@ from replyguard.proxy.api_responses import (
     Mask,
     PartScreen,
     check_unknown,
-    item_events,
     said_item,
     shaped_envelope,
 )
@@ -41,6 +40,7 @@ from replyguard.proxy.errors import ProxyError, UpstreamError
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import Chunk, Out, Screen, Text
 from replyguard.proxy.reply_keys import ChunkShapeError
+from replyguard.proxy.responses_events import item_events
 from replyguard.proxy.sse import SSEEvent, encode_event
 
 __all__ = ["ResponsesStream"]
