@@ -128,6 +128,10 @@ class PartScreen:
         """A whole part screened: one delta and its finish."""
         return joined_texts(field, [self.feed(key, field, value), self.finish(key, field)])
 
+    def held(self) -> int:
+        """About how many characters the part screens hold, fed and not yet released."""
+        return sum(reply.held for reply in self.parts.values())
+
     def counts(self) -> Counter[str]:
         total = new_counts()
         for reply in self.parts.values():

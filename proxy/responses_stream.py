@@ -126,7 +126,9 @@ class ResponsesStream:
         if kind in _ENDS:
             self.ended = True
             return self._end(data), True
-        return self._event(kind, data), False
+        out = self._event(kind, data)
+        self.held = self._screen.held()  # what a part's `done` may screen at once (relay)
+        return out, False
 
     def _event(self, kind: str, data: dict[str, Any]) -> list[Out]:
         family, _, step = kind.rpartition(".")

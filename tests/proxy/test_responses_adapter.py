@@ -235,3 +235,13 @@ def test_a_call_split_over_many_argument_deltas_passes_delta_by_delta() -> None:
     assert sent[-1]["response"]["output"] == [
         {"type": "function_call", "id": "fc_0", "status": "completed", "call_id": "call_0",
          "name": "lookup", "arguments": arguments}]
+
+
+def test_held_tells_what_the_screens_hold() -> None:
+    adapter = ResponsesStream(MAKE, REQUEST)
+    held = []
+    for event in cut_stream([30]):
+        adapter.event(SSEEvent(orjson.dumps(event).decode(), event["type"]))
+        held.append(adapter.held)
+    assert max(held) > 0
+    assert held[-2] == 0  # after the text's done, before the end
