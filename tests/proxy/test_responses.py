@@ -416,3 +416,18 @@ async def test_media_parts_of_input_pass_as_they_are(stack) -> None:
     assert status == 200
     assert upstream.seen[0]["input"][0]["content"] == [
         {"type": "input_text", "text": "card **** 1111 in this file"}, *parts[1:]]
+
+
+async def test_a_reasoning_input_item_keeps_its_ciphertext(stack) -> None:
+    """A reasoning item sent back (`include: ["reasoning.encrypted_content"]`): its summary
+    masked, its `encrypted_content` (the model's own, opaque) passed as it is."""
+    upstream = answering(Said("Ok."))
+    s = await stack(upstream)
+    reasoning = {"type": "reasoning", "id": "rs_1",
+                 "summary": [{"type": "summary_text", "text": "card 4111 1111 1111 1111"}],
+                 "encrypted_content": "gAAAA4111 1111 1111 1111=="}
+    status, _ = await post(s.client, {"model": "m", "input": [
+        {"role": "user", "content": "hi"}, reasoning, {"role": "user", "content": "and?"}]})
+    assert status == 200
+    assert upstream.seen[0]["input"][1] == {
+        **reasoning, "summary": [{"type": "summary_text", "text": "card **** 1111"}]}
