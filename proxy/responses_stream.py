@@ -1,22 +1,21 @@
 """The Responses API adapter of the reply pipeline, streamed: one `ResponsesStream` per
-stream, each `output_text` / `refusal` part (and reasoning summary text) screened by its own
+stream, each `output_text` / `refusal` part (and reasoning text) screened by its own
 `ChoiceReply` as its deltas come (proxy.api_responses holds the shared pieces).
 
 Events passed on, renumbered (`sequence_number` counts what the client is sent):
 `response.created` / `in_progress` / `queued` (their `response` envelope shaped, `output`
 empty), `output_item.added` / `done` (a message's parts rebuilt from what was sent),
-`content_part.added` / `done`, `output_text.delta` (screened) / `done` (the concatenation of
-the screened deltas sent), `refusal.*` alike, `reasoning_summary_part.*` and
-`reasoning_summary_text.*` alike, `function_call_arguments.delta` / `done`, and
-`response.completed` / `incomplete` / `failed` (its `output`: the items as sent, never the
-upstream's copy), and built-in tools' events (`response.web_search_call.searching`, ...)
-masked, their text deltas dropped. A call to a refused tool is dropped from its
-`output_item.added` on (its name comes there), and a message item saying it cannot be done
-is sent before the response ends. `output_text.annotation.added` is dropped (it points into
-the raw text).
-An upstream `error` event ends the stream with ReplyGuard's own; an event of any other type
-is dropped when it holds no string outside its identifier fields, else the stream fails
-closed with the API's `error` event.
+`content_part.added` / `done`, `output_text.delta` (screened) / `done` (the concatenation
+of the screened deltas sent), `refusal.*`, `reasoning_summary_part.*`,
+`reasoning_summary_text.*` and `reasoning_text.*` alike, `function_call_arguments.delta` /
+`done`, `response.completed` / `incomplete` / `failed` (its `output`: the items as sent,
+never the upstream's copy), and the built-in tools' events masked, their text deltas
+dropped. A call to a refused tool is dropped from its `output_item.added` on (its name
+comes there), and a message item saying it cannot be done is sent before the response
+ends. `output_text.annotation.added` is dropped (it points into the raw text). An upstream
+`error` event ends the stream with ReplyGuard's own; an event of any other type is dropped
+when it holds no string outside its identifier fields, else the stream fails closed with
+the API's `error` event.
 """
 
 from __future__ import annotations
@@ -49,12 +48,16 @@ _ENDS = ("response.completed", "response.incomplete", "response.failed")
 _STARTS = ("response.created", "response.in_progress", "response.queued")
 #: Text events: (the part's field in the delta events' key space, the `done` event's key).
 _TEXTS = {"response.output_text": ("text", "text"), "response.refusal": ("refusal", "refusal"),
-          "response.reasoning_summary_text": ("summary", "text")}
+          "response.reasoning_summary_text": ("summary", "text"),
+          "response.reasoning_text": ("reasoning", "text")}
 
 
 #: The text events' family of each part kind.
 _FAMILIES = {"text": "response.output_text", "refusal": "response.refusal",
-             "summary": "response.reasoning_summary_text"}
+             "summary": "response.reasoning_summary_text",
+             "reasoning": "response.reasoning_text"}
+#: The part kinds whose type names the family (`reasoning_text`: a reasoning item's content).
+_PART_KINDS = {"refusal": "refusal", "reasoning_text": "reasoning"}
 
 
 #: The fields of a call's arguments event sent on.
@@ -203,6 +206,8 @@ class ResponsesStream:
             return {**head, "content": self._parts(upstream, ("text", "refusal"), done)}
         if kind == "reasoning":
             out = {**head, "summary": self._parts(upstream, ("summary",), done)}
+            if "content" in item:
+                out["content"] = self._parts(upstream, ("reasoning",), done)
             if isinstance(item.get("encrypted_content"), str):
                 out["encrypted_content"] = item["encrypted_content"]
             return out
@@ -226,6 +231,8 @@ class ResponsesStream:
             return {"type": "refusal", "refusal": text}
         if key[1] == "summary":
             return {"type": "summary_text", "text": text}
+        if key[1] == "reasoning":
+            return {"type": "reasoning_text", "text": text}
         return {"type": "output_text", "text": text, "annotations": []}
 
     def _part(self, family: str, step: str, data: dict[str, Any]) -> list[Out]:
@@ -235,7 +242,8 @@ class ResponsesStream:
         part = data.get("part")
         summary = family.endswith("summary_part")
         kind = part.get("type") if isinstance(part, dict) else None
-        name = "summary" if summary else "refusal" if kind == "refusal" else "text"
+        name = "summary" if summary else _PART_KINDS.get(kind, "text") \
+            if isinstance(kind, str) else "text"
         key = _key(data, name)
         out: list[Out] = []
         if step == "added":

@@ -245,3 +245,32 @@ def test_held_tells_what_the_screens_hold() -> None:
         held.append(adapter.held)
     assert max(held) > 0
     assert held[-2] == 0  # after the text's done, before the end
+
+
+def test_reasoning_text_streams_are_screened() -> None:
+    """A reasoning item's own text (gpt-oss style `response.reasoning_text.*`), cut inside a
+    card: sent screened, and the item's `content` as sent."""
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": [], "content": []}
+    where = _where(content_index=0)
+    full = "The card 4111 1111 1111 1111 is on file."
+    upstream = [
+        {"type": "response.created", "response": {"id": "resp_1", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0, "item": reasoning},
+        {"type": "response.content_part.added", **where,
+         "part": {"type": "reasoning_text", "text": ""}},
+        {"type": "response.reasoning_text.delta", **where, "delta": full[:14]},
+        {"type": "response.reasoning_text.delta", **where, "delta": full[14:]},
+        {"type": "response.reasoning_text.done", **where, "text": full},
+        {"type": "response.content_part.done", **where,
+         "part": {"type": "reasoning_text", "text": full}},
+        {"type": "response.output_item.done", "output_index": 0,
+         "item": {**reasoning, "content": [{"type": "reasoning_text", "text": full}]}},
+        {"type": "response.completed", "response": {"id": "resp_1", "output": []}},
+    ]
+    sent = screened(upstream)
+    assert "4111 1111 1111 1111" not in orjson.dumps(sent).decode()
+    assert next(e for e in sent if e["type"] == "response.reasoning_text.done")["text"] == \
+        "The card **** 1111 is on file."
+    assert sent[-1]["response"]["output"] == [
+        {"type": "reasoning", "id": "rs_1", "summary": [],
+         "content": [{"type": "reasoning_text", "text": "The card **** 1111 is on file."}]}]
