@@ -431,3 +431,20 @@ async def test_a_reasoning_input_item_keeps_its_ciphertext(stack) -> None:
     assert status == 200
     assert upstream.seen[0]["input"][1] == {
         **reasoning, "summary": [{"type": "summary_text", "text": "card **** 1111"}]}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_counts_and_route_metrics_are_those_of_chat(stack, stream: bool) -> None:
+    """The card in the turn and the one in the reply are counted as in chat, under the
+    route's own request metrics."""
+    s = await stack(answering(Said(CARD_REPLY)))
+    status, _ = await post(s.client, {"model": "m", "input": CARD_TURN, "stream": stream})
+    assert status == 200
+    got = {}
+    for line in (await s.metrics_text()).splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            got[name] = float(value)
+    assert got["reply_pd_detected_card_total"] == 2.0
+    assert got["reply_pd_redacted_total"] == 2.0
+    assert got['replyguard_requests_total{route="/v1/responses",status="200"}'] == 1.0
