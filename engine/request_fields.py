@@ -23,9 +23,10 @@ ID_FIELDS = ("user", "safety_identifier")
 #: Top-level fields forwarded as they are: the model's name, chosen by the application from
 #: the upstream's list (never the person's text).
 UNSCREENED_FIELDS = frozenset({"model"})
-#: Keys of a content part whose value is media (an image's URL or data, audio, a file):
-#: forwarded as they are, since ReplyGuard reads text only (docs/screening.md, "Not screened").
-MEDIA_KEYS = frozenset({"image_url", "input_audio", "file"})
+#: Keys of a content part whose value is media (an image's URL or data, audio, a file; the
+#: Responses API's `input_file` part holds its data in `file_data`): forwarded as they are,
+#: since ReplyGuard reads text only (docs/screening.md, "Not screened").
+MEDIA_KEYS = frozenset({"image_url", "input_audio", "file", "file_data"})
 #: Values of the enumerations a request is made of (roles, part and tool types, tool choice,
 #: JSON Schema types, efforts): fixed words in which no detector finds anything (a test checks
 #: each), so passing them without a look-up gives what screening them would.

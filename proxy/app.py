@@ -1,9 +1,10 @@
 """The aiohttp application: routes, the request middleware, and the upstream session.
 
 `create_app(settings, rules)` is the only way in. Screened routes: chat completions, legacy
-completions, embeddings (input screened as a turn); `GET /v1/models` passes through. Any other
-route is an OpenAI-style 404 unless `passthrough` lists it: no unscreened route is open by
-default. `/metrics`, `/healthz`, `/readyz` serve operations.
+completions, the Responses API (`POST /v1/responses`), embeddings (input screened as a
+turn); `GET /v1/models` passes through. Any other route is an OpenAI-style 404 unless
+`passthrough` lists it: no unscreened route is open by default. `/metrics`, `/healthz`,
+`/readyz` serve operations.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from aiohttp import web
 from replyguard.config.settings import Settings
 from replyguard.engine.rules import ReplyRules
 from replyguard.engine.screen_cache import ScreenCache
-from replyguard.proxy import health, routes
+from replyguard.proxy import health, responses_get, routes
 from replyguard.proxy.admin import check_reply_route
-from replyguard.proxy.completions import chat_completions, completions
+from replyguard.proxy.completions import chat_completions, completions, responses
 from replyguard.proxy.errors import NotFound, ProxyError, error_response
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.metrics import Metrics
@@ -185,6 +186,10 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app.cleanup_ctx.append(_session_ctx)
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_post("/v1/completions", completions)
+    app.router.add_post("/v1/responses", responses)
+    app.router.add_get(f"/v1/responses/{responses_get.ID}", responses_get.stored_response)
+    app.router.add_get(f"/v1/responses/{responses_get.ID}/input_items",
+                       responses_get.stored_input_items)
     app.router.add_post("/v1/embeddings", routes.embeddings)
     app.router.add_get("/v1/models", routes.models)
     app.router.add_get("/v1/models/{model}", routes.models)

@@ -1,4 +1,5 @@
-"""The screened routes: `/v1/chat/completions` and the legacy `/v1/completions`.
+"""The screened routes: `/v1/chat/completions`, the legacy `/v1/completions` and the
+Responses API's `/v1/responses` (its adapter: proxy.api_responses, proxy.responses_stream).
 
 Request: read and check the body, screen the turn and every other text the model is sent
 (proxy.request_side); a withheld turn or an exact reply is answered directly. Reply:
@@ -12,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import aiohttp
 import orjson
@@ -23,12 +24,14 @@ from replyguard.engine.context import TurnContext, content_text
 from replyguard.engine.json_reply import JsonReplyScreen
 from replyguard.engine.reply import Piece, ReplyScreen, ScreeningError
 from replyguard.engine.request import RequestVerdict
+from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import LANGUAGES, Action, CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.segment import split_sentences
 from replyguard.engine.tools import CompiledTools
 from replyguard.proxy import direct
-from replyguard.proxy.api_chat import ChunkShapeError, Kind, StreamScreen, screen_completion
+from replyguard.proxy.api_chat import ChunkShapeError, StreamScreen, screen_completion
+from replyguard.proxy.api_responses import rebuilt_text, screen_response
 from replyguard.proxy.body import read_json
 from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
@@ -43,10 +46,13 @@ from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
 from replyguard.proxy.output import OutputStage, stage_texts
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
-from replyguard.proxy.pipeline import Screen, Slot, Text
+from replyguard.proxy.pipeline import Screen, Slot, StreamAdapter, Text
 from replyguard.proxy.record import RECORD, RequestRecord
 from replyguard.proxy.relay import relay
 from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
+from replyguard.proxy.responses_events import response_events
+from replyguard.proxy.responses_request import verdict_responses
+from replyguard.proxy.responses_stream import ResponsesStream
 from replyguard.proxy.state import (
     AUDIENCES,
     GUARDRAILS,
@@ -61,6 +67,11 @@ from replyguard.proxy.state import (
 )
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
+#: The API a screened route speaks: chat completions, legacy completions, Responses.
+Kind = Literal["chat", "text", "responses"]
+#: Each API's upstream path (under the base URL) and the key a whole reply must have.
+_PATHS = {"chat": ("chat/completions", "choices"), "text": ("completions", "choices"),
+          "responses": ("responses", "output")}
 LANGUAGE_HEADER = "X-ReplyGuard-Language"
 AUDIENCE_HEADER = "X-ReplyGuard-Audience"
 _LANGUAGES_BY_LOWER = {known.lower(): known for known in LANGUAGES}
@@ -95,9 +106,18 @@ def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools |
 
 def _json_reply(body: dict[str, Any]) -> bool:
     """Did the client ask for a JSON document (`response_format` `json_object` or
-    `json_schema`)? Its string values are then screened and the document kept valid."""
+    `json_schema`; the Responses API's `text.format`)? Its string values are then screened
+    and the document kept valid."""
     fmt = body.get("response_format")
+    text = body.get("text")
+    if fmt is None and isinstance(text, dict):
+        fmt = text.get("format")
     return isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema")
+
+
+async def responses(request: web.Request) -> web.StreamResponse:
+    """`POST /v1/responses` (the Responses API), screened both ways."""
+    return await chat_completions(request, "responses")
 
 
 async def completions(request: web.Request) -> web.StreamResponse:
@@ -145,11 +165,11 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
     rules = compiled_rules(request)
     check_output_kinds(body)
     tools, refusing = compiled_tools(request, rules.language)
-    tools = tools if kind == "chat" else None
+    tools = tools if kind != "text" else None
     verdict, fields = await _verdict(request, metrics, kind, body, rules, tools)
     add_counts(record.counts, verdict.counts)
     record.verdict = verdict.kind
-    json_reply = kind == "chat" and _json_reply(body)
+    json_reply = kind != "text" and _json_reply(body)
     guard = app[GUARDRAILS]
     stage = _output_stage(request, body, rules, json_reply) \
         if guard.output or settings.reply_temperature > 0 else None
@@ -167,8 +187,9 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
             return blocked
         waited = time.perf_counter() - checked
     return _Turn(settings, metrics, record, kind, body,
-                 _forward_body(kind, body, fields, verdict, tools), rules,
-                 _screen_maker(settings, kind, verdict, rules, tools, json_reply),
+                 _forward_body(kind, body, fields, verdict, tools,
+                               whole=kind == "responses" and stage is not None), rules,
+                 screen_maker(settings, kind, verdict, rules, tools, json_reply),
                  CallFilter(tools) if tools is not None and refusing else None, stage,
                  json_reply, started, time.perf_counter() - started - waited)
 
@@ -188,6 +209,8 @@ async def _verdict(request: web.Request, metrics: Metrics, kind: Kind, body: dic
     try:
         if kind == "chat":
             return await app[OFFLOAD].run(size, verdict_chat, body, rules, tools, cache)
+        if kind == "responses":
+            return await app[OFFLOAD].run(size, verdict_responses, body, rules, tools, cache)
         return await app[OFFLOAD].run(size, verdict_text, body, rules, cache)
     except ProxyError:
         raise
@@ -234,23 +257,32 @@ async def _input_guardrails(request: web.Request, kind: Kind, body: dict[str, An
 
 
 def _forward_body(kind: Kind, body: dict[str, Any], fields: dict[str, Any],
-                  verdict: RequestVerdict, tools: CompiledTools | None) -> dict[str, Any]:
+                  verdict: RequestVerdict, tools: CompiledTools | None,
+                  whole: bool = False) -> dict[str, Any]:
     """The body sent upstream: the screened messages (prompts) and fields, refused tools
-    taken out of what the model is offered."""
-    if kind == "chat":
-        forward = {**body, **fields, "messages": verdict.messages}
+    taken out of what the model is offered. `whole`: a stream is asked for whole (a
+    streamed Response through the output stage is checked whole, then streamed: its `done`
+    events and `response.completed` repeat the text, which must be what the stage let
+    through)."""
+    if kind != "text":
+        forward = {**body, **fields}
+        if kind == "chat":
+            forward["messages"] = verdict.messages
+        if whole and forward.get("stream") is True:
+            forward["stream"] = False
+            forward.pop("stream_options", None)
         return offered_tools(tools, forward) if tools is not None else forward
     prompts = [m["content"] for m in verdict.messages]
     return {**body, **fields, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
 
 
-def _screen_maker(settings: Settings, kind: Kind, verdict: RequestVerdict,
+def screen_maker(settings: Settings, kind: Kind, verdict: RequestVerdict,
                   rules: CompiledRules, tools: CompiledTools | None,
                   json_reply: bool) -> Callable[[], Screen]:
     """What makes a fresh reply screen for each text field of each choice."""
     screen_class = JsonReplyScreen if json_reply else ReplyScreen
     internals: Action = settings.replies.internals  # type: ignore[assignment]
-    context = verdict.context if kind == "chat" else TurnContext()
+    context = verdict.context if kind != "text" else TurnContext()
     if tools is None:
         return partial(screen_class, rules, context, settings.replies.max_sentence_chars,
                        internals=internals)
@@ -264,8 +296,7 @@ async def _forward(request: web.Request, turn: _Turn) -> web.StreamResponse:
     answer (refused, unreachable, timed out, broke off) is counted and answered as its
     fault."""
     settings, metrics, record = turn.settings, turn.metrics, turn.record
-    url = (f"{settings.upstream.base_url}/"
-           f"{'chat/completions' if turn.kind == 'chat' else 'completions'}")
+    url = f"{settings.upstream.base_url}/{_PATHS[turn.kind][0]}"
     started = time.perf_counter()
     answered = False
     try:
@@ -309,7 +340,12 @@ async def _relay(request: web.Request, turn: _Turn,
     """A streamed reply relayed through the chat adapter's StreamScreen; its outcome, time
     and counts go in the request's record and metrics."""
     settings, metrics, record = turn.settings, turn.metrics, turn.record
-    screen = StreamScreen(turn.make_screen, turn.kind, turn.calls, pieces=turn.stage is not None)
+    pieces = turn.stage is not None
+    mask = partial(screen_value, rules=turn.rules)
+    screen: StreamAdapter = ResponsesStream(turn.make_screen, turn.body, turn.calls, pieces,
+                                            mask) \
+        if turn.kind == "responses" else \
+        StreamScreen(turn.make_screen, turn.kind, turn.calls, pieces=pieces)
     metrics.active_streams.inc()
     record.outcome = "ok"
     try:
@@ -343,19 +379,27 @@ async def _whole_reply(request: web.Request, turn: _Turn,
     settings, metrics, record = turn.settings, turn.metrics, turn.record
     headers = returned_headers(upstream)
     slots: list[Slot] = []
-    screen = partial(screen_completion, make_screen=turn.make_screen, kind=turn.kind,
-                     calls=turn.calls, pieces=turn.stage is not None,
-                     texts=slots if turn.stage is not None else None)
+    texts = slots if turn.stage is not None else None
+    screen: Callable[[dict[str, Any]], Counter[str]] = partial(
+        screen_response, make_screen=turn.make_screen, request=turn.body, calls=turn.calls,
+        pieces=texts is not None, texts=texts, mask=partial(screen_value, rules=turn.rules)
+    ) if turn.kind == "responses" else partial(
+        screen_completion, make_screen=turn.make_screen, kind=turn.kind, calls=turn.calls,
+        pieces=texts is not None, texts=texts)
     try:
-        parsed = await _whole(upstream, screen, record.counts, record.route, turn.own_s,
+        parsed = await read_whole(upstream, screen, record.counts, record.route, turn.own_s,
                               metrics, settings.limits.max_response_bytes,
-                              request.app[OFFLOAD], turn.json_reply)
+                              request.app[OFFLOAD], turn.json_reply, _PATHS[turn.kind][1])
     except UpstreamError as exc:  # too large, broke off, timed out, not a completion
         metrics.upstream_errors_by(exc.kind).inc()
         raise
     if turn.stage is not None:
         await stage_texts(slots, turn.stage)
+        if turn.kind == "responses" and "output_text" in parsed:
+            parsed["output_text"] = rebuilt_text(parsed["output"])
     if turn.body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
+        if turn.kind == "responses":
+            return await direct.stream_events(request, response_events(parsed), headers)
         return await direct.stream_completion(request, turn.body, parsed, turn.kind, headers)
     return web.Response(body=orjson.dumps(parsed), status=upstream.status, headers=headers,
                         content_type="application/json")
@@ -387,9 +431,10 @@ def _turn_text(verdict: RequestVerdict, kind: Kind) -> str:
     return ""
 
 
-async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, Any]], Counter[str]],
-                 counts: Counter[str], route: str, own: float, metrics: Metrics,
-                 limit: int, offload: Offload, json_reply: bool = False) -> dict[str, Any]:
+async def read_whole(upstream: aiohttp.ClientResponse,
+                     screen: Callable[[dict[str, Any]], Counter[str]], counts: Counter[str],
+                     route: str, own: float, metrics: Metrics, limit: int, offload: Offload,
+                     json_reply: bool = False, key: str = "choices") -> dict[str, Any]:
     """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
     refused (502) rather than held in memory whole."""
     length = upstream.content_length
@@ -417,8 +462,9 @@ async def _whole(upstream: aiohttp.ClientResponse, screen: Callable[[dict[str, A
     if not isinstance(parsed, dict):
         raise UpstreamError("the upstream answered with something that is not a JSON object",
                             code="upstream_protocol")
-    if "choices" not in parsed:  # e.g. a 200 carrying {"error": ...}: never sent on as it is
-        raise UpstreamError("the upstream answered without any choices", code="upstream_protocol")
+    if key not in parsed:  # e.g. a 200 carrying {"error": ...}: never sent on as it is
+        raise UpstreamError(f"the upstream answered without any {key}",
+                            code="upstream_protocol")
     try:
         add_counts(counts, await offload.run(
             len(raw), screen, parsed, threshold=JSON_OFFLOAD_CHARS if json_reply else None))

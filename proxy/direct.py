@@ -1,8 +1,9 @@
 """Answering a request directly, with no upstream call, in the client's own format.
 
 Used for a withheld turn, a `reply_exactly` answer and (later) a guardrail block: a proper
-`chat.completion` (or `text_completion`), or SSE chunks ending in `[DONE]` when the client
-asked for `stream: true` (with the usage chunk when `stream_options.include_usage` is set).
+`chat.completion` (or `text_completion`, or a Responses API `response`), or, when the client
+asked for `stream: true`, SSE chunks ending in `[DONE]` (with the usage chunk when
+`stream_options.include_usage` is set) or the Responses API's events.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from replyguard.proxy.responses_events import response_events, response_object
 from replyguard.proxy.sse import DONE, encode_event
 from replyguard.proxy.state import prepare
 
@@ -126,9 +128,25 @@ async def stream_completion(request: web.Request, body: dict[str, Any], whole: d
     return response
 
 
+async def stream_events(request: web.Request, events: list[bytes],
+                        headers: dict[str, str] | None = None) -> web.StreamResponse:
+    """Send encoded SSE `events` as a whole stream (the Responses API's: no `[DONE]`)."""
+    response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **(headers or {})})
+    await prepare(request, response)
+    await response.write(b"".join(events))
+    await response.write_eof()
+    return response
+
+
 async def answer(request: web.Request, body: dict[str, Any], text: str, kind: str = "chat",
                  headers: dict[str, str] | None = None) -> web.StreamResponse:
     """Answer `request` with `text` as the whole reply, streamed if the client asked."""
+    if kind == "responses":
+        whole = response_object(body, text)
+        if body.get("stream") is True:
+            return await stream_events(request, response_events(whole), headers)
+        return web.Response(body=orjson.dumps(whole), content_type="application/json",
+                            headers=headers)
     if body.get("stream") is True:
         response = web.StreamResponse(status=200, headers={**SSE_HEADERS, **(headers or {})})
         await prepare(request, response)

@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from replyguard.config.settings import Settings
+from replyguard.proxy.api_responses import rebuilt_text
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.request_id import client_request_id
 from replyguard.proxy.store import Store, StoreError
@@ -44,7 +45,8 @@ _MODEL = re.compile(rb'"model"\s*:\s*"([^"\\]{1,200})"')
 #: Routes that are no model traffic: never recorded.
 _NOT_MODEL = ("/metrics", "/healthz", "/readyz", "/v1/check-reply", "/v1/reply-rules",
               "/v1/records", "unmatched")
-_SCREENED = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/embeddings"})
+_SCREENED = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/responses",
+                       "/v1/embeddings"})
 _OUTPUT_CHECKS = {"flagged": "moderation", "blocked_on_error": "moderation"}
 
 
@@ -84,7 +86,8 @@ def verdict_of(info: Any, route: str, status: int) -> str:
 def screened_text(released: bytes | str | None) -> str | None:
     """The reply text as it was sent to the client (screened): a stream's text as given
     (`str`), or each choice's message content (or legacy text) of a whole completion's body,
-    joined by blank lines; None for anything else (an error, embeddings)."""
+    joined by blank lines, or a Response's `output_text` parts joined; None for anything else
+    (an error, embeddings)."""
     if isinstance(released, str):
         return released or None
     if not released:
@@ -95,7 +98,8 @@ def screened_text(released: bytes | str | None) -> str | None:
         return None
     choices = document.get("choices") if isinstance(document, dict) else None
     if not isinstance(choices, list):
-        return None
+        output = document.get("output") if isinstance(document, dict) else None
+        return rebuilt_text(output) or None if isinstance(output, list) else None
     texts = []
     for choice in choices:
         message = choice.get("message") if isinstance(choice, dict) else None
