@@ -100,10 +100,10 @@ _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
 _START_SSN = r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d[ \t]\d)(?=\d\d-\d\d-))(?<![A-Za-z]-\d)"
 # A value written with separator `s` ends where that separator does not lead on to more
 # digits: `4111 1111 1111 1111 12/26` and `123-45-6789 1990` hold a card and an SSN, but
-# `4111 1111 1111 1111 1111` is one longer run. Not followed by a decimal part either (one or
-# two digits after `.` or `,`: `1234567890123456.50`); a list's next field is no decimal part
-# (`4539148803436467,5500005555555559`, `alice,4539148803436467,12/26`).
-_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d\d?(?![\d/,;|\t]))"
+# `4111 1111 1111 1111 1111` is one longer run. What follows after `.` or `,` does not
+# matter: such numbers are no amounts, and a value must be found the same wherever it stands
+# (`4111111111111111.50`, `…00408.1.`, `4539148803436467,5500005555555559`, `,12/26`).
+_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)"
 
 #: A character of a private key block after its BEGIN line (RFC 7468 PEM and RFC 4880 OpenPGP
 #: armor: base64 lines, armor headers such as `Comment: Alice <alice@example.com>`, the `=`

@@ -57,7 +57,6 @@ def test_a_list_of_cards_separated_by_commas() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "4111111111111111.50", "4111 1111 1111 1111,5",  # a decimal part: no card
     "DB_PASSWORD", "eyJhbGciOiJIUzI1NiJ9_.eyJ", "j***@example.com", "**** 1111",
 ])
 def test_what_stays_as_it_is(text: str) -> None:
@@ -189,7 +188,8 @@ def test_a_password_after_its_label_in_the_piece_before_is_masked(text: str,
     ("item 2 4111111111111111", ["4111111111111111"]),
     ("123-45-6789 234-56-7891", ["123-45-6789", "234-56-7891"]),
     ("1\t123-45-6789", ["123-45-6789"]),
-    ("4111 1111 1111 1111,12", []),  # a decimal part: no card
+    ("4111 1111 1111 1111,12", ["4111 1111 1111 1111"]),
+    ("Paid with 3700 000000 00408.1.", ["3700 000000 00408"]),  # found wherever it stands
 ])
 def test_values_in_delimited_rows(text: str, values: list[str]) -> None:
     assert [text[f.start:f.end] for f in find(text)] == values
@@ -231,3 +231,11 @@ def test_a_value_under_a_name_naming_a_password() -> None:
                                '{"name":"HOST","value":"db:5432"}]')
     assert screen_value({"env": [{"name": "DB_PASSWORD", "value": "S3cret!Pw99"}]},
                         PASSWORDS) == {"env": [{"name": "DB_PASSWORD", "value": "****"}]}
+
+
+def test_a_card_is_found_the_same_wherever_it_stands() -> None:
+    """A property test's example: the same digits after `.1` and before ` is` are one card."""
+    text = "Paid with 3700 000000 00408.1. Your card 3700 000000 00408 is on file. "
+    for max_chars in (512, 2000):
+        released = screen_reply(text, REDACT_ALL, max_chars=max_chars)[0]
+        assert released == "Paid with **** 0408.1. Your card **** 0408 is on file. "
