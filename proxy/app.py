@@ -3,7 +3,8 @@
 `create_app(settings, rules)` is the only way in. Screened routes: chat completions, legacy
 completions, embeddings (input screened as a turn); `GET /v1/models` passes through. Any other
 route is an OpenAI-style 404 unless `passthrough` lists it: no unscreened route is open by
-default. `/metrics`, `/healthz`, `/readyz` serve operations.
+default. `/metrics`, `/healthz`, `/readyz` serve operations. `/v1/messages`: the Anthropic
+Messages API (proxy.messages).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from replyguard.proxy.admin import check_reply_route
 from replyguard.proxy.completions import chat_completions, completions
 from replyguard.proxy.errors import NotFound, ProxyError, error_response
 from replyguard.proxy.guardrails import Guardrails
+from replyguard.proxy.messages import messages
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
 from replyguard.proxy.overload import PoolConnector, UpstreamWatch
@@ -185,6 +187,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app.cleanup_ctx.append(_session_ctx)
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_post("/v1/completions", completions)
+    app.router.add_post("/v1/messages", messages)
     app.router.add_post("/v1/embeddings", routes.embeddings)
     app.router.add_get("/v1/models", routes.models)
     app.router.add_get("/v1/models/{model}", routes.models)
