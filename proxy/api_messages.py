@@ -1,5 +1,6 @@
 """The Anthropic Messages adapter of the reply pipeline (proxy.pipeline): a whole `message`
-or its event stream screened block by block, and the Anthropic error shape.
+screened block by block (its event stream: proxy.api_messages_stream), and the Anthropic
+error shape.
 
 Each `text` and `thinking` block goes through a `ChoiceReply` of its own (released sentence
 by sentence, its tail at the block's stop). A `thinking` block the screen leaves unchanged
@@ -23,25 +24,24 @@ import orjson
 
 from replyguard.proxy import reply_keys
 from replyguard.proxy.counts import add_counts, new_counts
-from replyguard.proxy.errors import ProxyError, UpstreamError
+from replyguard.proxy.errors import ProxyError
 from replyguard.proxy.permissions import TOOL_CALLS_REFUSED, CallFilter
-from replyguard.proxy.pipeline import ChoiceReply, Chunk, Finish, Out, Screen, Text, TextDelta
+from replyguard.proxy.pipeline import ChoiceReply, Finish, Screen, Text, TextDelta
 from replyguard.proxy.reply_keys import ChunkShapeError
-from replyguard.proxy.sse import SSEEvent, encode_event
 
-__all__ = ["THINKING_UNSIGNED", "MessageStream", "error_body", "message_events",
-           "screen_message"]
+__all__ = ["MESSAGE_KEYS", "TEXT_BLOCKS", "THINKING_UNSIGNED", "Block", "Blocks", "InputScreen",
+           "error_body", "message_events", "no_citations", "screen_message", "unknown"]
 
 #: The count of thinking blocks the screen changed, released without their signature.
 THINKING_UNSIGNED = "replyguard_thinking_unsigned"
 #: The text field of each screened block type, and its delta's type.
-_TEXT_BLOCKS = {"text": ("text", "text_delta"), "thinking": ("thinking", "thinking_delta")}
+TEXT_BLOCKS = {"text": ("text", "text_delta"), "thinking": ("thinking", "thinking_delta")}
 #: Keys that identify rather than say something: a block or event of an unknown type holding
 #: strings only in these passes (its strings are not the model's text).
 _ID_KEYS = frozenset({"type", "id", "tool_use_id", "name", "role", "model", "status",
                       "stop_reason", "stop_sequence", "index"})
 #: Keys of a message kept as they come (identifiers and counts); `content` is screened.
-_MESSAGE_KEYS = frozenset({"id", "type", "role", "model", "stop_reason", "stop_sequence",
+MESSAGE_KEYS = frozenset({"id", "type", "role", "model", "stop_reason", "stop_sequence",
                            "usage", "container"})
 #: Anthropic's error `type` for each status (https://docs.anthropic.com/en/api/errors).
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
@@ -64,14 +64,14 @@ def _holds_text(value: dict[str, Any]) -> bool:
                for k, v in value.items() if k in _ID_KEYS and k != "index")
 
 
-def _unknown(value: dict[str, Any], what: str) -> None:
+def unknown(value: dict[str, Any], what: str) -> None:
     """Fail closed on a `what` of an unknown type that holds text."""
     if _holds_text(value):
         raise ChunkShapeError(f"the upstream sent a {what} of a type ReplyGuard does not "
                               "know, holding text")
 
 
-def _no_citations(block: dict[str, Any]) -> None:
+def no_citations(block: dict[str, Any]) -> None:
     """Citations quote the sources (text no screen read): fail closed on any."""
     if block.get("citations"):
         raise ChunkShapeError("the upstream sent citations (quoted text ReplyGuard cannot "
@@ -83,7 +83,7 @@ def _call(block: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(slots=True)
-class _Block:
+class Block:
     """One content block being screened: its type, its index as sent, its text screen (text
     and thinking), the input JSON held (tool_use), the signature held (thinking)."""
 
@@ -96,7 +96,7 @@ class _Block:
     dropped: bool = False
 
 
-class _Blocks:
+class Blocks:
     """What the whole and streamed paths share: blocks judged and screened, counts."""
 
     def __init__(self, make_screen: Callable[[], Screen], screen_input: InputScreen,
@@ -104,19 +104,19 @@ class _Blocks:
         self._make = make_screen
         self._screen_input = screen_input
         self._calls = calls
-        self.blocks: dict[int, _Block] = {}
+        self.blocks: dict[int, Block] = {}
         self.refused: list[str] = []  # refused calls not yet said
         self.refused_any = False
         self.kept_call = False
         self.sent = 0  # blocks sent so far (a dropped call shifts the next ones' index)
         self.counts: Counter[str] = new_counts()
 
-    def start(self, given: int, block: dict[str, Any]) -> _Block:
+    def start(self, given: int, block: dict[str, Any]) -> Block:
         kind = block.get("type")
         if not isinstance(kind, str):
             raise ChunkShapeError("the upstream sent a content block without a `type`")
-        state = _Block(kind, self.sent)
-        if kind in _TEXT_BLOCKS:
+        state = Block(kind, self.sent)
+        if kind in TEXT_BLOCKS:
             state.reply = ChoiceReply(self._make)
         elif kind == "tool_use":
             if self._calls is not None and self._calls.message([_call(block)])[1]:
@@ -124,21 +124,21 @@ class _Blocks:
                 self.refused_any = state.dropped = True
             self.kept_call = self.kept_call or not state.dropped
         elif kind != "redacted_thinking":
-            _unknown(block, "content block")
+            unknown(block, "content block")
         if not state.dropped:
             self.sent += 1
         self.blocks[given] = state
         return state
 
-    def text(self, state: _Block, value: str) -> str:
+    def text(self, state: Block, value: str) -> str:
         assert state.reply is not None
         state.given.append(value)
-        out = state.reply.feed(TextDelta(_TEXT_BLOCKS[state.kind][0], value))[0]
+        out = state.reply.feed(TextDelta(TEXT_BLOCKS[state.kind][0], value))[0]
         assert isinstance(out, Text)
         state.released.append(out.text)
         return out.text
 
-    def tail(self, state: _Block) -> str:
+    def tail(self, state: Block) -> str:
         """A text block's tail; for thinking, its signature dropped if the text changed."""
         if state.reply is None or state.reply.finished:
             return ""
@@ -194,7 +194,7 @@ def screen_message(message: dict[str, Any], make_screen: Callable[[], Screen],
     content = message.get("content")
     if not isinstance(content, list):
         raise ChunkShapeError("the upstream sent a message whose `content` is not a list")
-    blocks = _Blocks(make_screen, screen_input, calls)
+    blocks = Blocks(make_screen, screen_input, calls)
     out_content = []
     for given, block in enumerate(content):
         if not isinstance(block, dict):
@@ -204,7 +204,7 @@ def screen_message(message: dict[str, Any], make_screen: Callable[[], Screen],
             out_content.append(_whole_block(blocks, state, block))
     if said := blocks.said():
         out_content.append({"type": "text", "text": said})
-    out = {k: v for k, v in message.items() if k in _MESSAGE_KEYS or
+    out = {k: v for k, v in message.items() if k in MESSAGE_KEYS or
            (k != "content" and reply_keys.plain(v))}
     out["content"] = out_content
     if "stop_reason" in out:
@@ -212,10 +212,10 @@ def screen_message(message: dict[str, Any], make_screen: Callable[[], Screen],
     return out, blocks.all_counts()
 
 
-def _whole_block(blocks: _Blocks, state: _Block, block: dict[str, Any]) -> dict[str, Any]:
-    if state.kind in _TEXT_BLOCKS:
-        _no_citations(block)
-        name = _TEXT_BLOCKS[state.kind][0]
+def _whole_block(blocks: Blocks, state: Block, block: dict[str, Any]) -> dict[str, Any]:
+    if state.kind in TEXT_BLOCKS:
+        no_citations(block)
+        name = TEXT_BLOCKS[state.kind][0]
         value = block.get(name)
         if not isinstance(value, str):
             raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
@@ -242,8 +242,8 @@ def message_events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         kind = block.get("type")
         head: dict[str, Any] = dict(block)
         delta: dict[str, Any] | None = None
-        if kind in _TEXT_BLOCKS:
-            name, delta_type = _TEXT_BLOCKS[kind]
+        if kind in TEXT_BLOCKS:
+            name, delta_type = TEXT_BLOCKS[kind]
             head[name] = ""
             delta = {"type": delta_type, name: block.get(name, "")}
         elif kind == "tool_use":
@@ -270,184 +270,3 @@ def message_events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
                   if isinstance(usage, dict) else 0}}))
     events.append(("message_stop", {"type": "message_stop"}))
     return events
-
-
-# ---------------------------------------------------------------- a stream
-
-class MessageStream:
-    """Screens one streamed Messages reply (proxy.pipeline.StreamAdapter). Text and thinking
-    deltas are released sentence by sentence, each block's tail just before its stop; a tool
-    call's input is held to its block's stop, then sent screened as one delta."""
-
-    def __init__(self, make_screen: Callable[[], Screen], screen_input: InputScreen,
-                 calls: CallFilter | None = None) -> None:
-        self._blocks = _Blocks(make_screen, screen_input, calls)
-        self._started = False
-        self._stopped = False
-        self.held = 0
-
-    @property
-    def released_any(self) -> bool:
-        return any(b.reply is not None and b.reply.released_any
-                   for b in self._blocks.blocks.values())
-
-    def counts(self) -> Counter[str]:
-        return self._blocks.all_counts()
-
-    def error_event(self, error: ProxyError) -> bytes:
-        """`error` as Anthropic's `error` event (the SDK raises APIStatusError on it)."""
-        return encode_event(orjson.dumps(error_body(error)), event="error")
-
-    def close(self) -> list[Out] | None:
-        """The upstream closed without `message_stop`: the stream dropped."""
-        return None
-
-    def event(self, event: SSEEvent) -> tuple[list[Out], bool]:
-        """Screen one upstream event: the events to send, and whether it was `message_stop`.
-        Raises UpstreamError for an `error` event or one that is not a JSON object;
-        ChunkShapeError, engine ScreeningError."""
-        try:
-            data = orjson.loads(event.data)
-        except orjson.JSONDecodeError:
-            data = None
-        kind = data.get("type") if isinstance(data, dict) else None
-        if event.event == "error" or kind == "error":
-            raise UpstreamError("the upstream reported an error mid-stream",
-                                code="upstream_stream_error")
-        if not isinstance(data, dict) or not isinstance(kind, str):
-            raise UpstreamError("the upstream sent an event that is not a JSON object with "
-                                "a `type`", code="upstream_protocol")
-        handler = self._HANDLERS.get(kind)
-        if handler is None:
-            _unknown(data, "stream event")
-            return [], False
-        out = handler(self, data)
-        return out, kind == "message_stop"
-
-    def _send(self, data: dict[str, Any]) -> Chunk:
-        return Chunk(data, event=data["type"])
-
-    def _message_start(self, data: dict[str, Any]) -> list[Out]:
-        message = data.get("message")
-        if not isinstance(message, dict) or message.get("content"):
-            raise ChunkShapeError("the upstream's `message_start` must hold an empty message")
-        self._started = True
-        kept = {k: v for k, v in message.items() if k in _MESSAGE_KEYS or reply_keys.plain(v)}
-        return [self._send({"type": "message_start", "message": {**kept, "content": []}})]
-
-    def _block_start(self, data: dict[str, Any]) -> list[Out]:
-        index, block = data.get("index"), data.get("content_block")
-        if not isinstance(index, int) or not isinstance(block, dict):
-            raise ChunkShapeError("the upstream sent a `content_block_start` without an "
-                                  "index and a block")
-        state = self._blocks.start(index, block)
-        if state.dropped:
-            return []
-        head = dict(block)
-        first = ""
-        if state.kind in _TEXT_BLOCKS:
-            name = _TEXT_BLOCKS[state.kind][0]
-            first = head.get(name) or ""
-            head[name] = ""
-            head.pop("signature", None)
-            _no_citations(head)
-        elif state.kind == "tool_use":
-            if head.get("input"):
-                state.given.append(orjson.dumps(head["input"]).decode())
-            head["input"] = {}
-        out: list[Out] = [self._send({"type": "content_block_start", "index": state.index,
-                                      "content_block": head})]
-        if first:
-            out += self._text(state, first)
-        return out
-
-    def _text(self, state: _Block, value: str) -> list[Out]:
-        before = state.reply.held if state.reply is not None else 0
-        released = self._blocks.text(state, value)
-        self.held += (state.reply.held if state.reply is not None else 0) - before
-        if not released:
-            return []
-        return [self._delta(state, {"type": _TEXT_BLOCKS[state.kind][1],
-                                    _TEXT_BLOCKS[state.kind][0]: released})]
-
-    def _delta(self, state: _Block, delta: dict[str, Any]) -> Chunk:
-        return self._send({"type": "content_block_delta", "index": state.index, "delta": delta})
-
-    def _block(self, data: dict[str, Any]) -> _Block:
-        state = self._blocks.blocks.get(data.get("index"))  # type: ignore[arg-type]
-        if state is None:
-            raise ChunkShapeError("the upstream sent a delta or stop for a block it never "
-                                  "started")
-        return state
-
-    def _block_delta(self, data: dict[str, Any]) -> list[Out]:
-        state = self._block(data)
-        delta = data.get("delta")
-        if not isinstance(delta, dict):
-            raise ChunkShapeError("the upstream sent a `content_block_delta` without a delta")
-        kind = delta.get("type")
-        if state.kind in _TEXT_BLOCKS and kind == _TEXT_BLOCKS[state.kind][1]:
-            value = delta.get(_TEXT_BLOCKS[state.kind][0])
-            if not isinstance(value, str):
-                raise ChunkShapeError(f"the upstream sent a `{kind}` that is not text")
-            return [] if state.dropped else self._text(state, value)
-        if kind == "signature_delta" and state.kind == "thinking":
-            state.signature = (state.signature or "") + str(delta.get("signature") or "")
-            return []
-        if kind == "input_json_delta" and state.kind == "tool_use":
-            state.given.append(str(delta.get("partial_json") or ""))
-            return []
-        _unknown(delta, "content block delta")
-        return []
-
-    def _block_stop(self, data: dict[str, Any]) -> list[Out]:
-        state = self._block(data)
-        if state.dropped:
-            return []
-        out: list[Out] = []
-        if state.reply is not None:
-            self.held = max(0, self.held - state.reply.held)
-            tail = self._blocks.tail(state)
-            if tail:
-                out.append(self._delta(state, {"type": _TEXT_BLOCKS[state.kind][1],
-                                               _TEXT_BLOCKS[state.kind][0]: tail}))
-            if state.signature is not None:
-                out.append(self._delta(state, {"type": "signature_delta",
-                                               "signature": state.signature}))
-        elif state.kind == "tool_use":
-            screened = self._blocks.input("".join(state.given))
-            out.append(self._delta(state, {"type": "input_json_delta",
-                                           "partial_json": orjson.dumps(screened).decode()}))
-        out.append(self._send({"type": "content_block_stop", "index": state.index}))
-        return out
-
-    def _message_delta(self, data: dict[str, Any]) -> list[Out]:
-        out: list[Out] = []
-        if said := self._blocks.said():
-            index = self._blocks.sent
-            self._blocks.sent += 1
-            out += [self._send({"type": "content_block_start", "index": index,
-                                "content_block": {"type": "text", "text": ""}}),
-                    self._send({"type": "content_block_delta", "index": index,
-                                "delta": {"type": "text_delta", "text": said}}),
-                    self._send({"type": "content_block_stop", "index": index})]
-        delta = data.get("delta")
-        if isinstance(delta, dict) and "stop_reason" in delta:
-            reason = self._blocks.stop_reason(delta["stop_reason"])
-            data = {**data, "delta": {**delta, "stop_reason": reason}}
-        out.append(self._send({k: v for k, v in data.items()
-                               if k in ("type", "delta", "usage") or reply_keys.plain(v)}))
-        return out
-
-    def _pass(self, data: dict[str, Any]) -> list[Out]:
-        return [self._send({"type": data["type"]})]
-
-    _HANDLERS: dict[str, Callable[[MessageStream, dict[str, Any]], list[Out]]] = {
-        "message_start": _message_start,
-        "content_block_start": _block_start,
-        "content_block_delta": _block_delta,
-        "content_block_stop": _block_stop,
-        "message_delta": _message_delta,
-        "message_stop": _pass,
-        "ping": _pass,
-    }

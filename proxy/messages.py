@@ -26,7 +26,8 @@ from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.screen_cache import ScreenCache
 from replyguard.engine.tools import CompiledTools
-from replyguard.proxy.api_messages import MessageStream, error_body, message_events, screen_message
+from replyguard.proxy.api_messages import error_body, message_events, screen_message
+from replyguard.proxy.api_messages_stream import MessageStream
 from replyguard.proxy.body import read_json
 from replyguard.proxy.completions import _screen_maker, compiled_rules, compiled_tools
 from replyguard.proxy.counts import add_counts
@@ -42,22 +43,34 @@ from replyguard.proxy.sse import encode_event
 from replyguard.proxy.state import METRICS, OFFLOAD, SCREEN_CACHE, SESSION, SETTINGS, prepare
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers
 
-__all__ = ["FORWARDED", "messages", "upstream_headers"]
+__all__ = ["FORWARDED", "RETURNED", "answer", "messages", "reply_message", "upstream_headers",
+           "verdict_messages"]
 
 #: Client headers sent on to a Messages upstream (besides the key, see `upstream_headers`).
 FORWARDED = ("anthropic-version", "anthropic-beta", "user-agent", "accept")
+#: Anthropic's upstream response headers sent back (besides `upstream.RETURNED`): its request
+#: id and rate limits.
+RETURNED = ("request-id", "anthropic-ratelimit-requests-limit",
+            "anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset",
+            "anthropic-ratelimit-tokens-limit", "anthropic-ratelimit-tokens-remaining",
+            "anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-input-tokens-limit",
+            "anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset",
+            "anthropic-ratelimit-output-tokens-limit",
+            "anthropic-ratelimit-output-tokens-remaining",
+            "anthropic-ratelimit-output-tokens-reset")
 #: Blocks whose `source` is media (an image, a PDF): forwarded as they are.
 _MEDIA_BLOCKS = frozenset({"image", "document"})
 
 
 def upstream_headers(request: web.Request, settings: Settings) -> dict[str, str]:
-    """Headers for the Messages upstream: the settings' `upstream.api_key` as `x-api-key`
-    when set, else the client's `x-api-key` (or its `Authorization`), and the Anthropic
-    headers the client sent (`anthropic-version`, `anthropic-beta`)."""
+    """Headers for the Messages upstream: `upstream.anthropic_api_key` as `x-api-key` when
+    set, else the client's `x-api-key` (or its `Authorization`), and the Anthropic headers
+    the client sent (`anthropic-version`, `anthropic-beta`). `upstream.api_key` (the OpenAI
+    upstream's) is never sent."""
     headers = {"Content-Type": "application/json"}
     given = request.headers.get
-    if settings.upstream.api_key:
-        headers["x-api-key"] = settings.upstream.api_key
+    if settings.upstream.anthropic_api_key:
+        headers["x-api-key"] = settings.upstream.anthropic_api_key
     elif (key := given("x-api-key")) is not None:
         headers["x-api-key"] = key
     elif (auth := given("Authorization")) is not None:
@@ -190,10 +203,11 @@ async def _messages(request: web.Request) -> web.StreamResponse:
 
 async def _forward(request: web.Request, settings: Settings, forward: dict[str, Any],
                    stream: bool, make_stream: Any, screen_whole: Any) -> web.StreamResponse:
-    """Send the request upstream (`<upstream.base_url>/messages`) and its answer back,
-    screened."""
+    """Send the request upstream (`<upstream.anthropic_base_url>/v1/messages`) and its
+    answer back, screened."""
     metrics, record = request.app[METRICS], request[RECORD]
-    url = f"{settings.upstream.base_url}/messages"
+    base = settings.upstream.anthropic_base_url
+    url = f"{base}/v1/messages"
     started = time.perf_counter()
     answered = False
     try:
@@ -211,7 +225,7 @@ async def _forward(request: web.Request, settings: Settings, forward: dict[str, 
                 metrics.active_streams.inc()
                 try:
                     return await relay(request, upstream, screen, record,
-                                       returned_headers(upstream),
+                                       returned_headers(upstream, RETURNED),
                                        settings.limits.max_response_bytes, None,
                                        request.app[OFFLOAD])
                 finally:
@@ -221,7 +235,7 @@ async def _forward(request: web.Request, settings: Settings, forward: dict[str, 
     except Exception as exc:
         if answered:
             raise
-        failed = fault(exc, settings.upstream.base_url)
+        failed = fault(exc, base)
         count_fault(metrics, failed)
         raise failed from None
 
@@ -230,7 +244,8 @@ async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> we
     """An upstream error status as the client's Anthropic error (its text masked)."""
     request.app[METRICS].upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
     rules = compiled_rules(request)
-    error = await error_from_status(upstream, request.app[SETTINGS].upstream.base_url,
+    error = await error_from_status(upstream,
+                                    request.app[SETTINGS].upstream.anthropic_base_url,
                                     lambda text: screen_text(text, rules, "tool").text)
     if isinstance(error, bytes):
         inner = orjson.loads(error)["error"]
@@ -239,7 +254,8 @@ async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> we
         if inner.get("type"):
             body["error"]["type"] = inner["type"]
         return web.Response(body=orjson.dumps(body), status=upstream.status,
-                            headers=returned_headers(upstream), content_type="application/json")
+                            headers=returned_headers(upstream, RETURNED),
+                            content_type="application/json")
     raise error
 
 
@@ -271,7 +287,7 @@ async def _whole_reply(request: web.Request, upstream: aiohttp.ClientResponse, s
         request.app[METRICS].screening_errors.labels("reply").inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
     add_counts(record.counts, counts)
-    headers = returned_headers(upstream)
+    headers = returned_headers(upstream, RETURNED)
     if stream:
         return await _stream(request, screened, headers)
     return web.Response(body=orjson.dumps(screened), headers=headers,

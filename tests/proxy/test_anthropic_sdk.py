@@ -102,6 +102,7 @@ async def test_thinking_signature_kept_only_when_unchanged(stack, stream: bool) 
         {"type": "thinking", "thinking": "The user wants the order. ", "signature": "sig-a"},
         {"type": "thinking", "thinking": "Their card is **** 1111. "},
         {"type": "text", "text": "Here it is."}]
+    assert "replyguard_thinking_unsigned_total 1.0" in await s.metrics_text()
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
@@ -145,11 +146,11 @@ async def test_sdk_credentials_forwarded(stack) -> None:
     ({"x-api-key": "sk-client", "Authorization": "Bearer sk-openai",
       "anthropic-version": "2023-06-01"},
      "sk-operator", {"x-api-key": "sk-operator", "anthropic-version": "2023-06-01"}),
-], ids=["client-key", "operator-key"])
+], ids=["client-key", "anthropic-key"])
 async def test_anthropic_headers_forwarded(stack, given: dict[str, str], key: str | None,
                                            expected: dict[str, str]) -> None:
     fake = FakeAnthropic(says(text("Hi.")))
-    s = await stack(fake, upstream__api_key=key)
+    s = await stack(fake, upstream__anthropic_api_key=key, upstream__api_key="sk-openai")
     async with s.client.post("/v1/messages", json={**ASK, **user_says("hello")},
                              headers=given) as resp:
         assert resp.status == 200
