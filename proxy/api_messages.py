@@ -79,6 +79,7 @@ def no_citations(block: dict[str, Any]) -> None:
 
 
 def _call(block: dict[str, Any]) -> dict[str, Any]:
+    """A `tool_use` block as the call filter reads a call (by its name)."""
     return {"name": block.get("name")}
 
 
@@ -112,6 +113,9 @@ class Blocks:
         self.counts: Counter[str] = new_counts()
 
     def start(self, given: int, block: dict[str, Any]) -> Block:
+        """A block begins (`given`: its upstream index): its state, a refused call marked
+        dropped. Raises ChunkShapeError for a block without a type, or of an unknown type
+        holding text."""
         kind = block.get("type")
         if not isinstance(kind, str):
             raise ChunkShapeError("the upstream sent a content block without a `type`")
@@ -131,6 +135,7 @@ class Blocks:
         return state
 
     def text(self, state: Block, value: str) -> str:
+        """Feed the next piece of a text or thinking block; the text now released."""
         assert state.reply is not None
         state.given.append(value)
         out = state.reply.feed(TextDelta(TEXT_BLOCKS[state.kind][0], value))[0]
@@ -173,6 +178,7 @@ class Blocks:
             else reason
 
     def all_counts(self) -> Counter[str]:
+        """The counts so far: every block's screens, unsigned thinking, refused calls."""
         total = new_counts()
         add_counts(total, self.counts)
         for state in self.blocks.values():
@@ -213,6 +219,7 @@ def screen_message(message: dict[str, Any], make_screen: Callable[[], Screen],
 
 
 def _whole_block(blocks: Blocks, state: Block, block: dict[str, Any]) -> dict[str, Any]:
+    """One kept block of a whole message, screened."""
     if state.kind in TEXT_BLOCKS:
         no_citations(block)
         name = TEXT_BLOCKS[state.kind][0]

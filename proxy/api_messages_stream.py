@@ -40,16 +40,16 @@ class MessageStream:
     def __init__(self, make_screen: Callable[[], Screen], screen_input: InputScreen,
                  calls: CallFilter | None = None) -> None:
         self._blocks = Blocks(make_screen, screen_input, calls)
-        self._started = False
-        self._stopped = False
-        self.held = 0
+        self.held = 0  # characters fed to the block screens and not yet released (about)
 
     @property
     def released_any(self) -> bool:
+        """Has any screened text or thinking been released yet?"""
         return any(b.reply is not None and b.reply.released_any
                    for b in self._blocks.blocks.values())
 
     def counts(self) -> Counter[str]:
+        """The counts so far (proxy.api_messages.Blocks.all_counts)."""
         return self._blocks.all_counts()
 
     def error_event(self, error: ProxyError) -> bytes:
@@ -89,7 +89,6 @@ class MessageStream:
         message = data.get("message")
         if not isinstance(message, dict) or message.get("content"):
             raise ChunkShapeError("the upstream's `message_start` must hold an empty message")
-        self._started = True
         kept = {k: v for k, v in message.items() if k in MESSAGE_KEYS or reply_keys.plain(v)}
         return [self._send({"type": "message_start", "message": {**kept, "content": []}})]
 
