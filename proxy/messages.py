@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -19,6 +20,7 @@ import orjson
 from aiohttp import web
 
 from replyguard.config.settings import Settings
+from replyguard.engine.context import read_context
 from replyguard.engine.reply import ScreeningError
 from replyguard.engine.request import RequestVerdict, screen_request
 from replyguard.engine.request_fields import NestingTooDeep, screen_value
@@ -137,12 +139,42 @@ def _media_out(content: Any) -> Any:
             for b in content]
 
 
+def _as_chat(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages as chat messages for the turn context (engine.context): an assistant's
+    `tool_use` blocks as `tool_calls`, a user message's `tool_result` blocks as `tool`
+    messages before what else it says (the person's turn stays the last user message)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        content = message.get("content")
+        if not isinstance(content, list):
+            out.append(message)
+            continue
+        kinds = [b.get("type") for b in content]
+        if message.get("role") == "assistant" and "tool_use" in kinds:
+            calls = [{"id": b.get("id"), "type": "function",
+                      "function": {"name": b.get("name"), "arguments": b.get("input")}}
+                     for b in content if b.get("type") == "tool_use"]
+            out.append({"role": "assistant", "tool_calls": calls,
+                        "content": [b for b in content if b.get("type") != "tool_use"]})
+        elif message.get("role") == "user" and "tool_result" in kinds:
+            out += [{"role": "tool", "tool_call_id": b.get("tool_use_id"),
+                     "content": b.get("content")}
+                    for b in content if b.get("type") == "tool_result"]
+            rest = [b for b in content if b.get("type") != "tool_result"]
+            if rest:
+                out.append({**message, "content": rest})
+        else:
+            out.append(message)
+    return out
+
+
 def verdict_messages(body: dict[str, Any], rules: CompiledRules,
                      tools: CompiledTools | None = None, cache: ScreenCache | None = None
                      ) -> tuple[RequestVerdict, dict[str, Any]]:
     """Screen a Messages request: the verdict (engine.screen_request on the request as chat
-    messages) and the fields to forward in place of the client's (`system`, `messages` and
-    every other field, screened). Raises BadRequest for a shape that cannot be screened."""
+    messages, its turn context read with the tool calls and results as chat has them) and
+    the fields to forward in place of the client's (`system`, `messages` and every other
+    field, screened). Raises BadRequest for a shape that cannot be screened."""
     chat = _chat_messages(body)
     try:
         fields = other_fields(body, rules, cache, ("messages", "system"))
@@ -151,6 +183,8 @@ def verdict_messages(body: dict[str, Any], rules: CompiledRules,
     except NestingTooDeep:
         raise BadRequest("the request is nested too deep to be screened",
                          code="invalid_request") from None
+    writes = tools.writes if tools is not None else None
+    verdict = replace(verdict, context=read_context(_as_chat(chat), writes))
     if verdict.kind != "forward":
         return verdict, fields
     screened = [{**m, "content": _media_out(m.get("content"))} for m in verdict.messages]

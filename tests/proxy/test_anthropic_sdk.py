@@ -5,6 +5,7 @@ streamed equal to whole."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anthropic
@@ -12,6 +13,7 @@ import pytest
 from fake_anthropic import FakeAnthropic, says, text
 
 from replyguard.engine.request import WITHHELD_REPLY
+from replyguard.engine.rules import ReplyRules
 
 CARD = "4111 1111 1111 1111"
 CARD_TURN = f"my card is {CARD}, is it on file?"
@@ -165,3 +167,56 @@ async def test_bad_request_in_anthropic_shape(stack) -> None:
     with pytest.raises(anthropic.BadRequestError) as caught:
         await ask(s, False, messages=[{"role": "user", "content": 7}])
     assert caught.value.body["error"]["type"] == "invalid_request_error"  # type: ignore[index]
+
+
+REFUND_TOOLS = {"refund_card": {
+    "writes": True,
+    "claims": {"en": ["refunded"]},
+    "phrasing": {"en": {"done": "I've refunded {amount} for order {order_id}.",
+                        "failed": "The refund for order {order_id} did not go through.",
+                        "not_done": "I haven't refunded anything for this order."}},
+}}
+SAID = "I've refunded 12.50 pounds for order 4412."
+
+
+def refund_history(result: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The conversation after the model called refund_card (and the client ran it, unless
+    `result` is None), in Anthropic's blocks."""
+    out: list[dict[str, Any]] = [
+        {"role": "user", "content": "the parcel for 4412 vanished"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "refund_card",
+             "input": {"order_id": "4412", "amount": "12.50"}}]}]
+    if result is not None:
+        out.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1",
+             "content": [{"type": "text", "text": json.dumps(result)}]}]})
+    return out
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize(("history", "expected"), [
+    (refund_history({"status": "refunded", "order_id": "4412", "amount": "12.50"}), SAID),
+    (refund_history({"status": "declined", "order_id": "4412"}),
+     "The refund for order 4412 did not go through."),
+    (refund_history(None)[:1], "I haven't refunded anything for this order."),
+], ids=["refunded", "declined", "never-called"])
+async def test_claims_checked_against_tool_use_and_results(
+        stack, stream: bool, history: list[dict[str, Any]], expected: str) -> None:
+    s = await stack(FakeAnthropic(says(text(SAID))), rules=ReplyRules(), tools=REFUND_TOOLS)
+    message = await ask(s, stream, messages=history)
+    assert [b.text for b in message.content] == [expected]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_shop_wording_rules_hold(stack, stream: bool) -> None:
+    """The shop's rules: `never_say` removes the guarantee, and the refund done through
+    `tool_use` / `tool_result` brings the `must_accompany` sentence."""
+    fake = FakeAnthropic(says(text(
+        "I've refunded 12.50 pounds for order 4412. It is a guaranteed refund.")))
+    s = await stack(fake)
+    done = {"status": "refunded", "order_id": "4412", "amount": 12.5}
+    message = await ask(s, stream, messages=refund_history(done))
+    assert [b.text for b in message.content] == [  # type: ignore[union-attr]
+        "I've refunded 12.50 pounds for order 4412. Refunds reach the card in three to five "
+        "working days."]
