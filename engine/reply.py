@@ -91,15 +91,52 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
     # A value is found only with what a detector reads around it: a password with its label
     # before it (`password: `, `postgres://user:` of a user name up to 64 characters), any
     # value with what its look-aheads read after it (a closing quote, a URL's host, `,12/`).
-    spans = [(max(0, f.start - _BEFORE_PASSWORD) if f.cls == "password" else f.start,
+    spans = [(_label_start(text, f.start) if f.cls == "password" else f.start,
               f.end + _AFTER_VALUE) for f in find(text, rules.detectors)]
     spans += rules.never_say_spans(text)
     return spans
 
 
+#: What a piece after a password's label is read after (`ReplyScreen._findings`).
+_LABEL = "password:\n"
+#: A piece ending in a password's label and a colon, then only whitespace or markup
+#: (`Here is your new password:`, `**Password**:`, `Senha provisória:`).
+_LABEL_AT_END = re.compile(r"(?i:pass(?:word|wd|phrase)?|pwd|senha(?:[ \t]+[\w-]{1,20}){0,2})"
+                           r"(?:[ \t]+is)?[*_`]{0,3}[ \t]*:[\s*_`>#-]*\Z")
+
+
+def _ends_in_label(sentence: str) -> bool:
+    tail = sentence[-64:]
+    return ":" in tail and _LABEL_AT_END.search(tail) is not None
+
+
+def _merged_findings(found: list[Finding], more: list[Finding]) -> list[Finding]:
+    """`found` and each of `more` that overlaps none of them, in order of position."""
+    extra = [f for f in more if not any(f.start < g.end and g.start < f.end for g in found)]
+    return sorted(found + extra, key=lambda f: f.start) if extra else found
+
+
+def _label_start(text: str, start: int) -> int:
+    """Where the label of the password value at `start` begins: the last name a password
+    detector reads (`pass`, `pwd`, `senha`, `identified`, a URL's scheme) in the
+    `_BEFORE_PASSWORD` characters before it, from the start of its word; that far back when
+    none is there."""
+    low = max(0, start - _BEFORE_PASSWORD)
+    before = text[low:start].lower()
+    at = max(before.rfind(name) for name in _LABELS)
+    if at < 0:
+        return low
+    at += low
+    while at > low and (text[at - 1].isalnum() or text[at - 1] in "_-.+$[\"'"):
+        at -= 1  # (the whole name: `DB_PASSWORD`, `$config['password']`, `postgres://`)
+    return at
+
+
 #: How far before a password's value, and after any value, a forced split may not fall.
 _BEFORE_PASSWORD = 96
 _AFTER_VALUE = 4
+#: The names a password's label holds (lower case), as the password detectors read them.
+_LABELS = ("pass", "pwd", "senha", "identified", "://", "<password>", "--pass")
 
 
 class ReplyScreen:
@@ -156,6 +193,7 @@ class ReplyScreen:
         #: The rest of a value the last piece's end cut (a key block, a token), to drop from
         #: the next pieces: what matches it there is not released.
         self._rest: re.Pattern[str] | None = None
+        self._label = False  # the last piece ended in a password's label (`_labelled`)
         self._hold: list[str] = []  # deltas not yet given to the segmenter (the delta gate)
         # How many more characters may be held: what keeps the held text under `_HOLD_MAX` and
         # the unreleased text under the cap (a forced split is the segmenter's); 0 while a
@@ -327,7 +365,7 @@ class ReplyScreen:
                 return None
         if self.context.passages:
             self._cited |= self.context.cited_tags(sentence)
-        findings = find(sentence, self.rules.detectors)
+        findings = self._values(sentence)
         if findings:
             sentence = self._personal_data(sentence, findings)
             if not sentence:
@@ -341,6 +379,29 @@ class ReplyScreen:
         if self._wording_removes(sentence):
             return None
         return Piece(sentence, False)
+
+    def _values(self, sentence: str) -> list[Finding]:
+        """The values the detectors find in `sentence` (`_after_label`)."""
+        findings = find(sentence, self.rules.detectors)
+        if self._label or ":" in sentence:
+            return self._after_label(sentence, findings)
+        return findings
+
+    def _after_label(self, sentence: str, findings: list[Finding]) -> list[Finding]:
+        """`findings` of `sentence`; after a piece that ended in a password's label (`Your
+        new password:` then a blank line and a code block), with the password it begins
+        with, read after that label as the request side reads the two together. Notes
+        whether `sentence` ends in such a label."""
+        after_label, self._label = self._label, _ends_in_label(sentence)
+        if after_label and not sentence.isspace():
+            shift = len(_LABEL)
+            labelled = [Finding(f.cls, f.start - shift, f.end - shift, f.detector)
+                        for f in find(_LABEL + sentence, self.rules.detectors)
+                        if f.cls == "password" and f.start >= shift]
+            findings = _merged_findings(findings, labelled)
+        elif after_label:
+            self._label = True  # (a blank piece between the label and its value)
+        return findings
 
     def _past_rest(self, sentence: str) -> str:
         """`sentence` without the rest of a value a forced split cut (`_rest`)."""

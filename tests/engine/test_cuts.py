@@ -248,3 +248,25 @@ def test_values_back_to_back_past_the_cap_are_each_masked_whole(value: str, mask
     whole, _ = screen_reply(text, REDACT_ALL)
     assert whole == "List: " + glue.join([mask] * (6000 // len(value)))
     assert screen_reply(text, REDACT_ALL, chunks=40, seed=2)[0] == whole
+
+
+#: Values and passwords past the cap with whitespace between them, each password's label a
+#: few characters before it (a cut must fall between two entries, never inside one).
+_CAP_LISTS = [
+    "{" + ",".join(f'"svc{i}":{{"password":"Pw{i:03d}x!"}}' for i in range(65)) + "}",
+    "```env\n" + "\n".join(f"SVC{i}_PASSWORD=Pw{i:03d}x!" for i in range(87)) + "\n```",
+    "\n".join(f"password: Pw{i:04d}x!" for i in range(106)),
+    " ".join(["postgres://admin:S3cret@db/x"] * 70),
+    " | ".join(["GB82 WEST 1234 5698 7654 32", "https://u0:Pw0000x@h.io/"][i % 2]
+               for i in range(74)),
+    ", ".join(['"password":"Pw0000x!"', "123-45-6789"][i % 2] for i in range(115)),
+    "\n".join([f"password: Pw{i:04d}x!", "sk-proj-AbC123dEf456GhI789jKl0000MnO"][i % 2]
+              for i in range(75)),
+]
+
+
+@pytest.mark.parametrize("text", _CAP_LISTS, ids=range(len(_CAP_LISTS)))
+def test_a_list_of_passwords_and_values_past_the_cap_leaks_none(text: str) -> None:
+    whole, _ = screen_reply(text, REDACT_ALL)
+    assert [s for s in ("Pw0", "S3cret", "WEST 1234", "123-45", "AbC123") if s in whole] == []
+    assert screen_reply(text, REDACT_ALL, chunks=30, seed=5)[0] == whole

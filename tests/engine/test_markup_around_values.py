@@ -156,3 +156,20 @@ def test_a_value_running_on_to_the_next_line_stays_in_one_piece(text: str, piece
     assert split_sentences(text) == pieces
     assert screen_reply(text, REDACT_ALL)[0] == released
     assert screen_reply(text, REDACT_ALL, chunks=9, seed=4)[0] == released
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("Here is your new password:\n\n```\nS3cret!Pw99\n```\n\nPlease change it after logging in.",
+     "Here is your new password:\n\n```\n****\n```\n\nPlease change it after logging in."),
+    ("Your temporary password is:\n\n`S3cret!Pw99`\n\nChange it soon.",
+     "Your temporary password is:\n\n`****`\n\nChange it soon."),
+    ("Password:\n\n    S3cret!Pw99", "Password:\n\n    ****"),
+    ("Senha provisória:\n\n```\nS3cret!Pw99\n```", "Senha provisória:\n\n```\n****\n```"),
+    ("**Password**:\n- S3cret!Pw99", "**Password**:\n- ****"),
+    ("Reset your password:\n\nClick the link below.",
+     "Reset your password:\n\nClick the link below."),
+])
+def test_a_password_after_its_label_in_the_piece_before_is_masked(text: str,
+                                                                  released: str) -> None:
+    assert screen_reply(text, REDACT_ALL)[0] == released
+    assert screen_reply(text, REDACT_ALL, chunks=7, seed=2)[0] == released
