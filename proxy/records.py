@@ -44,7 +44,10 @@ _MODEL = re.compile(rb'"model"\s*:\s*"([^"\\]{1,200})"')
 #: Routes that are no model traffic: never recorded.
 _NOT_MODEL = ("/metrics", "/healthz", "/readyz", "/v1/check-reply", "/v1/reply-rules",
               "/v1/records", "unmatched")
-_SCREENED = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/embeddings"})
+_SCREENED = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/embeddings",
+                       "/v1/messages"})
+#: The API a route speaks, when it is not OpenAI's.
+_APIS = {"/v1/messages": "anthropic"}
 _OUTPUT_CHECKS = {"flagged": "moderation", "blocked_on_error": "moderation"}
 
 
@@ -68,6 +71,14 @@ def _guardrail(info: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _message_text(message: dict[str, Any]) -> str | None:
+    """An Anthropic message's `text` blocks, joined by blank lines (None when it has none)."""
+    content = message.get("content")
+    texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+             and isinstance(b.get("text"), str)] if isinstance(content, list) else []
+    return "\n\n".join(texts) if texts else None
+
+
 def verdict_of(info: Any, route: str, status: int) -> str:
     """forward, withhold, exact, blocked (the screen's verdict), passthrough (a route
     forwarded unscreened), or error (the request failed)."""
@@ -83,14 +94,16 @@ def verdict_of(info: Any, route: str, status: int) -> str:
 
 def screened_text(released: bytes | None) -> str | None:
     """The reply text of a whole completion as it was sent to the client (screened): each
-    choice's message content (or legacy text), joined by blank lines; None for anything
-    else (a stream, an error, embeddings)."""
+    choice's message content (or legacy text), or an Anthropic message's text blocks,
+    joined by blank lines; None for anything else (a stream, an error, embeddings)."""
     if not released:
         return None
     try:
         document = orjson.loads(released)
     except orjson.JSONDecodeError:
         return None
+    if isinstance(document, dict) and document.get("type") == "message":
+        return _message_text(document)
     choices = document.get("choices") if isinstance(document, dict) else None
     if not isinstance(choices, list):
         return None
@@ -209,7 +222,7 @@ class Recorder:
             model = self._model(found.group(1)) if found else None
         row: dict[str, Any] = {
             "created_at": float(at), "tenant": None, "key_id": None, "request_id": request_id,
-            "api": "openai", "route": route, "method": method, "model": model,
+            "api": _APIS.get(route, "openai"), "route": route, "method": method, "model": model,
             "rules_version": version, "verdict": verdict_of(info, route, status),
             "guardrail": check, "stage": stage,
             "counts": orjson.dumps({k: v for k, v in counts.items() if v},
