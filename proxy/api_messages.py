@@ -22,11 +22,21 @@ from typing import Any
 
 import orjson
 
+from replyguard.engine.reply import Piece
 from replyguard.proxy import reply_keys
 from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.errors import ProxyError
 from replyguard.proxy.permissions import TOOL_CALLS_REFUSED, CallFilter
-from replyguard.proxy.pipeline import ChoiceReply, Finish, Screen, Text, TextDelta
+from replyguard.proxy.pipeline import (
+    ChoiceReply,
+    Finish,
+    Screen,
+    Slot,
+    Text,
+    TextDelta,
+    joined,
+    joined_texts,
+)
 from replyguard.proxy.reply_keys import ChunkShapeError
 
 __all__ = ["MESSAGE_KEYS", "TEXT_BLOCKS", "THINKING_UNSIGNED", "Block", "Blocks", "InputScreen",
@@ -101,8 +111,9 @@ class Blocks:
     """What the whole and streamed paths share: blocks judged and screened, counts."""
 
     def __init__(self, make_screen: Callable[[], Screen], screen_input: InputScreen,
-                 calls: CallFilter | None) -> None:
+                 calls: CallFilter | None, pieces: bool = False) -> None:
         self._make = make_screen
+        self.pieces = pieces  # keep each release's sentences (for the output stage)
         self._screen_input = screen_input
         self._calls = calls
         self.blocks: dict[int, Block] = {}
@@ -121,7 +132,7 @@ class Blocks:
             raise ChunkShapeError("the upstream sent a content block without a `type`")
         state = Block(kind, self.sent)
         if kind in TEXT_BLOCKS:
-            state.reply = ChoiceReply(self._make)
+            state.reply = ChoiceReply(self._make, None, self.pieces)
         elif kind == "tool_use":
             if self._calls is not None and self._calls.message([_call(block)])[1]:
                 self.refused.append(str(block.get("name")))
@@ -134,21 +145,23 @@ class Blocks:
         self.blocks[given] = state
         return state
 
-    def text(self, state: Block, value: str) -> str:
+    def text(self, state: Block, value: str) -> Text:
         """Feed the next piece of a text or thinking block; the text now released."""
         assert state.reply is not None
         state.given.append(value)
         out = state.reply.feed(TextDelta(TEXT_BLOCKS[state.kind][0], value))[0]
         assert isinstance(out, Text)
         state.released.append(out.text)
-        return out.text
+        return out
 
-    def tail(self, state: Block) -> str:
+    def tail(self, state: Block) -> Text:
         """A text block's tail; for thinking, its signature dropped if the text changed."""
+        name = TEXT_BLOCKS[state.kind][0] if state.kind in TEXT_BLOCKS else "text"
         if state.reply is None or state.reply.finished:
-            return ""
-        tail = "".join(i.text for i in state.reply.feed(Finish(None)) if isinstance(i, Text))
-        state.released.append(tail)
+            return Text(name, "")
+        tail = joined_texts(name, [i for i in state.reply.feed(Finish(None))
+                                   if isinstance(i, Text)] or [Text(name, "")])
+        state.released.append(tail.text)
         state.reply.add_counts_to(self.counts)
         if state.kind == "thinking" and "".join(state.given) != "".join(state.released):
             state.signature = None
@@ -164,13 +177,13 @@ class Blocks:
                 raise ChunkShapeError("the upstream sent a tool input that is not JSON") from None
         return self._screen_input(raw)
 
-    def said(self) -> str:
-        """The sentence saying the refused calls not yet said cannot be done ("" when
-        none)."""
+    def said(self) -> Text:
+        """The sentence saying the refused calls not yet said cannot be done (a product
+        sentence; "" when none)."""
         if self._calls is None or not self.refused:
-            return ""
+            return Text("text", "")
         said, self.refused = self._calls.sentences(self.refused, ""), []
-        return said
+        return Text("text", said, (Piece(said, True),) if self.pieces else None)
 
     def stop_reason(self, reason: Any) -> Any:
         """`tool_use` becomes `end_turn` when every call was refused."""
@@ -192,24 +205,27 @@ class Blocks:
 # ---------------------------------------------------------------- a whole message
 
 def screen_message(message: dict[str, Any], make_screen: Callable[[], Screen],
-                   screen_input: InputScreen, calls: CallFilter | None = None
-                   ) -> tuple[dict[str, Any], Counter[str]]:
-    """A whole Anthropic `message`, screened: the message to send and the counts. Raises
-    ChunkShapeError (a shape that cannot be screened, or an unknown block holding text),
-    engine ScreeningError."""
+                   screen_input: InputScreen, calls: CallFilter | None = None,
+                   texts: list[Slot] | None = None) -> tuple[dict[str, Any], Counter[str]]:
+    """A whole Anthropic `message`, screened: the message to send and the counts. `texts`
+    (when given) gets each released `text` block's text and the block (for the output
+    stage). Raises ChunkShapeError (a shape that cannot be screened, or an unknown block
+    holding text), engine ScreeningError."""
     content = message.get("content")
     if not isinstance(content, list):
         raise ChunkShapeError("the upstream sent a message whose `content` is not a list")
-    blocks = Blocks(make_screen, screen_input, calls)
+    blocks = Blocks(make_screen, screen_input, calls, pieces=texts is not None)
+    slots: list[Slot] = [] if texts is None else texts
     out_content = []
     for given, block in enumerate(content):
         if not isinstance(block, dict):
             raise ChunkShapeError("the upstream sent a content block that is not an object")
         state = blocks.start(given, block)
         if not state.dropped:
-            out_content.append(_whole_block(blocks, state, block))
-    if said := blocks.said():
-        out_content.append({"type": "text", "text": said})
+            out_content.append(_whole_block(blocks, state, block, slots))
+    if (said := blocks.said()).text:
+        out_content.append({"type": "text", "text": said.text})
+        slots.append((out_content[-1], said))
     out = {k: v for k, v in message.items() if k in MESSAGE_KEYS or
            (k != "content" and reply_keys.plain(v))}
     out["content"] = out_content
@@ -218,8 +234,9 @@ def screen_message(message: dict[str, Any], make_screen: Callable[[], Screen],
     return out, blocks.all_counts()
 
 
-def _whole_block(blocks: Blocks, state: Block, block: dict[str, Any]) -> dict[str, Any]:
-    """One kept block of a whole message, screened."""
+def _whole_block(blocks: Blocks, state: Block, block: dict[str, Any],
+                 slots: list[Slot]) -> dict[str, Any]:
+    """One kept block of a whole message, screened (a text block's text put in `slots`)."""
     if state.kind in TEXT_BLOCKS:
         no_citations(block)
         name = TEXT_BLOCKS[state.kind][0]
@@ -227,8 +244,10 @@ def _whole_block(blocks: Blocks, state: Block, block: dict[str, Any]) -> dict[st
         if not isinstance(value, str):
             raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
         state.signature = block.get("signature") if state.kind == "thinking" else None
-        text = blocks.text(state, value) + blocks.tail(state)
-        out = {"type": state.kind, name: text}
+        text = joined(blocks.text(state, value), blocks.tail(state))
+        out = {"type": state.kind, name: text.text}
+        if state.kind == "text" and text.text:
+            slots.append((out, text))
         if state.kind == "thinking" and state.signature is not None:
             out["signature"] = state.signature
         elif "citations" in block:

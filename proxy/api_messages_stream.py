@@ -25,7 +25,7 @@ from replyguard.proxy.api_messages import (
 )
 from replyguard.proxy.errors import ProxyError, UpstreamError
 from replyguard.proxy.permissions import CallFilter
-from replyguard.proxy.pipeline import Chunk, Out, Screen
+from replyguard.proxy.pipeline import Chunk, Out, Screen, Text
 from replyguard.proxy.reply_keys import ChunkShapeError
 from replyguard.proxy.sse import SSEEvent, encode_event
 
@@ -38,8 +38,8 @@ class MessageStream:
     call's input is held to its block's stop, then sent screened as one delta."""
 
     def __init__(self, make_screen: Callable[[], Screen], screen_input: InputScreen,
-                 calls: CallFilter | None = None) -> None:
-        self._blocks = Blocks(make_screen, screen_input, calls)
+                 calls: CallFilter | None = None, pieces: bool = False) -> None:
+        self._blocks = Blocks(make_screen, screen_input, calls, pieces)
         self.held = 0  # characters fed to the block screens and not yet released (about)
 
     @property
@@ -122,10 +122,18 @@ class MessageStream:
         before = state.reply.held if state.reply is not None else 0
         released = self._blocks.text(state, value)
         self.held += (state.reply.held if state.reply is not None else 0) - before
-        if not released:
+        return self._released(state.index, state.kind, released)
+
+    def _released(self, index: int, kind: str, text: Text) -> list[Out]:
+        """A delta carrying released text (none when there is none); a `text` block's
+        carries it for the output stage too (`Chunk.texts`)."""
+        if not text.text:
             return []
-        return [self._delta(state, {"type": TEXT_BLOCKS[state.kind][1],
-                                    TEXT_BLOCKS[state.kind][0]: released})]
+        delta = {"type": TEXT_BLOCKS[kind][1], TEXT_BLOCKS[kind][0]: text.text}
+        chunk = self._send({"type": "content_block_delta", "index": index, "delta": delta})
+        if kind == "text" and self._blocks.pieces:
+            chunk.texts, chunk.text_only = [(delta, text)], True
+        return [chunk]
 
     def _delta(self, state: Block, delta: dict[str, Any]) -> Chunk:
         return self._send({"type": "content_block_delta", "index": state.index, "delta": delta})
@@ -164,10 +172,7 @@ class MessageStream:
         out: list[Out] = []
         if state.reply is not None:
             self.held = max(0, self.held - state.reply.held)
-            tail = self._blocks.tail(state)
-            if tail:
-                out.append(self._delta(state, {"type": TEXT_BLOCKS[state.kind][1],
-                                               TEXT_BLOCKS[state.kind][0]: tail}))
+            out += self._released(state.index, state.kind, self._blocks.tail(state))
             if state.signature is not None:
                 out.append(self._delta(state, {"type": "signature_delta",
                                                "signature": state.signature}))
@@ -180,13 +185,12 @@ class MessageStream:
 
     def _message_delta(self, data: dict[str, Any]) -> list[Out]:
         out: list[Out] = []
-        if said := self._blocks.said():
+        if (said := self._blocks.said()).text:
             index = self._blocks.sent
             self._blocks.sent += 1
             out += [self._send({"type": "content_block_start", "index": index,
                                 "content_block": {"type": "text", "text": ""}}),
-                    self._send({"type": "content_block_delta", "index": index,
-                                "delta": {"type": "text_delta", "text": said}}),
+                    *self._released(index, "text", said),
                     self._send({"type": "content_block_stop", "index": index})]
         delta = data.get("delta")
         if isinstance(delta, dict) and "stop_reason" in delta:

@@ -1,17 +1,16 @@
 """The Anthropic Messages route, `POST /v1/messages`, screened both ways.
 
-Request: `system` and every message's blocks screened as a chat request is (the last user
-turn as the turn; `tool_result` content, assistant blocks and every other string masked);
-a withheld turn or an exact reply is answered directly as an Anthropic message (or its
-events), with no upstream call. Reply: screened by the Messages adapter
-(proxy.api_messages), whole or streamed. Errors are in Anthropic's shape.
+Request: `system` and every message's blocks screened as a chat request is
+(proxy.messages_request); a withheld turn, an exact reply or a guardrail block is answered
+directly as an Anthropic message (or its events), with no upstream call. Reply: screened
+by the Messages adapter (proxy.api_messages, proxy.api_messages_stream), whole or streamed,
+then through the output stage when one is on. Errors are in Anthropic's shape.
 """
 
 from __future__ import annotations
 
 import secrets
 import time
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -20,33 +19,49 @@ import orjson
 from aiohttp import web
 
 from replyguard.config.settings import Settings
-from replyguard.engine.context import read_context
 from replyguard.engine.reply import ScreeningError
-from replyguard.engine.request import RequestVerdict, screen_request
-from replyguard.engine.request_fields import NestingTooDeep, screen_value
+from replyguard.engine.request import RequestVerdict
+from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
-from replyguard.engine.screen_cache import ScreenCache
 from replyguard.engine.tools import CompiledTools
 from replyguard.proxy.api_messages import error_body, message_events, screen_message
 from replyguard.proxy.api_messages_stream import MessageStream
 from replyguard.proxy.body import read_json
-from replyguard.proxy.completions import _screen_maker, compiled_rules, compiled_tools
+from replyguard.proxy.completions import (
+    _output_stage,
+    _product_reply,
+    _screen_maker,
+    _turn_text,
+    _user_text,
+    compiled_rules,
+    compiled_tools,
+)
 from replyguard.proxy.counts import add_counts
 from replyguard.proxy.direct import SSE_HEADERS
-from replyguard.proxy.errors import BadRequest, ProxyError, ScreeningFailed, UpstreamError
+from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError
+from replyguard.proxy.messages_request import verdict_messages
+from replyguard.proxy.output import OutputStage, stage_texts
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
+from replyguard.proxy.pipeline import Slot
 from replyguard.proxy.record import RECORD
 from replyguard.proxy.relay import relay
 from replyguard.proxy.reply_keys import ChunkShapeError
-from replyguard.proxy.request_side import other_fields
 from replyguard.proxy.sse import encode_event
-from replyguard.proxy.state import METRICS, OFFLOAD, SCREEN_CACHE, SESSION, SETTINGS, prepare
+from replyguard.proxy.state import (
+    GUARDRAILS,
+    METRICS,
+    OFFLOAD,
+    SCREEN_CACHE,
+    SESSION,
+    SETTINGS,
+    prepare,
+)
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers
+from replyguard.proxy.upstream import upstream_headers as openai_headers
 
-__all__ = ["FORWARDED", "RETURNED", "answer", "messages", "reply_message", "upstream_headers",
-           "verdict_messages"]
+__all__ = ["FORWARDED", "RETURNED", "answer", "messages", "reply_message", "upstream_headers"]
 
 #: Client headers sent on to a Messages upstream (besides the key, see `upstream_headers`).
 FORWARDED = ("anthropic-version", "anthropic-beta", "user-agent", "accept")
@@ -60,10 +75,6 @@ RETURNED = ("request-id", "anthropic-ratelimit-requests-limit",
             "anthropic-ratelimit-output-tokens-limit",
             "anthropic-ratelimit-output-tokens-remaining",
             "anthropic-ratelimit-output-tokens-reset")
-#: Blocks whose `source` is media (an image, a PDF): forwarded as they are.
-_MEDIA_BLOCKS = frozenset({"image", "document"})
-
-
 def upstream_headers(request: web.Request, settings: Settings) -> dict[str, str]:
     """Headers for the Messages upstream: `upstream.anthropic_api_key` as `x-api-key` when
     set, else the client's `x-api-key` (or its `Authorization`), and the Anthropic headers
@@ -95,104 +106,7 @@ async def messages(request: web.Request) -> web.StreamResponse:
         return response
 
 
-# ---------------------------------------------------------------- the request
-
-def _chat_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The request as chat messages for the request screen: `system` first (as a system
-    message), then each message with its blocks as content parts (media blocks' `source`
-    under `file`, which the screen passes as it is)."""
-    system = body.get("system")
-    given = body.get("messages")
-    if not isinstance(given, list) or not given or not all(
-            isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in given):
-        raise BadRequest("'messages' must be a non-empty list of user and assistant messages",
-                         param="messages", code="invalid_messages")
-    out = [] if system is None else [{"role": "system", "content": _content(system, "system")}]
-    for message in given:
-        out.append({**message, "content": _content(message.get("content"), "messages")})
-    return out
-
-
-def _content(content: Any, param: str) -> Any:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list) or not all(
-            isinstance(b, dict) and isinstance(b.get("text", ""), str) for b in content):
-        raise BadRequest(f"'{param}' content must be a string or a list of content blocks "
-                         "(objects whose 'text', if any, is a string)", param=param,
-                         code="invalid_messages")
-    return [_media_in(b) if b.get("type") in _MEDIA_BLOCKS else b for b in content]
-
-
-def _media_in(block: dict[str, Any]) -> dict[str, Any]:
-    out = {k: v for k, v in block.items() if k != "source"}
-    if "source" in block:
-        out["file"] = block["source"]
-    return out
-
-
-def _media_out(content: Any) -> Any:
-    if not isinstance(content, list):
-        return content
-    return [{**{k: v for k, v in b.items() if k != "file"}, "source": b["file"]}
-            if isinstance(b, dict) and b.get("type") in _MEDIA_BLOCKS and "file" in b else b
-            for b in content]
-
-
-def _as_chat(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Messages as chat messages for the turn context (engine.context): an assistant's
-    `tool_use` blocks as `tool_calls`, a user message's `tool_result` blocks as `tool`
-    messages before what else it says (the person's turn stays the last user message)."""
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        content = message.get("content")
-        if not isinstance(content, list):
-            out.append(message)
-            continue
-        kinds = [b.get("type") for b in content]
-        if message.get("role") == "assistant" and "tool_use" in kinds:
-            calls = [{"id": b.get("id"), "type": "function",
-                      "function": {"name": b.get("name"), "arguments": b.get("input")}}
-                     for b in content if b.get("type") == "tool_use"]
-            out.append({"role": "assistant", "tool_calls": calls,
-                        "content": [b for b in content if b.get("type") != "tool_use"]})
-        elif message.get("role") == "user" and "tool_result" in kinds:
-            out += [{"role": "tool", "tool_call_id": b.get("tool_use_id"),
-                     "content": b.get("content")}
-                    for b in content if b.get("type") == "tool_result"]
-            rest = [b for b in content if b.get("type") != "tool_result"]
-            if rest:
-                out.append({**message, "content": rest})
-        else:
-            out.append(message)
-    return out
-
-
-def verdict_messages(body: dict[str, Any], rules: CompiledRules,
-                     tools: CompiledTools | None = None, cache: ScreenCache | None = None
-                     ) -> tuple[RequestVerdict, dict[str, Any]]:
-    """Screen a Messages request: the verdict (engine.screen_request on the request as chat
-    messages, its turn context read with the tool calls and results as chat has them) and
-    the fields to forward in place of the client's (`system`, `messages` and every other
-    field, screened). Raises BadRequest for a shape that cannot be screened."""
-    chat = _chat_messages(body)
-    try:
-        fields = other_fields(body, rules, cache, ("messages", "system"))
-        verdict = screen_request(chat, rules, tools.writes if tools is not None else None,
-                                 cache)
-    except NestingTooDeep:
-        raise BadRequest("the request is nested too deep to be screened",
-                         code="invalid_request") from None
-    writes = tools.writes if tools is not None else None
-    verdict = replace(verdict, context=read_context(_as_chat(chat), writes))
-    if verdict.kind != "forward":
-        return verdict, fields
-    screened = [{**m, "content": _media_out(m.get("content"))} for m in verdict.messages]
-    if "system" in body:
-        fields["system"] = screened.pop(0)["content"]
-    fields["messages"] = screened
-    return verdict, fields
-
+# ---------------------------------------------------------------- the route
 
 async def _verdict(request: web.Request, body: dict[str, Any], rules: CompiledRules,
                    tools: CompiledTools | None) -> tuple[RequestVerdict, dict[str, Any]]:
@@ -209,8 +123,6 @@ async def _verdict(request: web.Request, body: dict[str, Any], rules: CompiledRu
                               "was sent upstream") from exc
 
 
-# ---------------------------------------------------------------- the route
-
 async def _messages(request: web.Request) -> web.StreamResponse:
     app = request.app
     settings, record = app[SETTINGS], request[RECORD]
@@ -220,25 +132,62 @@ async def _messages(request: web.Request) -> web.StreamResponse:
     verdict, fields = await _verdict(request, body, rules, tools)
     add_counts(record.counts, verdict.counts)
     record.verdict = verdict.kind
+    guard = app[GUARDRAILS]
+    stage = _output_stage(request, body, rules, False) \
+        if guard.output or settings.reply_temperature > 0 else None
     if verdict.kind != "forward":
         assert verdict.reply is not None
-        return await answer(request, body, verdict.reply)
+        return await answer(request, body, await _product(stage, verdict.reply, rules,
+                                                          verdict.kind == "withhold"))
+    if guard.input and (blocked := await _input_checks(request, body, verdict, rules, stage)):
+        return blocked
     forward = {**body, **fields}
     if tools is not None:
         forward = offered_tools(tools, forward)
     make_screen = _screen_maker(settings, "chat", verdict, rules, tools, False)
     screen_input = partial(screen_value, rules=rules)
     calls = CallFilter(tools) if tools is not None and refusing else None
-    return await _forward(request, settings, forward, body.get("stream") is True,
-                          partial(MessageStream, make_screen, screen_input, calls),
+    pieces = stage is not None
+    return await _forward(request, settings, forward, body.get("stream") is True, stage,
+                          partial(MessageStream, make_screen, screen_input, calls, pieces),
                           partial(screen_message, make_screen=make_screen,
                                   screen_input=screen_input, calls=calls))
 
 
+async def _product(stage: OutputStage | None, reply: str, rules: CompiledRules,
+                   product: bool = True) -> str:
+    """A reply the product writes (withheld, blocked) through the output stage when
+    rewording is on (`reply_temperature`); an exact reply (`product` False) as it is."""
+    if stage is None or not product or stage.temperature <= 0:
+        return reply
+    return await _product_reply(stage, reply, rules.language)
+
+
+async def _input_checks(request: web.Request, body: dict[str, Any], verdict: RequestVerdict,
+                        rules: CompiledRules, stage: OutputStage | None
+                        ) -> web.StreamResponse | None:
+    """The input guardrails on the screened turn, as on chat completions (their judges and
+    moderation called at the OpenAI upstream, with its key): the answer to a blocked turn,
+    else None."""
+    app = request.app
+    settings, guard, record = app[SETTINGS], app[GUARDRAILS], request[RECORD]
+    check, how = await guard.check_turn(app[SESSION], _turn_text(verdict, "chat"),
+                                        str(body.get("model") or ""),
+                                        openai_headers(request, settings),
+                                        _user_text(verdict, "chat"))
+    if check is None:
+        return None
+    app[METRICS].guardrail_blocks.labels(check).inc()
+    record.verdict, record.guardrail = "blocked", f"{check} ({how})"
+    reply = await _product(stage, guard.block_message(check, rules.language), rules)
+    return await answer(request, body, reply)
+
+
 async def _forward(request: web.Request, settings: Settings, forward: dict[str, Any],
-                   stream: bool, make_stream: Any, screen_whole: Any) -> web.StreamResponse:
+                   stream: bool, stage: OutputStage | None, make_stream: Any,
+                   screen_whole: Any) -> web.StreamResponse:
     """Send the request upstream (`<upstream.anthropic_base_url>/v1/messages`) and its
-    answer back, screened."""
+    answer back, screened (and through the output stage, when there is one)."""
     metrics, record = request.app[METRICS], request[RECORD]
     base = settings.upstream.anthropic_base_url
     url = f"{base}/v1/messages"
@@ -251,27 +200,40 @@ async def _forward(request: web.Request, settings: Settings, forward: dict[str, 
                                              ) as upstream:
             answered = True
             metrics.upstream_latency_by(record.route).observe(time.perf_counter() - started)
-            if upstream.status >= 400:
-                return await _refused(request, upstream)
-            if upstream.content_type == "text/event-stream":
-                screen = make_stream()
-                record.outcome = "ok"
-                metrics.active_streams.inc()
-                try:
-                    return await relay(request, upstream, screen, record,
-                                       returned_headers(upstream, RETURNED),
-                                       settings.limits.max_response_bytes, None,
-                                       request.app[OFFLOAD])
-                finally:
-                    metrics.active_streams.dec()
-                    add_counts(record.counts, screen.counts())
-            return await _whole_reply(request, upstream, stream, screen_whole)
+            try:
+                return await _answered(request, settings, upstream, stream, stage,
+                                       make_stream, screen_whole)
+            finally:
+                if record.guardrail_output:
+                    metrics.guardrail_output_flagged.inc()
     except Exception as exc:
         if answered:
             raise
         failed = fault(exc, base)
         count_fault(metrics, failed)
         raise failed from None
+
+
+async def _answered(request: web.Request, settings: Settings, upstream: aiohttp.ClientResponse,
+                    stream: bool, stage: OutputStage | None, make_stream: Any,
+                    screen_whole: Any) -> web.StreamResponse:
+    """The upstream's answer, screened: an error status as Anthropic's error, a stream
+    relayed, a whole message screened whole."""
+    metrics, record = request.app[METRICS], request[RECORD]
+    if upstream.status >= 400:
+        return await _refused(request, upstream)
+    if upstream.content_type != "text/event-stream":
+        return await _whole_reply(request, upstream, stream, stage, screen_whole)
+    screen = make_stream()
+    record.outcome = "ok"
+    metrics.active_streams.inc()
+    try:
+        return await relay(request, upstream, screen, record,
+                           returned_headers(upstream, RETURNED),
+                           settings.limits.max_response_bytes, stage, request.app[OFFLOAD])
+    finally:
+        metrics.active_streams.dec()
+        add_counts(record.counts, screen.counts())
 
 
 async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> web.Response:
@@ -294,7 +256,7 @@ async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> we
 
 
 async def _whole_reply(request: web.Request, upstream: aiohttp.ClientResponse, stream: bool,
-                       screen_whole: Any) -> web.StreamResponse:
+                       stage: OutputStage | None, screen_whole: Any) -> web.StreamResponse:
     """A whole message, read (within the limit) and screened; streamed when the client asked
     for a stream and the upstream answered whole."""
     record, limit = request[RECORD], request.app[SETTINGS].limits.max_response_bytes
@@ -313,7 +275,9 @@ async def _whole_reply(request: web.Request, upstream: aiohttp.ClientResponse, s
         raise UpstreamError("the upstream answered with something that is not a message",
                             code="upstream_protocol")
     try:
-        screened, counts = await request.app[OFFLOAD].run(len(raw), screen_whole, parsed)
+        slots: list[Slot] | None = [] if stage is not None else None
+        screened, counts = await request.app[OFFLOAD].run(
+            len(raw), partial(screen_whole, texts=slots), parsed)
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc
@@ -321,6 +285,8 @@ async def _whole_reply(request: web.Request, upstream: aiohttp.ClientResponse, s
         request.app[METRICS].screening_errors.labels("reply").inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
     add_counts(record.counts, counts)
+    if stage is not None and slots:
+        await stage_texts(slots, stage)
     headers = returned_headers(upstream, RETURNED)
     if stream:
         return await _stream(request, screened, headers)
