@@ -130,3 +130,22 @@ async def test_shapes_that_cannot_be_screened_get_400(stack, body: dict[str, Any
     assert got == {"type": "error", "error": {"type": "invalid_request_error",
                                               "message": message}}
     assert fake.seen == []
+
+
+async def test_a_whole_answer_in_many_network_writes_is_read_whole(stack) -> None:
+    message = orjson.dumps(FakeAnthropic(says(text(f"Card {CARD} noted."))).message(ASK))
+    parts = [message[i:i + 40] for i in range(0, len(message), 40)]
+    s = await stack(RawUpstream(parts, content_type="application/json"))
+    status, body = await post(s)
+    assert status == 200
+    assert body["content"] == [{"type": "text", "text": "Card **** 1111 noted."}]
+
+
+async def test_a_whole_answer_over_the_limit_is_refused(stack) -> None:
+    message = orjson.dumps(FakeAnthropic(says(text("x " * 2000))).message(ASK))
+    s = await stack(RawUpstream([message], content_type="application/json"),
+                    limits__max_response_bytes=1024)
+    status, body = await post(s)
+    assert status == 502
+    assert body == {"type": "error", "error": {
+        "type": "api_error", "message": "the upstream's reply is over the limit of 1024 bytes"}}
