@@ -44,7 +44,8 @@ from confusable_homoglyphs.confusables import confusables_data
 
 def _dash_and_space_table() -> dict[int, str]:
     """Unicode space separators and other whitespace as a space (line breaks as a newline),
-    control characters as a space, non-ASCII hyphens and dashes as `-`."""
+    control characters as a space, the non-ASCII hyphens, figure and en dashes and minus
+    signs as `-` (not the em dash, which stands between words in prose)."""
     table: dict[int, str] = {}
     for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)):
         table[code] = " "
@@ -147,13 +148,16 @@ _OPENER = rf"</?(?i:{_alternation(_TAG_NAMES)})(?=[\s/][^<>]{{0,256}}>)"
 _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
 #: An HTML comment (`<!-- -->`), read as a tag is.
 _COMMENT = r"<!--(?:(?!-->)[^<>]){0,256}-->"
+_INLINE_SET = frozenset(_INLINE_NAMES)
 #: Inline tags and comments and nothing else (`_gap`).
 _INLINE_TAGS = re.compile(rf"(?:{_tag(_INLINE_NAMES)}|{_COMMENT})+")
 #: A character reference to a space (`&nbsp;`, `&#160;`, `&#32;`).
 _SPACE_REF = r"&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);"
-#: A line's prefix after a line break: a quote, a heading, a list item's marker or a table
-#: row's first bar, with the spaces after it (`_EDIT`).
-_PREFIX = r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|[-*+][ \t]+|\|[ \t]*)"
+#: A line's prefix after a line break: a quote, a heading, a list item's marker (`-`, `1.`) or
+#: a table row's first bar, with the spaces after it (`_EDIT`).
+_PREFIX = r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\|[ \t]*)"
+
+
 def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
     # A gap starts with a line break, two spaces, a space before a tag or a reference, a tag,
     # a comment or a space's reference: every alternative starts with its own character, so
@@ -164,7 +168,8 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         rf"(?:(?<=\n){_PREFIX}|[ \n]|{tag}|{_COMMENT}|{_SPACE_REF})*+)"
         rf"|(?P<opener>{opener})"
         r"|(?P<marks>[*_~`]++)"
-        r"|(?P<unicode>\\u[0-9A-Fa-f]{4})"
+        r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
+        r"|\\u[0-9A-Fa-f]{4})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         r"|(?P<ref>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
     )
@@ -200,11 +205,17 @@ class Canonical:
     Spans never end inside an edit's stretch: a value's span covers the markup inside it and
     none after it (`_4111 1111 1111 1111_` -> the span of the digits)."""
 
-    __slots__ = ("text", "joined", "_view_starts", "_view_ends", "_starts", "_ends")
+    __slots__ = ("text", "joined", "attributes", "_view_starts", "_view_ends", "_starts",
+                 "_ends")
 
     def __init__(self, text: str, edits: list[tuple[int, int, int, int]] | None = None,
-                 joined: bool = False) -> None:
+                 joined: bool = False, attributes: bool = False) -> None:
         self.text = text
+        #: Whether a tag's attributes were read as text (the detectors' view): the text then
+        #: also reads as shown (`engine.find`), a tag whole as a space, so that a value a
+        #: tag with attributes stands in (`4111 <span style="…">1111</span> 1111 1111`) is
+        #: found as well as one in its attributes.
+        self.attributes = attributes
         #: Whether a line break or a run of spaces between two digits was read as one
         #: space: the text then reads two ways (`engine.find`), joined
         #: (`4111 1111` / `1111 1111` as one card) and apart (two cards on two lines).
@@ -317,7 +328,9 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
         size += len(written)
         pos = end
     parts.append(one[pos:])
-    return Canonical("".join(parts), mapped, joined)
+    attributes = not shown and any(one[start] == "<" and one[end - 1].isalpha()
+                                   for start, end, _ in edits)  # (an opener's edit)
+    return Canonical("".join(parts), mapped, joined, attributes)
 
 
 Edit = tuple[int, int, str]
@@ -416,14 +429,20 @@ def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool, shown
     edits: list[Edit] = []
     joined = False
     typed = text.isascii()  # (every bracket as typed: no full-width form to tell apart)
+    until = 0  # (an inline tag read whole: what its attributes hold is passed over)
     for match in found:
         start, end = match.span()
         kind = match.lastgroup
+        if start < until:
+            continue
         if kind is None:  # a script edge (after the character matched): a space where none was
             edits.append((end, end, " "))
         elif kind in ("gap", "opener"):
             if not typed and not _markup_as_typed(text, one, start, end):
                 continue  # (`＜ｂ＞`: brackets typed full-width are no tag)
+            if kind == "opener" and (until := _glued_tag(one, start, end)):
+                edits.append((start, until, ""))
+                continue
             written = " " if kind == "opener" else _gap(match.group(), start, end, one, join,
                                                         shown)
             if written is not None:
@@ -445,6 +464,18 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, _unicode_escape(written)
     elif kind == "ref" and text[start] == "&":
         yield from _reference(written, start, end)
+
+
+def _glued_tag(one: str, start: int, end: int) -> int:
+    """Where an inline tag with attributes whose name is `one[start:end]` (`<span`) ends,
+    when it stands between two characters that are no space (`123-45-<span class="x">6789`:
+    read as nothing, attributes and all); 0 otherwise."""
+    close = one.find(">", end) + 1
+    name = one[start:end].lstrip("</").lower()
+    if (start == 0 or one[start - 1].isspace() or close >= len(one) or one[close].isspace()
+            or name not in _INLINE_SET):
+        return 0
+    return close
 
 
 def _joins(written: str, one: str, start: int, end: int) -> bool:
@@ -541,13 +572,17 @@ def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]
 
 
 def _unicode_escape(escape: str) -> str:
-    """A `\\uXXXX` escape as the character it stands for, read `ONE_FOR_ONE` (nothing for an
-    invisible one, `\\u200b`; a surrogate half as it is written)."""
-    char = chr(int(escape[2:], 16))
-    if 0xD800 <= ord(char) <= 0xDFFF:
+    """A `\\uXXXX` escape (or a surrogate pair of two) as the character it stands for, read
+    `ONE_FOR_ONE` (an invisible one, `\\u200b`, as a space: it stands between two groups
+    more often than inside a word; a lone surrogate half as it is written)."""
+    code = int(escape[2:6], 16)
+    if len(escape) == 12:
+        code = 0x10000 + ((code - 0xD800) << 10) + (int(escape[8:12], 16) - 0xDC00)
+    elif 0xD800 <= code <= 0xDFFF:
         return escape
+    char = chr(code)
     if unicodedata.category(char) == "Cf":
-        return ""
+        return " "
     return char.translate(ONE_FOR_ONE)
 
 

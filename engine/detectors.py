@@ -95,12 +95,15 @@ class Detector:
 # `(?<![A-Za-z]-\d)` one inside a hyphenated code (`INC-2024-001293`, `SKU-88213`).
 _START_NUM = r"\d(?<![\w+@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
+#: An SSN's start: as `_START_NUM`, or after a digit and a space when its hyphens follow
+#: (`123-45-6789 234-56-7891`: two SSNs, not one run).
+_START_SSN = r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d[ \t]\d)(?=\d\d-\d\d-))(?<![A-Za-z]-\d)"
 # A value written with separator `s` ends where that separator does not lead on to more
 # digits: `4111 1111 1111 1111 12/26` and `123-45-6789 1990` hold a card and an SSN, but
 # `4111 1111 1111 1111 1111` is one longer run. Not followed by a decimal part either (one or
 # two digits after `.` or `,`: `1234567890123456.50`); a list's next field is no decimal part
 # (`4539148803436467,5500005555555559`, `alice,4539148803436467,12/26`).
-_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d\d?(?![\d/]))"
+_END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)(?![.,]\d\d?(?![\d/,;|\t]))"
 
 #: A character of a private key block after its BEGIN line (RFC 7468 PEM and RFC 4880 OpenPGP
 #: armor: base64 lines, armor headers such as `Comment: Alice <alice@example.com>`, the `=`
@@ -121,7 +124,8 @@ _CARD_SEP = r"(?: ?- ?| )"
 #: A card starts as a number does, and also right after a space that ends an ungrouped run
 #: of 13 digits or more (a list of cards: `4111111111111111 5500005555555559`); never after
 #: a digit and a spaced hyphen (inside `4111 - 1111 - ...`).
-_START_CARD = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d))(?<![A-Za-z]-\d)"
+_START_CARD = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d)|(?<=\d[ \t]\d)(?=\d{12}))"
+               r"(?<![A-Za-z]-\d)"
                r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
 
 #: Where a known secret starts (api_key, aws_access_key, jwt): a password value stops before
@@ -138,7 +142,8 @@ def _key(first: str) -> str:
 
 
 #: Not punctuation glued to a known secret: where a password value stops.
-_UNGLUED = r"(?![=,;:|]" + _SECRET_START + ")"
+_UNGLUED = (r"(?![=,;:|]" + _SECRET_START + r")"
+            r"(?![,;&|][ \t]?(?i:pass(?:word|wd)?|pwd|senha)[\w.-]{0,24}[ \t]?[:=])")
 
 #: The letters and digits of an address outside CJK scripts (RFC 6531 allows any, RFC 5890
 #: any in a domain): ASCII, Latin-1 and Latin Extended-A/B, Greek and Cyrillic.
@@ -271,11 +276,11 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|==?|:)[ \t]{0,8}"
             # `&` ends the value only where a URL's next parameter starts (`&user=`).
             r"(?:@(?=\"))?(?P<q>[\"'`]?)(?P<value>(?:" + _UNGLUED + r"[^\s\"'`&]"
-            r"|&(?![A-Za-z_]\w{0,30}=)){0,199}" + _UNGLUED + r"[^\s\"'`&.,;:)])(?P=q)"
+            r"|&(?![A-Za-z_]\w{0,30}=)){0,1023}" + _UNGLUED + r"[^\s\"'`&.,;:)])(?P=q)"
         ),
         keywords=("pass", "pwd", "senha"),
         keywords_in="lower",
-        reach=(0, 300),
+        reach=(0, 1100),
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -288,7 +293,11 @@ DETECTORS: tuple[Detector, ...] = (
                          "password: [REDACTED]", "password: https://shop.example.com/reset",
                          "pass_rate: 0.95", "PWD=/home/alice/project",
                          "password=${DB_PASSWORD}", "password: YOUR_PASSWORD",
-                         "password = os.environ['DB_PASSWORD']", "DB_PASS=process.env.DB_PASS"),
+                         "password = os.environ['DB_PASSWORD']", "DB_PASS=process.env.DB_PASS",
+                         "const password = req.body.password;",
+                         "if password == confirmPassword:", "password = input('Password: ')",
+                         "password: null", "ALTER ROLE bob WITH PASSWORD NULL;",
+                         "password: (hidden)", "password = db_password"),
     ),
     Detector(
         id="password_phrase",
@@ -300,21 +309,26 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password|requirepass"
             r"|--pass(?:word|wd)?[= ]|set_?password[ \t]*\(|<password>"
-            r"|(?:new[ \t]+)?password[ \t]+is"
-            r"|new[ \t]+password|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:)"
-            r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)(?P<value>[^\s\"'`<>()]{1,200})(?P=q)"
+            r"|(?:new[ \t]+)?password[ \t]+is|password(?=[ \t]+')|password[ \t]*\|"
+            r"|key=\"password\"[ \t]+value="
+            r"|new[ \t]+password|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
+            r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
+            r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
+            r"(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
         ),
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
                   "<password>", "password is", "with password", "encrypted password",
-                  "new password", "senha "),
+                  "new password", "senha ", "password '", "password |", "password|",
+                  'key="password"'),
         keywords_in="lower",
-        reach=(16, 240),  # (`with encrypted ` before its keyword, the value after it)
+        reach=(16, 1100),  # (`with encrypted ` before its keyword, the value after it)
         validate=validators.password,
         mask=masks.password,
         priority=4,
         group="value",
         examples=("S3cret!x", "hunter2Secret!", "Zone-99x"),
         counterexamples=("your password is safe", "the new password: see the link below",
+                         "the password | is required", "A senha é nova.",
                          "IDENTIFIED BY ''", "--password-file /run/secrets/db",
                          "<password></password>", "requirepass yes"),
     ),
@@ -429,7 +443,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="us_ssn",
         category="national_id",
-        regex=re.compile(_START_NUM + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}"
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s")),
         keywords=(),
         min_digits=9,
@@ -466,7 +480,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="br_cpf",
         category="national_id",
-        regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)(?!,\d)"),
+        regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)"
+                         r"(?!,\d\d?(?![\d/,;|\t]))"),
         keywords=(),
         min_digits=11,
         reach=_NEAR_RUN,

@@ -328,6 +328,9 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     if view.joined:  # numbers joined across lines or spaces: read them apart too
         apart = canonical(text, join=False)
         found = _kept_apart(found, _mapped(apart, _find_in(apart.text, detectors)))
+    if view.attributes:  # a tag's attributes read as text: read the text as shown too
+        shown = canonical(text, shown=True)
+        found = _kept_apart(found, _mapped(shown, _find_in(shown.text, detectors)))
     return found
 
 

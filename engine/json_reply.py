@@ -15,7 +15,7 @@ from typing import Any
 from replyguard.engine.context import TurnContext
 from replyguard.engine.find import find
 from replyguard.engine.reply import ReplyScreen, ScreeningError
-from replyguard.engine.request_fields import password_label, read_after
+from replyguard.engine.request_fields import field_label, read_after
 from replyguard.engine.rules import Action, CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.tools import CompiledTools
@@ -87,15 +87,15 @@ class JsonReplyScreen:
             screened = self._text(text, additions=False)
             return value if screened == text else screened
         if isinstance(value, dict):
-            return {self._key(key): self._item(key, item) for key, item in value.items()}
+            return {self._key(key): self._item(field_label(value, key), item)
+                    for key, item in value.items()}
         if isinstance(value, list):
             return [self._walk(item) for item in value]
         return value
 
-    def _item(self, key: str, item: Any) -> Any:
+    def _item(self, label: str | None, item: Any) -> Any:
         """An object's value; a string under a key that may name a password read after it
-        (`{"password": "S3cret!"}` as `password: S3cret!`)."""
-        label = password_label(key)
+        (`field_label`: `{"password": "S3cret!"}` as `password: S3cret!`)."""
         if label is None or not isinstance(item, str) or not item:
             return self._walk(item)
         return read_after(label, item, lambda text: self._text(text, additions=False))

@@ -62,6 +62,16 @@ def password_label(key: object) -> str | None:
     return None
 
 
+def field_label(holder: Mapping[str, Any], key: str) -> str | None:
+    """`password_label` of an object's `key`, or, for its `value`, of the name it holds
+    (`{"name": "DB_PASSWORD", "value": "..."}`, as Kubernetes and many configs write it)."""
+    label = password_label(key)
+    if label is None and key == "value":
+        named = holder.get("name", holder.get("key"))
+        label = password_label(named) if isinstance(named, str) else None
+    return label
+
+
 def read_after(label: str | None, value: str, screen: Callable[[str], str]) -> str:
     """`screen(value)`, or with `label` (`password_label`) `screen(label + value)` without
     the label (all of it when the label did not come back as it was)."""
@@ -117,7 +127,7 @@ def _screen_dict(value: dict[str, Any], rules: CompiledRules, cache: ScreenCache
         if key in skip:
             continue
         if isinstance(item, str):
-            screened = read_after(password_label(key), item,
+            screened = read_after(field_label(value, key), item,
                                   lambda text: _screen(text, rules, cache, look))
         elif isinstance(item, _CONTAINERS):
             screened = screen_value(item, rules, cache, look, (), depth + 1)

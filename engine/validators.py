@@ -246,11 +246,18 @@ def password(value: str) -> bool:
 #: Values after a password's name that are no password: a decimal number (`pass_rate: 0.95`),
 #: a path (`PWD=/home/alice`), a reference to where one is kept (`${DB_PASSWORD}`,
 #: `$DB_PASS`, `%DB_PASS%`, `os.environ["DB_PASSWORD"]`, `process.env.DB_PASS`), or a
-#: placeholder's name in capital letters (`YOUR_PASSWORD`; `S3CR3T_V4LUE` is a password).
+#: placeholder's name in capital letters (`YOUR_PASSWORD`; `S3CR3T_V4LUE` is a password), or
+#: code: a member (`req.body.password`), a name that names a password (`confirmPassword`),
+#: a call (`input(`, `getpass()`), a null or a boolean.
 _NOT_A_PASSWORD = re.compile(
     r"\d+[.,]\d+"
     r"|(?:~|\.{1,2})?/[\w./-]*"
     r"|\$\{[^}]*\}?|\$[A-Za-z_]\w*|%\w+%"
     r"|(?:os\.environ|os\.getenv|process\.env|ENV|getenv)\b.*"
     r"|[A-Z]+(?:_[A-Z]+)+"
+    r"|[a-z_$][A-Za-z_$]*(?:\.[a-z_$][A-Za-z_$]*)+[;,]?"
+    r"|(?:[a-z][a-z0-9]*(?:Password|Passwd|Pwd|Pass)[A-Za-z]*"
+    r"|[a-z]+_(?:password|passwd|pwd|pass)[a-z_]*|(?i:password|passwd|pwd))[;,]?"
+    r"|[A-Za-z_$][\w$.]*\(.*"
+    r"|(?i:null|none|nil|undefined|true|false|\(?hidden\)?|\(?redacted\)?)[;,]?"
 )

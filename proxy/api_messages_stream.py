@@ -126,12 +126,12 @@ class MessageStream:
 
     def _released(self, index: int, kind: str, text: Text) -> list[Out]:
         """A delta carrying released text (none when there is none); a `text` block's
-        carries it for the output stage too (`Chunk.texts`)."""
+        carries it in `Chunk.texts` too (the output stage, records keeping the text)."""
         if not text.text:
             return []
         delta = {"type": TEXT_BLOCKS[kind][1], TEXT_BLOCKS[kind][0]: text.text}
         chunk = self._send({"type": "content_block_delta", "index": index, "delta": delta})
-        if kind == "text" and self._blocks.pieces:
+        if kind == "text":  # (for the output stage, and for records keeping the text)
             chunk.texts, chunk.text_only = [(delta, text)], True
         return [chunk]
 

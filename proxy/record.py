@@ -43,6 +43,8 @@ class RequestRecord:
     first_text_at: float | None = None
     status: int = 500
     latency_s: float = 0.0
+    #: The reply text a stream sent, as screened, when records keep it (else None).
+    texts: list[str] | None = None
 
     def access_line(self) -> dict[str, Any]:
         """The access log's JSON object for this request."""

@@ -92,10 +92,13 @@ def verdict_of(info: Any, route: str, status: int) -> str:
     return "passthrough"
 
 
-def screened_text(released: bytes | None) -> str | None:
-    """The reply text of a whole completion as it was sent to the client (screened): each
-    choice's message content (or legacy text), or an Anthropic message's text blocks,
-    joined by blank lines; None for anything else (a stream, an error, embeddings)."""
+def screened_text(released: bytes | str | None) -> str | None:
+    """The reply text as it was sent to the client (screened): a stream's text as given
+    (`str`), or each choice's message content (or legacy text) of a whole completion's body,
+    or an Anthropic message's text blocks, joined by blank lines; None for anything else (an
+    error, embeddings)."""
+    if isinstance(released, str):
+        return released or None
     if not released:
         return None
     try:
@@ -141,10 +144,10 @@ class Recorder:
 
     def note(self, request_id: str, method: str, route: str, info: Any,
              status: int, latency_s: float, version: int | None, body: bytes | None,
-             released: bytes | None = None, upstream_status: int | None = None) -> None:
+             released: bytes | str | None = None, upstream_status: int | None = None) -> None:
         """Queue one request's record (the work is the writer's). `body`: the request's
-        (its model name is read from it); `released`: a whole response's body as sent, the
-        screened text (only read with `records.text: screened`)."""
+        (its model name is read from it); `released`: a whole response's body as sent, or a
+        stream's text as sent (only read with `records.text: screened`)."""
         if len(self.queue) >= self.limit:
             self._drop([request_id], "queue full")
             return
@@ -211,7 +214,7 @@ class Recorder:
 
     def row(self, at: float, request_id: str, method: str, route: str,
             info: Any, status: int, latency_s: float, version: int | None,
-            body: bytes | None, released: bytes | None = None,
+            body: bytes | None, released: bytes | str | None = None,
             upstream_status: int | None = None) -> dict[str, Any]:
         """The stored form of one queued record."""
         check, stage = _guardrail(info)

@@ -272,6 +272,9 @@ class _Out:
             return
         if self.record.first_text_at is None and self.screen.released_any:
             self.record.first_text_at = time.perf_counter()
+        if self.record.texts is not None:
+            for item in items:
+                _keep_texts(self.record, item)
         await _send(self.response, b"".join(_bytes(i) for i in items))
 
     async def close(self) -> None:
@@ -323,6 +326,8 @@ class _Pipelined(_Out):
             return b""
         if self.record.first_text_at is None:
             self.record.first_text_at = time.perf_counter()
+        if self.record.texts is not None:
+            _keep_texts(self.record, chunk)
         return _encode(chunk)
 
     async def _run(self) -> None:
@@ -366,6 +371,14 @@ class _Pipelined(_Out):
                     future.exception()  # retrieved: never logged as unhandled
             else:
                 future.cancel()
+
+
+def _keep_texts(record: RequestRecord, item: Item) -> None:
+    """Add the reply text a chunk carries, as sent, to the record's texts (records that
+    keep the screened text)."""
+    if isinstance(item, Chunk) and record.texts is not None:
+        record.texts += [str(holder.get(text.field) or "") for holder, text in item.texts
+                         if text.field in ("content", "text")]
 
 
 def _bytes(item: Item) -> bytes:

@@ -65,13 +65,17 @@ async def store_middleware(request: web.Request, handler: Handler) -> web.Stream
         return await handler(request)
     started = time.perf_counter()
     status = 500
-    released: bytes | None = None
+    released: bytes | str | None = None
+    keep_text = recorder.records.text == "screened"
+    record = request.get(RECORD)
+    if keep_text and record is not None:
+        record.texts = []  # (a stream's text, as sent: `relay`)
     upstream: list[int | None] = [None]
     token = _UPSTREAM.set(upstream)
     try:
         response = await handler(request)
         status = response.status
-        if recorder.records.text == "screened" and isinstance(response, web.Response) \
+        if keep_text and isinstance(response, web.Response) \
                 and isinstance(response.body, bytes):
             released = response.body
         return response
@@ -81,7 +85,9 @@ async def store_middleware(request: web.Request, handler: Handler) -> web.Stream
         raise
     finally:
         _UPSTREAM.reset(token)
-        info = request.get(RECORD) or {}
+        info = record or {}
+        if released is None and record is not None and record.texts:
+            released = "".join(record.texts)
         if field(info, "outcome") == "client_gone":
             status = CLIENT_GONE
         recorder.note(str(field(info, "request_id") or ""), request.method, route, info, status,

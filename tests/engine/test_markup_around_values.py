@@ -124,6 +124,12 @@ def test_json_unicode_escapes_read_as_what_they_decode_to() -> None:
         ("national_id", "123\\u201145\\u20116789")]
 
 
+def test_json_escapes_of_invisible_characters_and_surrogate_pairs() -> None:
+    for text in ('{"c": "4111\\u00ad1111 1111 1111"}',  # a soft hyphen between two groups
+                 '{"c": "\\ud835\\udfd2111 1111 1111 1111"}'):  # a mathematical 4
+        assert [f.cls for f in find(text)] == ["card"], text
+
+
 def test_a_full_width_password_assignment_is_masked() -> None:
     text = "＂ｐａｓｓｗｏｒｄ＂：＂Ｑｚ７！ｘＫ２＃ｍＰ９＂"
     assert screen_reply(text, REDACT_ALL)[0] == "＂ｐａｓｓｗｏｒｄ＂：＂****＂"
@@ -146,6 +152,7 @@ def test_short_cards_need_an_issuers_prefix(text: str, cards: list[str]) -> None
      "Your card:\n- **** 1111\nis on file."),
     ("- Card: 4111 1111\n1111 1111", ["- Card: 4111 1111\n1111 1111"], "- Card: **** 1111"),
     ("SSN:\n# 123-45-\n# 6789\nok", ["SSN:\n", "# 123-45-\n# 6789\n", "ok"], "SSN:\n# ***6789\nok"),
+    ("1. 4111 1111\n2. 1111 1111", ["1. 4111 1111\n2. 1111 1111"], "1. **** 1111"),
     ("- IBAN GB82 WEST\n1234 5698 7654 32", ["- IBAN GB82 WEST\n1234 5698 7654 32"],
      "- IBAN GB** **** 5432"),
     ("Steps:\n1. Call 555\n2. Done", ["Steps:\n", "1. Call 555\n", "2. Done"],
@@ -173,3 +180,54 @@ def test_a_password_after_its_label_in_the_piece_before_is_masked(text: str,
                                                                   released: str) -> None:
     assert screen_reply(text, REDACT_ALL)[0] == released
     assert screen_reply(text, REDACT_ALL, chunks=7, seed=2)[0] == released
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("alice,4111111111111111,12,2026", ["4111111111111111"]),  # CSV: `,12,` is a field
+    ("111.444.777-35,222.333.444-05", ["111.444.777-35", "222.333.444-05"]),
+    ("1\t4111111111111111", ["4111111111111111"]),  # TSV: an id column before it
+    ("item 2 4111111111111111", ["4111111111111111"]),
+    ("123-45-6789 234-56-7891", ["123-45-6789", "234-56-7891"]),
+    ("1\t123-45-6789", ["123-45-6789"]),
+    ("4111 1111 1111 1111,12", []),  # a decimal part: no card
+])
+def test_values_in_delimited_rows(text: str, values: list[str]) -> None:
+    assert [text[f.start:f.end] for f in find(text)] == values
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ('SSN 123-45-<span class="x">6789</span>.', "SSN ***6789</span>."),
+    ('card 4111 <span style="color:red">1111</span> 1111 1111.', "card **** 1111."),
+    ('GB82 <span class="x">WEST</span> 1234 5698 7654 32', "GB** **** 5432"),
+    ('<p class="note">Hello, <a href="https://example.com/help">see help</a>.</p>',
+     '<p class="note">Hello, <a href="https://example.com/help">see help</a>.</p>'),
+])
+def test_a_tag_with_attributes_inside_a_value(text: str, released: str) -> None:
+    """Read both ways: its attributes as text, and the text as shown (the tag a space, or
+    nothing between two characters)."""
+    assert screen_reply(text, REDACT_ALL)[0] == released
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("CREATE ROLE bob WITH LOGIN PASSWORD 'S3cret!Pw99';",
+     "CREATE ROLE bob WITH LOGIN PASSWORD '****';"),
+    ("| Password | S3cret!Pw99 |", "| Password | **** |"),
+    ('<add key="Password" value="S3cret!Pw99"/>', '<add key="Password" value="****"/>'),
+    ("A senha temporária é S3cret!Pw99.", "A senha temporária é ****."),
+    ("password: Pw0000x!,password: Pw0001x!", "password: ****,password: ****"),
+    ("password: " + ("S3cret!Pw" * 40)[:256], "password: ****"),  # a long one, whole
+])
+def test_more_password_forms(text: str, released: str) -> None:
+    assert screen_reply(text, REDACT_ALL)[0] == released
+
+
+def test_a_value_under_a_name_naming_a_password() -> None:
+    from replyguard.engine.json_reply import JsonReplyScreen
+    from replyguard.engine.request_fields import screen_value
+
+    screen = JsonReplyScreen(PASSWORDS)
+    screen.feed('[{"name":"DB_PASSWORD","value":"S3cret!Pw99"},{"name":"HOST","value":"db:5432"}]')
+    assert screen.finish() == ('[{"name":"DB_PASSWORD","value":"****"},'
+                               '{"name":"HOST","value":"db:5432"}]')
+    assert screen_value({"env": [{"name": "DB_PASSWORD", "value": "S3cret!Pw99"}]},
+                        PASSWORDS) == {"env": [{"name": "DB_PASSWORD", "value": "****"}]}

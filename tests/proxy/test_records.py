@@ -255,6 +255,18 @@ async def test_the_screened_text_of_a_whole_reply_when_asked(proxy, store_url: s
     assert row["text"] == "Thanks."
 
 
+async def test_the_screened_text_of_a_streamed_reply_when_asked(proxy, store_url: str,
+                                                               tmp_path: Path) -> None:
+    client = await proxy(store_url,
+                         Reply(content="Your card 4111 1111 1111 1111 is on file. Thanks."),
+                         replies__rules=_rules(tmp_path), records__text="screened")
+    async with client.post("/v1/chat/completions", json=user("hi", stream=True)) as resp:
+        assert resp.status == 200
+        await resp.read()
+    [row] = await _records(client, 1)
+    assert row["text"] == "Your card **** 1111 is on file. Thanks."
+
+
 @pytest.mark.parametrize(("verdict", "route", "status", "recorded"), [
     ("forward", "/v1/chat/completions", 200, "forward"),
     ("blocked", "/v1/chat/completions", 499, "blocked"),
@@ -299,9 +311,13 @@ async def test_a_messages_record_names_the_anthropic_api(proxy, tmp_path: Path) 
             assert resp.status == 200
         async with client.post("/v1/messages", json={**body, "messages": []}) as resp:
             assert resp.status == 400
-        rows = await _records(client, 2)
+        async with client.post("/v1/messages", json={**body, "stream": True}) as resp:
+            assert resp.status == 200
+            await resp.read()
+        rows = await _records(client, 3)
     finally:
         await upstream.close()
     assert [(r["api"], r["route"], r["verdict"], r["status"], r["text"]) for r in rows] == [
+        ("anthropic", "/v1/messages", "forward", 200, "Card **** 1111 noted."),
         ("anthropic", "/v1/messages", "error", 400, None),
         ("anthropic", "/v1/messages", "forward", 200, "Card **** 1111 noted.")]
