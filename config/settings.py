@@ -94,6 +94,9 @@ class UpstreamSettings:
     `max_connections`: pooled connections, >= 1. `pool_wait_s`: how long a request may wait for a
     pooled connection when all are busy; beyond it the client gets 503 `overloaded` with
     `Retry-After: <retry_after_s>` (whole seconds), never an upstream error.
+    `anthropic_base_url`: the Anthropic Messages endpoint `/v1/messages` is forwarded to, a
+    root without `/v1` (`<anthropic_base_url>/v1/messages`). `anthropic_api_key`: if set,
+    sent to it as `x-api-key` in place of the client's key; `api_key` is never sent there.
     """
 
     base_url: str = setting("https://api.openai.com/v1", http_url)
@@ -103,6 +106,9 @@ class UpstreamSettings:
     max_connections: int = setting(100, integer(1))
     pool_wait_s: float = setting(3.0, seconds)
     retry_after_s: int = setting(2, integer(1, 3600))
+    anthropic_base_url: str = setting("https://api.anthropic.com", http_url)
+    anthropic_api_key: str | None = setting(None, string(nullable=True, secret=True),
+                                            secret=True)
 
 
 @dataclass(frozen=True, slots=True)

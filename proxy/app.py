@@ -1,8 +1,9 @@
 """The aiohttp application: routes, the request middleware, and the upstream session.
 
 `create_app(settings, rules)` is the only way in. Screened routes: chat completions, legacy
-completions, the Responses API (`POST /v1/responses`), embeddings (input screened as a
-turn); `GET /v1/models` passes through. Any other route is an OpenAI-style 404 unless
+completions, the Responses API (`POST /v1/responses`), the Anthropic Messages API
+(`POST /v1/messages`, proxy.messages), embeddings (input screened as a turn);
+`GET /v1/models` passes through. Any other route is an OpenAI-style 404 unless
 `passthrough` lists it: no unscreened route is open by default. `/metrics`, `/healthz`,
 `/readyz` serve operations.
 """
@@ -26,6 +27,7 @@ from replyguard.proxy.admin import check_reply_route
 from replyguard.proxy.completions import chat_completions, completions, responses
 from replyguard.proxy.errors import NotFound, ProxyError, error_response
 from replyguard.proxy.guardrails import Guardrails
+from replyguard.proxy.messages import messages
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
 from replyguard.proxy.overload import PoolConnector, UpstreamWatch
@@ -190,6 +192,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app.router.add_get(f"/v1/responses/{responses_get.ID}", responses_get.stored_response)
     app.router.add_get(f"/v1/responses/{responses_get.ID}/input_items",
                        responses_get.stored_input_items)
+    app.router.add_post("/v1/messages", messages)
     app.router.add_post("/v1/embeddings", routes.embeddings)
     app.router.add_get("/v1/models", routes.models)
     app.router.add_get("/v1/models/{model}", routes.models)

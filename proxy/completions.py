@@ -171,13 +171,13 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
     record.verdict = verdict.kind
     json_reply = kind != "text" and _json_reply(body)
     guard = app[GUARDRAILS]
-    stage = _output_stage(request, body, rules, json_reply) \
+    stage = output_stage(request, body, rules, json_reply) \
         if guard.output or settings.reply_temperature > 0 else None
     if verdict.kind != "forward":
         assert verdict.reply is not None
         reply = verdict.reply
         if verdict.kind == "withhold" and settings.reply_temperature > 0 and stage is not None:
-            reply = await _product_reply(stage, reply, rules.language)
+            reply = await product_reply(stage, reply, rules.language)
         return await direct.answer(request, body, reply, kind)
     waited = 0.0
     if guard.input:
@@ -222,7 +222,7 @@ async def _verdict(request: web.Request, metrics: Metrics, kind: Kind, body: dic
         metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
 
 
-def _output_stage(request: web.Request, body: dict[str, Any], rules: CompiledRules,
+def output_stage(request: web.Request, body: dict[str, Any], rules: CompiledRules,
                   json_reply: bool) -> OutputStage:
     """The output stage (moderation, rewording; one of them is on)."""
     app = request.app
@@ -242,17 +242,17 @@ async def _input_guardrails(request: web.Request, kind: Kind, body: dict[str, An
     None."""
     app = request.app
     settings, guard, record = app[SETTINGS], app[GUARDRAILS], request[RECORD]
-    check, how = await guard.check_turn(app[SESSION], _turn_text(verdict, kind),
+    check, how = await guard.check_turn(app[SESSION], turn_text(verdict, kind),
                                         str(body.get("model") or ""),
                                         upstream_headers(request, settings),
-                                        _user_text(verdict, kind))
+                                        user_text(verdict, kind))
     if check is None:
         return None
     app[METRICS].guardrail_blocks.labels(check).inc()
     record.verdict, record.guardrail = "blocked", f"{check} ({how})"
     reply = guard.block_message(check, rules.language)
     if settings.reply_temperature > 0 and stage is not None:
-        reply = await _product_reply(stage, reply, rules.language)
+        reply = await product_reply(stage, reply, rules.language)
     return await direct.answer(request, body, reply, kind)
 
 
@@ -405,22 +405,22 @@ async def _whole_reply(request: web.Request, turn: _Turn,
                         content_type="application/json")
 
 
-async def _product_reply(stage: OutputStage, text: str, language: str) -> str:
+async def product_reply(stage: OutputStage, text: str, language: str) -> str:
     """A reply the product writes whole (withheld, blocked) through the output stage, each
     sentence a product sentence (reworded at `reply_temperature`)."""
     pieces = tuple(Piece(s, True) for s in split_sentences(text, language))
     return await stage(Text("content", "".join(p.text for p in pieces), pieces))
 
 
-def _user_text(verdict: RequestVerdict, kind: Kind) -> str:
+def user_text(verdict: RequestVerdict, kind: Kind) -> str:
     """Every screened user message (every prompt), joined by newlines."""
     if kind == "text":
-        return _turn_text(verdict, kind)
+        return turn_text(verdict, kind)
     return "\n".join(content_text(m.get("content")) for m in verdict.messages
                      if isinstance(m, dict) and m.get("role") == "user")
 
 
-def _turn_text(verdict: RequestVerdict, kind: Kind) -> str:
+def turn_text(verdict: RequestVerdict, kind: Kind) -> str:
     """The screened turn the guardrails read: the last user message (chat), every prompt
     (legacy completions)."""
     if kind == "text":

@@ -160,6 +160,8 @@ class Metrics:
                                               "not allowed (settings tools.<name>.allowed)"),
             ("replyguard_phrasing_fallbacks", "tool phrasings the call could not fill (a "
                                               "missing or misspelt field): built-in sentence"),
+            ("replyguard_thinking_unsigned", "Anthropic thinking blocks the screen changed, "
+                                             "released without their signature"),
         ):  # engine counts beside the `reply_*` ones (internals, refused calls, fallbacks)
             self.seed[name] = Counter(name, help_text, registry=r)
         self.unknown_counts = Counter(

@@ -46,7 +46,9 @@ _MODEL = re.compile(rb'"model"\s*:\s*"([^"\\]{1,200})"')
 _NOT_MODEL = ("/metrics", "/healthz", "/readyz", "/v1/check-reply", "/v1/reply-rules",
               "/v1/records", "unmatched")
 _SCREENED = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/responses",
-                       "/v1/embeddings"})
+                       "/v1/embeddings", "/v1/messages"})
+#: The API a route speaks, when it is not OpenAI's.
+_APIS = {"/v1/messages": "anthropic"}
 _OUTPUT_CHECKS = {"flagged": "moderation", "blocked_on_error": "moderation"}
 
 
@@ -70,6 +72,14 @@ def _guardrail(info: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _message_text(message: dict[str, Any]) -> str | None:
+    """An Anthropic message's `text` blocks, joined by blank lines (None when it has none)."""
+    content = message.get("content")
+    texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+             and isinstance(b.get("text"), str)] if isinstance(content, list) else []
+    return "\n\n".join(texts) if texts else None
+
+
 def verdict_of(info: Any, route: str, status: int) -> str:
     """forward, withhold, exact, blocked (the screen's verdict), passthrough (a route
     forwarded unscreened), or error (the request failed)."""
@@ -86,8 +96,8 @@ def verdict_of(info: Any, route: str, status: int) -> str:
 def screened_text(released: bytes | str | None) -> str | None:
     """The reply text as it was sent to the client (screened): a stream's text as given
     (`str`), or each choice's message content (or legacy text) of a whole completion's body,
-    joined by blank lines, or a Response's `output_text` parts joined; None for anything else
-    (an error, embeddings)."""
+    joined by blank lines, a Response's `output_text` parts joined, or an Anthropic
+    message's text blocks; None for anything else (an error, embeddings)."""
     if isinstance(released, str):
         return released or None
     if not released:
@@ -96,6 +106,8 @@ def screened_text(released: bytes | str | None) -> str | None:
         document = orjson.loads(released)
     except orjson.JSONDecodeError:
         return None
+    if isinstance(document, dict) and document.get("type") == "message":
+        return _message_text(document)
     choices = document.get("choices") if isinstance(document, dict) else None
     if not isinstance(choices, list):
         output = document.get("output") if isinstance(document, dict) else None
@@ -215,7 +227,7 @@ class Recorder:
             model = self._model(found.group(1)) if found else None
         row: dict[str, Any] = {
             "created_at": float(at), "tenant": None, "key_id": None, "request_id": request_id,
-            "api": "openai", "route": route, "method": method, "model": model,
+            "api": _APIS.get(route, "openai"), "route": route, "method": method, "model": model,
             "rules_version": version, "verdict": verdict_of(info, route, status),
             "guardrail": check, "stage": stage,
             "counts": orjson.dumps({k: v for k, v in counts.items() if v},

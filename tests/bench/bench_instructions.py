@@ -1,6 +1,6 @@
 """Instruction counts of the screening and of the proxy (run on demand, not collected by pytest).
 
-    python tests/bench/bench_instructions.py [--proxy] [--stub]
+    python tests/bench/bench_instructions.py [--proxy | --proxy-only] [--stub]
 
 Wall-clock figures on a shared 2-core machine move by ±30% between runs; instruction counts
 from valgrind's callgrind do not (the same binary, input and environment give the same count,
@@ -16,7 +16,8 @@ the detectors' cost on ordinary replies), each with a fixed hash seed and the ga
 collector off (its cost is left out, and with it most of the run-to-run spread). With
 `--proxy`: a non-streamed bench_proxy request through a bare aiohttp pass-through and through
 `replyguard serve` with records off (`store.url: none`) and on (a SQLite file; the writer's
-own thread counted too), per request (the server's own instructions; the fake upstream and
+own thread counted too), and the same turn and reply through the Anthropic Messages route
+(`/v1/messages`, records off), per request (the server's own instructions; the fake upstream and
 the client run outside valgrind); `--stub` adds ReplyGuard with its reply screen and request
 screen stubbed out, which tells the proxy's own cost from the screening's.
 
@@ -167,12 +168,17 @@ def _stub_screens() -> None:
     request_side.screen_request = once
 
 
-def _requests(port: int, n: int) -> None:
-    """`n` sequential non-streamed requests on one keep-alive connection."""
+#: The Anthropic Messages request of bench_proxy's turn.
+MESSAGES = "/v1/messages"
+
+
+def _requests(port: int, n: int, route: str = "/v1/chat/completions") -> None:
+    """`n` sequential non-streamed requests to `route` on one keep-alive connection."""
     sys.path.insert(0, str(BENCH))
     import bench_proxy
 
-    body = json.dumps(bench_proxy.BODY)
+    body = json.dumps(bench_proxy.BODY if route != MESSAGES else
+                      {**bench_proxy.BODY, "max_tokens": 200})
     deadline = time.monotonic() + 120
     while True:
         try:
@@ -184,7 +190,7 @@ def _requests(port: int, n: int) -> None:
                 raise
             time.sleep(0.2)
     for _ in range(n):
-        conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        conn.request("POST", route, body, {"Content-Type": "application/json"})
         response = conn.getresponse()
         data = response.read()
         if response.status != 200:
@@ -192,9 +198,10 @@ def _requests(port: int, n: int) -> None:
     conn.close()
 
 
-def _serve_and_count(kind: str, upstream: str, n: int, stub: bool, store: str = "none") -> int:
-    """Server instructions for `n` requests; `store`: REPLYGUARD_STORE_URL (`none`: records
-    off)."""
+def _serve_and_count(kind: str, upstream: str, n: int, stub: bool, store: str = "none",
+                     route: str = "/v1/chat/completions") -> int:
+    """Server instructions for `n` requests to `route`; `store`: REPLYGUARD_STORE_URL
+    (`none`: records off)."""
     sys.path.insert(0, str(BENCH))
     import bench_proxy
 
@@ -202,10 +209,11 @@ def _serve_and_count(kind: str, upstream: str, n: int, stub: bool, store: str = 
     args = [__file__, "--serve-child", kind, str(port), upstream] + (["--stub"] if stub else [])
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPLYGUARD_")}
     env["REPLYGUARD_STORE_URL"] = store
+    env["REPLYGUARD_UPSTREAM_ANTHROPIC_BASE_URL"] = upstream.removesuffix("/v1")
     server = subprocess.Popen(_valgrind(args), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                               text=True, cwd=ROOT, env=env)
     try:
-        _requests(port, n)
+        _requests(port, n, route)
     finally:
         server.send_signal(signal.SIGINT)
         _, stderr = server.communicate(timeout=120)
@@ -226,14 +234,16 @@ def proxy_counts(stub: bool) -> dict[str, float]:
         out = {}
         folder = tempfile.mkdtemp(prefix="replyguard-bench-")
         records = f"sqlite:///{folder}/records.db"
-        targets = [("bare", "bare", False, "none"),
-                   ("replyguard, records off", "replyguard", False, "none"),
-                   ("replyguard, records on", "replyguard", False, records)]
+        chat = "/v1/chat/completions"
+        targets = [("bare", "bare", False, "none", chat),
+                   ("replyguard, records off", "replyguard", False, "none", chat),
+                   ("replyguard, records on", "replyguard", False, records, chat),
+                   ("replyguard, /v1/messages", "replyguard", False, "none", MESSAGES)]
         if stub:
-            targets.append(("replyguard, screens stubbed", "replyguard", True, "none"))
-        for name, kind, stubbed, store in targets:
-            low = _serve_and_count(kind, url, 20, stubbed, store)
-            high = _serve_and_count(kind, url, 220, stubbed, store)
+            targets.append(("replyguard, screens stubbed", "replyguard", True, "none", chat))
+        for name, kind, stubbed, store, route in targets:
+            low = _serve_and_count(kind, url, 20, stubbed, store, route)
+            high = _serve_and_count(kind, url, 220, stubbed, store, route)
             out[name] = (high - low) / 200
         shutil.rmtree(folder, ignore_errors=True)
         return out
@@ -248,6 +258,7 @@ def main() -> int:
     parser.add_argument("--stub", action="store_true", help="with --proxy: screens stubbed too")
     parser.add_argument("--engine-child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--serve-child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--proxy-only", action="store_true", help="the proxy only")
     args, rest = parser.parse_known_args()
     if args.engine_child:
         _engine_child(args.engine_child[0], int(args.engine_child[1]))
@@ -259,22 +270,32 @@ def main() -> int:
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
         return 2
-    engine = engine_counts()
+    if not args.proxy_only:
+        _print_engine(engine_counts())
+    if args.proxy or args.proxy_only:
+        _print_proxy(proxy_counts(args.stub))
+    return 0
+
+
+def _print_engine(engine: dict[str, float]) -> None:
     print("instructions (callgrind), default shop rules:")
     print(f"  request screen, one short turn:        {engine['request']:>12,.0f}")
     print(f"  reply screen, the 315-character reply: {engine['reply']:>12,.0f}")
     print(f"  reply screen, 4-character deltas:      {engine['stream']:>12,.0f} per KB")
     print(f"  detectors, realistic corpus:           {engine['detectors']:>12,.0f} per KB")
     print(f"  find + screen_text, realistic corpus:  {engine['detect']:>12,.0f} per KB")
-    if args.proxy:
-        proxy = proxy_counts(args.stub)
-        print("server instructions per non-streamed request:")
-        for name, count in proxy.items():
-            print(f"  {name:<30}{count:>12,.0f}   ({count / proxy['bare']:.2f}x bare)")
-        on, off = proxy["replyguard, records on"], proxy["replyguard, records off"]
-        print(f"  records on cost {100 * (on - off) / off:+.1f}% instructions per request "
-              "(at most +5%)")
-    return 0
+
+
+def _print_proxy(proxy: dict[str, float]) -> None:
+    print("server instructions per non-streamed request:")
+    for name, count in proxy.items():
+        print(f"  {name:<30}{count:>12,.0f}   ({count / proxy['bare']:.2f}x bare)")
+    on, off = proxy["replyguard, records on"], proxy["replyguard, records off"]
+    print(f"  records on cost {100 * (on - off) / off:+.1f}% instructions per request "
+          "(at most +5%)")
+    anthropic = proxy["replyguard, /v1/messages"]
+    print(f"  /v1/messages costs {100 * (anthropic - off) / off:+.1f}% instructions per "
+          "request against chat (at most +15%)")
 
 
 if __name__ == "__main__":

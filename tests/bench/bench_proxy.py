@@ -59,7 +59,8 @@ def _chunks(delay_s: float) -> tuple[list[bytes], float]:
 
 def serve_upstream(port: int) -> None:
     """A fast fake upstream: fixed JSON, or a fixed stream (all at once, or paced with
-    `"x_delay_ms"` in the body)."""
+    `"x_delay_ms"` in the body); `/v1/messages` answers the same reply as an Anthropic
+    message (whole)."""
     import uvloop
     from aiohttp import web
 
@@ -90,8 +91,18 @@ def serve_upstream(port: int) -> None:
             pass
         return response
 
+    message = json.dumps({
+        "id": "msg_bench", "type": "message", "role": "assistant", "model": "bench",
+        "content": [{"type": "text", "text": REPLY}], "stop_reason": "end_turn",
+        "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 60}}).encode()
+
+    async def messages(request: web.Request) -> web.Response:
+        await request.read()
+        return web.Response(body=message, content_type="application/json")
+
     app = web.Application()
     app.router.add_post("/v1/chat/completions", chat)
+    app.router.add_post("/v1/messages", messages)  # Anthropic Messages, whole only
     uvloop.install()
     web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None)
 

@@ -53,6 +53,8 @@ def test_defaults() -> None:
         max_connections=100,
         pool_wait_s=3.0,
         retry_after_s=2,
+        anthropic_base_url="https://api.anthropic.com",
+        anthropic_api_key=None,
     )
     assert s.streams == StreamsSettings(keepalive_s=15.0, idle_timeout_s=300.0)
     assert s.replies == RepliesSettings(rules=None, max_sentence_chars=2000)
@@ -208,6 +210,13 @@ INVALID = [
         "upstream: {base_url: 'https://sk-abc@host.test'}\n",
         ["upstream.base_url: 'https://***@host.test' holds credentials (user:password@), "
          "which are not accepted in a URL: put the key in upstream.api_key"],
+    ),
+    (
+        "anthropic url with credentials",
+        "upstream: {anthropic_base_url: 'https://sk-ant@host.test'}\n",
+        ["upstream.anthropic_base_url: 'https://***@host.test' holds credentials "
+         "(user:password@), which are not accepted in a URL: put the key in "
+         "upstream.anthropic_api_key"],
     ),
     (
         "judge url with credentials",

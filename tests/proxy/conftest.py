@@ -177,6 +177,7 @@ async def stack() -> AsyncIterator[StartUpstream]:
             url = str(server.make_url("/v1"))
         settings = load_settings(None, env={}, overrides={
             "upstream.base_url": url, "log.access": False,
+            "upstream.anthropic_base_url": url.removesuffix("/v1"),
             **{k.replace("__", "."): v for k, v in overrides.items()}})
         app = create_app(settings, rules)
         # TestServer.start_server runs the app with handler_cancellation=True, as

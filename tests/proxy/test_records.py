@@ -293,3 +293,31 @@ async def test_the_upstream_status_is_recorded(proxy, store_url: str) -> None:
         assert resp.status == 429
     [row] = await _records(client, 1)
     assert (row["status"], row["upstream_status"], row["verdict"]) == (429, 429, "forward")
+
+
+async def test_a_messages_record_names_the_anthropic_api(proxy, tmp_path: Path) -> None:
+    from aiohttp.test_utils import TestServer
+    from fake_anthropic import FakeAnthropic, says, text
+
+    upstream = TestServer(FakeAnthropic(says(text("Card 4111 1111 1111 1111 noted."))).app(),
+                          host="127.0.0.1")
+    await upstream.start_server()
+    try:
+        client = await proxy(f"sqlite:///{tmp_path}/rg.db", records__text="screened",
+                             upstream__anthropic_base_url=str(upstream.make_url("")))
+        body = {"model": "claude-fake", "max_tokens": 10,
+                "messages": [{"role": "user", "content": "hello"}]}
+        async with client.post("/v1/messages", json=body) as resp:
+            assert resp.status == 200
+        async with client.post("/v1/messages", json={**body, "messages": []}) as resp:
+            assert resp.status == 400
+        async with client.post("/v1/messages", json={**body, "stream": True}) as resp:
+            assert resp.status == 200
+            await resp.read()
+        rows = await _records(client, 3)
+    finally:
+        await upstream.close()
+    assert [(r["api"], r["route"], r["verdict"], r["status"], r["text"]) for r in rows] == [
+        ("anthropic", "/v1/messages", "forward", 200, "Card **** 1111 noted."),
+        ("anthropic", "/v1/messages", "error", 400, None),
+        ("anthropic", "/v1/messages", "forward", 200, "Card **** 1111 noted.")]
