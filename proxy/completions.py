@@ -65,7 +65,13 @@ from replyguard.proxy.state import (
     SETTINGS,
     TOOLS,
 )
-from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
+from replyguard.proxy.upstream import (
+    error_from_status,
+    fault,
+    read_body,
+    returned_headers,
+    upstream_headers,
+)
 
 #: The API a screened route speaks: chat completions, legacy completions, Responses.
 Kind = Literal["chat", "text", "responses"]
@@ -437,23 +443,7 @@ async def read_whole(upstream: aiohttp.ClientResponse,
                      json_reply: bool = False, key: str = "choices") -> dict[str, Any]:
     """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
     refused (502) rather than held in memory whole."""
-    length = upstream.content_length
-    if length is not None and length > limit:
-        raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
-                            code="upstream_too_large")
-    pieces: list[bytes] = []
-    size = 0
-    content = upstream.content
-    try:
-        while piece := await content.readany():  # b"" at the end
-            size += len(piece)
-            if size > limit:
-                raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
-                                    code="upstream_too_large")
-            pieces.append(piece)
-    except (aiohttp.ClientError, TimeoutError) as exc:
-        raise fault(exc, str(upstream.url), answered=True) from None
-    raw = b"".join(pieces)
+    raw = await read_body(upstream, limit)
     started = time.perf_counter()
     try:
         parsed = orjson.loads(raw)

@@ -58,7 +58,7 @@ from replyguard.proxy.state import (
     SETTINGS,
     prepare,
 )
-from replyguard.proxy.upstream import error_from_status, fault, returned_headers
+from replyguard.proxy.upstream import error_from_status, fault, read_body, returned_headers
 from replyguard.proxy.upstream import upstream_headers as openai_headers
 
 __all__ = ["FORWARDED", "RETURNED", "answer", "messages", "reply_message", "upstream_headers"]
@@ -255,29 +255,12 @@ async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> we
     raise error
 
 
-async def _body(upstream: aiohttp.ClientResponse, limit: int) -> bytes:
-    """The upstream's whole body; one over `limit` bytes is refused (502) rather than held
-    in memory whole."""
-    pieces: list[bytes] = []
-    size = 0
-    try:
-        while piece := await upstream.content.readany():  # b"" at the end
-            size += len(piece)
-            if size > limit:
-                raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
-                                    code="upstream_too_large")
-            pieces.append(piece)
-    except (aiohttp.ClientError, TimeoutError) as exc:
-        raise fault(exc, str(upstream.url), answered=True) from None
-    return b"".join(pieces)
-
-
 async def _whole_reply(request: web.Request, upstream: aiohttp.ClientResponse, stream: bool,
                        stage: OutputStage | None, screen_whole: Any) -> web.StreamResponse:
     """A whole message, read (within the limit) and screened; streamed when the client asked
     for a stream and the upstream answered whole."""
     record, limit = request[RECORD], request.app[SETTINGS].limits.max_response_bytes
-    raw = await _body(upstream, limit)
+    raw = await read_body(upstream, limit)
     try:
         parsed = orjson.loads(raw)
     except orjson.JSONDecodeError:

@@ -105,3 +105,26 @@ async def error_from_status(response: aiohttp.ClientResponse, url: str,
     # The upstream's own message is not sent on: it was never screened.
     return UpstreamError(f"the upstream at {url} answered HTTP {response.status}",
                          code="upstream_failed", status=502)
+
+
+async def read_body(upstream: aiohttp.ClientResponse, limit: int) -> bytes:
+    """The upstream's whole body; one over `limit` bytes is refused (502
+    `upstream_too_large`) rather than held in memory whole, a fault while reading it is the
+    upstream's (`fault`)."""
+    length = upstream.content_length
+    if length is not None and length > limit:
+        raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
+                            code="upstream_too_large")
+    pieces: list[bytes] = []
+    size = 0
+    content = upstream.content
+    try:
+        while piece := await content.readany():  # b"" at the end
+            size += len(piece)
+            if size > limit:
+                raise UpstreamError(f"the upstream's reply is over the limit of {limit} bytes",
+                                    code="upstream_too_large")
+            pieces.append(piece)
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        raise fault(exc, str(upstream.url), answered=True) from None
+    return b"".join(pieces)
