@@ -97,17 +97,10 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
     return spans
 
 
-#: What a piece after a password's label is read after (`ReplyScreen._findings`).
-_LABEL = "password:\n"
-#: A piece ending in a password's label and a colon, then only whitespace or markup
-#: (`Here is your new password:`, `**Password**:`, `Senha provisória:`).
-_LABEL_AT_END = re.compile(r"(?i:pass(?:word|wd|phrase)?|pwd|senha(?:[ \t]+[\w-]{1,20}){0,2})"
-                           r"(?:[ \t]+is)?[*_`]{0,3}[ \t]*:[\s*_`>#-]*\Z")
-
-
-def _ends_in_label(sentence: str) -> bool:
-    tail = sentence[-64:]
-    return ":" in tail and _LABEL_AT_END.search(tail) is not None
+#: How much of a piece's end is read before the next piece when it names a password.
+_LABEL_REACH = 96
+#: The names that carry a piece's end over to the next (`ReplyScreen._values`).
+_CARRIED = ("pass", "pwd", "senha", "identified")
 
 
 def _merged_findings(found: list[Finding], more: list[Finding]) -> list[Finding]:
@@ -119,16 +112,21 @@ def _merged_findings(found: list[Finding], more: list[Finding]) -> list[Finding]
 def _label_start(text: str, start: int) -> int:
     """Where the label of the password value at `start` begins: the last name a password
     detector reads (`pass`, `pwd`, `senha`, `identified`, a URL's scheme) in the
-    `_BEFORE_PASSWORD` characters before it, from the start of its word; that far back when
-    none is there."""
+    `_BEFORE_PASSWORD` characters before it, from the start of its clause (back to a line
+    break, `;`, `,` or a brace: `WITH LOGIN PASSWORD`, `<add key="Password" value=`); that far
+    back when none is there."""
     low = max(0, start - _BEFORE_PASSWORD)
     before = text[low:start].lower()
     at = max(before.rfind(name) for name in _LABELS)
     if at < 0:
         return low
     at += low
-    while at > low and (text[at - 1].isalnum() or text[at - 1] in "_-.+$[\"'"):
-        at -= 1  # (the whole name: `DB_PASSWORD`, `$config['password']`, `postgres://`)
+    if text.startswith("://", at):  # a URL's password: from its scheme
+        while at > low and (text[at - 1].isalnum() or text[at - 1] in "+.-"):
+            at -= 1
+        return at
+    while at > low and text[at - 1] not in "\n;,{}":
+        at -= 1
     return at
 
 
@@ -193,7 +191,7 @@ class ReplyScreen:
         #: The rest of a value the last piece's end cut (a key block, a token), to drop from
         #: the next pieces: what matches it there is not released.
         self._rest: re.Pattern[str] | None = None
-        self._label = False  # the last piece ended in a password's label (`_labelled`)
+        self._label = ""  # the end of the last piece, when it names a password (`_values`)
         self._hold: list[str] = []  # deltas not yet given to the segmenter (the delta gate)
         # How many more characters may be held: what keeps the held text under `_HOLD_MAX` and
         # the unreleased text under the cap (a forced split is the segmenter's); 0 while a
@@ -381,27 +379,24 @@ class ReplyScreen:
         return Piece(sentence, False)
 
     def _values(self, sentence: str) -> list[Finding]:
-        """The values the detectors find in `sentence` (`_after_label`)."""
+        """The values the detectors find in `sentence`; after a piece whose end names a
+        password (`Here is your new password:`, `| Password |`, `WITH PASSWORD`, then a
+        blank line, a list item, a table row or a code block), also the password it begins
+        with, read after the end of that piece as the request side reads the two together."""
         findings = find(sentence, self.rules.detectors)
-        if self._label or ":" in sentence:
-            return self._after_label(sentence, findings)
-        return findings
-
-    def _after_label(self, sentence: str, findings: list[Finding]) -> list[Finding]:
-        """`findings` of `sentence`; after a piece that ended in a password's label (`Your
-        new password:` then a blank line and a code block), with the password it begins
-        with, read after that label as the request side reads the two together. Notes
-        whether `sentence` ends in such a label."""
-        after_label, self._label = self._label, _ends_in_label(sentence)
-        if after_label and not sentence.isspace():
-            shift = len(_LABEL)
-            labelled = [Finding(f.cls, f.start - shift, f.end - shift, f.detector)
-                        for f in find(_LABEL + sentence, self.rules.detectors)
-                        if f.cls == "password" and f.start >= shift]
-            findings = _merged_findings(findings, labelled)
-        elif after_label:
-            self._label = True  # (a blank piece between the label and its value)
-        return findings
+        before = self._label
+        if sentence.isspace():
+            return findings  # (the label is carried past a blank piece)
+        tail = sentence[-_LABEL_REACH:]
+        low = tail.lower()
+        self._label = tail if any(name in low for name in _CARRIED) else ""
+        if not before:
+            return findings
+        shift = len(before)
+        labelled = [Finding(f.cls, f.start - shift, f.end - shift, f.detector)
+                    for f in find(before + sentence, self.rules.detectors)
+                    if f.cls == "password" and f.start >= shift]
+        return _merged_findings(findings, labelled) if labelled else findings
 
     def _past_rest(self, sentence: str) -> str:
         """`sentence` without the rest of a value a forced split cut (`_rest`)."""

@@ -414,17 +414,20 @@ def _value_wraps(buf: str, event: Event, m: int, newlines: int, final: bool) -> 
     `m` (after its prefix): a digit in the last group or two before the line break and a
     digit after it (`4111 1111` / `- 1111 1111`, `GB82 WEST` / `1234 5698 7654 32`), or a
     hyphen after a letter or digit then a letter or digit (`123-45-` / `6789`)? A value a detector
-    reads across lines (`engine.canon`) is then kept in one piece. Asked only of a single
-    line break with no sentence end before it (`event`, `newlines`). None: need more text."""
-    if newlines != 1 or event[2] >= 0:
+    reads across lines (`engine.canon`) is then kept in one piece. Asked of line breaks (a
+    blank line too) with no sentence end before them (`event`, `newlines`); emphasis and code
+    marks at either end are passed over. None: need more text."""
+    if newlines < 1 or event[2] >= 0:
         return False
     newline = event[1]
-    before = buf[max(0, newline - 64):newline].rstrip(" \t")
+    before = buf[max(0, newline - 64):newline].rstrip(" \t*_`~")
     last = before[-1:]
     grouped = last.isalnum() and any(c.isdigit() for c in before[-12:])  # (`GB82 WEST`)
     if not (grouped or (last == "-" and before[-2:-1].isalnum())):
         return False
     start = _LINE_PREFIX.match(buf, m).end()  # type: ignore[union-attr]
+    while start < len(buf) and buf[start] in "*_`~":
+        start += 1
     if start >= len(buf):
         return False if final else None
     return buf[start].isdigit() or (last == "-" and buf[start].isalnum())

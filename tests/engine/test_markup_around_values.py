@@ -239,3 +239,28 @@ def test_a_card_is_found_the_same_wherever_it_stands() -> None:
     for max_chars in (512, 2000):
         released = screen_reply(text, REDACT_ALL, max_chars=max_chars)[0]
         assert released == "Paid with **** 0408.1. Your card **** 0408 is on file. "
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("| Password |\nQz7!xK2#mP9 |", "| Password |\n**** |"),
+    ("CREATE USER bob IDENTIFIED BY\n- 'Qz7!xK2#mP9';",
+     "CREATE USER bob IDENTIFIED BY\n- '****';"),
+    ('user: bob\n"password":\n\n"Qz7!xK2#mP9"\nThanks.',
+     'user: bob\n"password":\n\n"****"\nThanks.'),
+    ("your password is\n\nQz7!xK2#mP9\nThanks.", "your password is\n\n****\nThanks."),
+    ("A senha é\n- Qz7!xK2#mP9\nObrigado.", "A senha é\n- ****\nObrigado."),
+    ("Card: 4539 1488\n\n0343 6467", "Card: **** 6467"),
+    ("IBAN GB82 WEST\n\n1234 5698 7654 32", "IBAN GB** **** 5432"),
+    ("| a | 123**\n**45**\n**6789\nok.", "| a | ***6789\nok."),
+])
+def test_a_label_or_a_value_across_a_line_boundary_of_a_reply(text: str, released: str) -> None:
+    assert screen_reply(text, REDACT_ALL)[0] == released
+    assert screen_reply(text, REDACT_ALL, chunks=7, seed=2)[0] == released
+
+
+@pytest.mark.parametrize("label", ["<password>", "WITH PASSWORD", '<add key="Password" value='])
+def test_the_cap_never_falls_inside_a_passwords_clause(label: str) -> None:
+    fill = ";".join(["lorem", "ipsum", "dolor"] * 200)
+    for pos in range(150, 512, 9):
+        text = fill[:pos] + ";" + label + "    Qz7!xK2#mP9</password>;" + fill[:1500]
+        assert "Qz7" not in screen_reply(text, REDACT_ALL, max_chars=512)[0], pos
