@@ -29,6 +29,14 @@ from replyguard.proxy.state import ActiveRules
 from replyguard.proxy.store import Store, StoreError
 
 log = logging.getLogger("replyguard")
+#: How many times a worker starting tries a store another worker holds (`LiveRules.start`).
+_BUSY_TRIES = 5
+
+
+def _busy(error: BaseException | None) -> bool:
+    """Is `error` a store held by another writer (SQLite `database is locked` / busy)?"""
+    text = str(error).lower()
+    return "locked" in text or "busy" in text
 #: What a SIGHUP does not change: the settings are read once, at start.
 NOT_LIVE = ("the settings (file and REPLYGUARD_* variables) are read at start only: a "
             "change to them needs a restart")
@@ -70,13 +78,21 @@ class LiveRules:
         #: The rules given at start (read from `replies.rules`): a first stored version equal
         #: to them is taken as it is, not compiled again.
         self._adopt = self.file is not None
+        self._error: BaseException | None = None  # the last failure to open the store
 
     # -- start and stop ------------------------------------------------------------------
 
+
     async def start(self) -> None:
-        """Open the store (a first try; the loop keeps trying) and start watching."""
+        """Open the store (a first try; the loop keeps trying) and start watching. A store
+        busy with another worker's opening (SQLite's `database is locked` while the first
+        worker applies the migrations) is tried again up to `_BUSY_TRIES` times first, so that a
+        worker does not start answering 503 while its neighbour holds the file."""
         if self.store is not None:
-            await self._try_open()
+            for _ in range(_BUSY_TRIES):
+                if await self._try_open() or not _busy(self._error):
+                    break
+                await asyncio.sleep(0.2)
         self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def stop(self) -> None:
@@ -97,6 +113,7 @@ class LiveRules:
             await self.poll()
             self.ready = True  # the active version, or the built-in rules when none is
         except (StoreError, TimeoutError, OSError) as exc:
+            self._error = exc
             self._failing(exc)
             if self.opened:
                 return True
