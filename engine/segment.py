@@ -238,7 +238,7 @@ class SentenceSegmenter:
         if final or self._kind in _LINE_ONLY:
             safe = n
         else:
-            safe = pos if self._open >= 0 else _safe(buf)
+            safe = pos if self._open >= 0 else _safe_from(buf, pos)
             self._open = n if max(pos, safe) < n else -1
         self._pos = max(pos, safe)
         # (a trailing `.` or `.)` becomes an event with the whitespace after it, a trailing
@@ -431,6 +431,14 @@ def _value_wraps(buf: str, event: Event, m: int, newlines: int, final: bool) -> 
     if start >= len(buf):
         return False if final else None
     return buf[start].isdigit() or (last == "-" and buf[start].isalnum())
+
+
+def _safe_from(buf: str, pos: int) -> int:
+    """`_safe(buf)`, reading only from `pos` when the run it looks for starts after it (a
+    stream of closers one character a delta is then read a character at a time, not from
+    the start of the piece each time)."""
+    tail = _safe(buf[pos:])
+    return pos + tail if tail > 0 or pos == 0 else _safe(buf)
 
 
 def _safe(buf: str) -> int:
