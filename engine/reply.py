@@ -389,7 +389,8 @@ class ReplyScreen:
             return findings  # (the label is carried past a blank piece)
         tail = sentence[-_LABEL_REACH:]
         low = tail.lower()
-        self._label = tail if any(name in low for name in _CARRIED) else ""
+        self._label = tail if ("pass" in low or "pwd" in low or "senha" in low
+                               or "identified" in low) else ""  # (`_CARRIED`, unrolled)
         if not before:
             return findings
         shift = len(before)
