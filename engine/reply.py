@@ -99,8 +99,6 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
 
 #: How much of a piece's end is read before the next piece when it names a password.
 _LABEL_REACH = 96
-#: The names that carry a piece's end over to the next (`ReplyScreen._values`).
-_CARRIED = ("pass", "pwd", "senha", "identified")
 
 
 def _merged_findings(found: list[Finding], more: list[Finding]) -> list[Finding]:
@@ -390,7 +388,7 @@ class ReplyScreen:
         tail = sentence[-_LABEL_REACH:]
         low = tail.lower()
         self._label = tail if ("pass" in low or "pwd" in low or "senha" in low
-                               or "identified" in low) else ""  # (`_CARRIED`, unrolled)
+                               or "identified" in low) else ""  # (names a password)
         if not before:
             return findings
         shift = len(before)
