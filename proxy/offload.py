@@ -9,7 +9,7 @@ screening core never holds the interpreter for long: a long text is read in wind
 interpreter changes hands between scans (every millisecond: `SWITCH_S`). Below the
 threshold, screening on the loop costs less than handing it to the thread: the slowest input
 families measured screen at about 1.3 to 2.5 ms a kilobyte (`a://a:`, `fe80::1 `, table
-rows), so 16 KB is about 40 ms in the worst case and well under 5 ms for ordinary text. A
+rows), so 16 KB is about 30-40 ms in the worst case and well under 5 ms for ordinary text. A
 JSON reply screens each of its strings as a reply of its own, which costs more a kilobyte.
 """
 
