@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
@@ -301,30 +301,46 @@ async def _forward(request: web.Request, turn: _Turn) -> web.StreamResponse:
     error, a stream relayed, a whole completion screened whole. An upstream that does not
     answer (refused, unreachable, timed out, broke off) is counted and answered as its
     fault."""
-    settings, metrics, record = turn.settings, turn.metrics, turn.record
-    url = f"{settings.upstream.base_url}/{_PATHS[turn.kind][0]}"
+    base = turn.settings.upstream.base_url
+
+    async def answer(upstream: aiohttp.ClientResponse) -> web.StreamResponse:
+        if upstream.status >= 400:
+            return await _refused(turn, upstream)
+        if upstream.content_type == "text/event-stream":
+            return await _relay(request, turn, upstream)
+        return await _whole_reply(request, turn, upstream)
+
+    return await call_upstream(request, f"{base}/{_PATHS[turn.kind][0]}", base, turn.forward,
+                               upstream_headers(request, turn.settings), answer)
+
+
+async def call_upstream(request: web.Request, url: str, base: str, body: dict[str, Any],
+                        headers: dict[str, str],
+                        answer: Callable[[aiohttp.ClientResponse], Awaitable[web.StreamResponse]]
+                        ) -> web.StreamResponse:
+    """POST `body` to `url` with `headers` (each API's own) and hand the upstream's response
+    to `answer`, its latency
+    observed and an output guardrail's flag counted. An upstream that does not answer
+    (refused, unreachable, timed out, broke off) is counted and raised as its fault, named
+    by `base` (never a URL with credentials)."""
+    metrics, record = request.app[METRICS], request[RECORD]
     started = time.perf_counter()
     answered = False
     try:
-        async with request.app[SESSION].post(url, data=orjson.dumps(turn.forward),
-                                             allow_redirects=False,
-                                             headers=upstream_headers(request, settings)
+        async with request.app[SESSION].post(url, data=orjson.dumps(body),
+                                             allow_redirects=False, headers=headers
                                              ) as upstream:
             answered = True
             metrics.upstream_latency_by(record.route).observe(time.perf_counter() - started)
             try:
-                if upstream.status >= 400:
-                    return await _refused(turn, upstream)
-                if upstream.content_type == "text/event-stream":
-                    return await _relay(request, turn, upstream)
-                return await _whole_reply(request, turn, upstream)
+                return await answer(upstream)
             finally:
                 if record.guardrail_output:
                     metrics.guardrail_output_flagged.inc()
     except Exception as exc:
         if answered:
             raise
-        failed = fault(exc, settings.upstream.base_url)
+        failed = fault(exc, base)
         count_fault(metrics, failed)  # overload (503) or an upstream fault
         raise failed from None
 

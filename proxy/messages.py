@@ -10,7 +10,6 @@ then through the output stage when one is on. Errors are in Anthropic's shape.
 from __future__ import annotations
 
 import secrets
-import time
 from functools import partial
 from typing import Any
 
@@ -29,6 +28,7 @@ from replyguard.proxy.api_messages import error_body, message_events, screen_mes
 from replyguard.proxy.api_messages_stream import MessageStream
 from replyguard.proxy.body import read_json
 from replyguard.proxy.completions import (
+    call_upstream,
     compiled_rules,
     compiled_tools,
     output_stage,
@@ -42,7 +42,6 @@ from replyguard.proxy.direct import SSE_HEADERS
 from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError
 from replyguard.proxy.messages_request import verdict_messages
 from replyguard.proxy.output import OutputStage, stage_texts
-from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
 from replyguard.proxy.pipeline import Slot
 from replyguard.proxy.record import RECORD
@@ -58,7 +57,7 @@ from replyguard.proxy.state import (
     SETTINGS,
     prepare,
 )
-from replyguard.proxy.upstream import error_from_status, fault, read_body, returned_headers
+from replyguard.proxy.upstream import error_from_status, read_body, returned_headers
 from replyguard.proxy.upstream import upstream_headers as openai_headers
 
 __all__ = ["FORWARDED", "RETURNED", "answer", "messages", "reply_message", "upstream_headers"]
@@ -188,30 +187,14 @@ async def _forward(request: web.Request, settings: Settings, forward: dict[str, 
                    screen_whole: Any) -> web.StreamResponse:
     """Send the request upstream (`<upstream.anthropic_base_url>/v1/messages`) and its
     answer back, screened (and through the output stage, when there is one)."""
-    metrics, record = request.app[METRICS], request[RECORD]
     base = settings.upstream.anthropic_base_url
-    url = f"{base}/v1/messages"
-    started = time.perf_counter()
-    answered = False
-    try:
-        async with request.app[SESSION].post(url, data=orjson.dumps(forward),
-                                             allow_redirects=False,
-                                             headers=upstream_headers(request, settings)
-                                             ) as upstream:
-            answered = True
-            metrics.upstream_latency_by(record.route).observe(time.perf_counter() - started)
-            try:
-                return await _answered(request, settings, upstream, stream, stage,
-                                       make_stream, screen_whole)
-            finally:
-                if record.guardrail_output:
-                    metrics.guardrail_output_flagged.inc()
-    except Exception as exc:
-        if answered:
-            raise
-        failed = fault(exc, base)
-        count_fault(metrics, failed)
-        raise failed from None
+
+    async def answer(upstream: aiohttp.ClientResponse) -> web.StreamResponse:
+        return await _answered(request, settings, upstream, stream, stage, make_stream,
+                               screen_whole)
+
+    return await call_upstream(request, f"{base}/v1/messages", base, forward,
+                               upstream_headers(request, settings), answer)
 
 
 async def _answered(request: web.Request, settings: Settings, upstream: aiohttp.ClientResponse,
