@@ -43,9 +43,14 @@ DETECTOR_REASONS: Final = MappingProxyType({
 })
 
 #: The name a finding carries where it is not its detector's id: both IP detectors report
-#: `ip_address`.
+#: `ip_address`; a secret assigned to its name or a password after a label in another script
+#: `password_assignment`, a password laid out in lines or a table's column `password_phrase`.
 _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
-                                       "ipv6_address": "ip_address"})
+                                       "ipv6_address": "ip_address",
+                                       "secret_assignment": "password_assignment",
+                                       "password_label": "password_assignment",
+                                       "password_layout": "password_phrase",
+                                       "password_column": "password_phrase"})
 
 
 def rule_name(detector: str) -> str:

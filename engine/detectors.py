@@ -163,6 +163,25 @@ def dotted_quad(run: str) -> bool:
     return run.count(".") >= 3
 
 
+#: What may stand between a password's name and its operator: a qualifier in brackets
+#: (`password (temporary):`) or naming whose it is (`password for bob:`, `senha de acesso:`).
+_QUALIFIER = (r"(?:[ \t]{1,4}\([^()\n]{1,40}\)"
+              r"|[ \t]{1,4}(?i:for|of|de|do|da|para|f\u00fcr|pour)[ \t]{1,4}[^\s:=()]{1,64})?")
+
+#: A password's value after its name and operator: quoted (C#'s verbatim `@"..."` too) or
+#: not; in brackets (`<Qz7xK2mP9w>`, `(none)`), the value is what the brackets hold (a
+#: placeholder of lower-case words, `<your-password>`, is none), and a value never starts
+#: with an opening bracket it does not close (`(see above)`). `&` ends the value only where a
+#: URL's next parameter starts (`&user=`).
+_VALUE = (
+    r"(?:@(?=\"))?(?P<q>[\"'`]?)"
+    r"(?P<br>[<(\[{](?=[^\s<>()\[\]{}\"'`]{1,128}[>)\]}]))?"
+    r"(?P<value>(?(br)(?![a-z]+(?:[-_][a-z]+)*[>)\]}])[^\s<>()\[\]{}\"'`]{1,128}"
+    r"|(?![<(\[{])(?:" + _UNGLUED + r"[^\s\"'`&]|&(?![A-Za-z_]\w{0,30}=)){0,1023}"
+    + _UNGLUED + r"[^\s\"'`&.,;:)]))(?(br)[>)\]}])(?P=q)"
+)
+
+
 #: The gate of the IPv6 detector: two colons at most four hex digits apart.
 COLON_PAIR = re.compile(r":[0-9A-Fa-f]{0,4}:")
 
@@ -266,21 +285,20 @@ DETECTORS: tuple[Detector, ...] = (
         category="password",
         # The name, in any case and after any non-alphanumeric character or inside a
         # camelCase name (`dbPassword`), with an optional `_`/`.`/`-` suffix
-        # (`password_hash`, `PASSWORD_DB`) and a closing quote or bracket
-        # (`$config['password']`); the operator (`:` `=` `:=` `=>` `==`); the value, quoted
-        # (C#'s verbatim `@"..."` too) or not.
+        # (`password_hash`, `PASSWORD_DB`), a qualifier (`password for bob`,
+        # `password (temporary)`) and a closing quote or bracket (`$config['password']`);
+        # the operator (`:` `=` `:=` `=>` `==`); the value (`_VALUE`).
         regex=re.compile(
-            r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))"
-            r"(?i:assword|asswd|wd|ass(?:phrase)?)"
-            r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha))"
-            r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|==?|:)[ \t]{0,8}"
-            # `&` ends the value only where a URL's next parameter starts (`&user=`).
-            r"(?:@(?=\"))?(?P<q>[\"'`]?)(?P<value>(?:" + _UNGLUED + r"[^\s\"'`&]"
-            r"|&(?![A-Za-z_]\w{0,30}=)){0,1023}" + _UNGLUED + r"[^\s\"'`&.,;:)])(?P=q)"
+            r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))(?i:assword|asswd|asswort|wd|w"
+            r"|ass(?:phrase)?)"
+            r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha)"
+            r"|(?i:c(?<![A-Za-z0-9]c)ontrase(?:\u00f1|n)a|m(?<![A-Za-z0-9]m)ot de passe))"
+            r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER + r"(?:[\"'`]?\]?)[ \t]{0,8}"
+            r"(?::=|=>|==?|:)[ \t]{0,8}" + _VALUE
         ),
-        keywords=("pass", "pwd", "senha"),
+        keywords=("pass", "pw", "senha", "contrase", "mot de passe"),
         keywords_in="lower",
-        reach=(0, 1100),
+        reach=(0, 1200),
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -297,7 +315,61 @@ DETECTORS: tuple[Detector, ...] = (
                          "const password = req.body.password;",
                          "if password == confirmPassword:", "password = input('Password: ')",
                          "password: null", "ALTER ROLE bob WITH PASSWORD NULL;",
-                         "password: (hidden)", "password = db_password"),
+                         "password: (hidden)", "password = db_password",
+                         "Password: (none)", "password: (see above)", "password: <your-password>",
+                         "    password: Optional[str] = None", "    password: SecretStr",
+                         "password: Mapped[str] = mapped_column(String(128))",
+                         "  password: string;", "password for the account: see the link",
+                         "password: {{password}}"),
+    ),
+    Detector(
+        id="secret_assignment",
+        category="password",
+        # A secret, a token or an API key assigned to its name (`secret:`, `client_secret=`,
+        # `SECRET_KEY=`, `access_token:`, `api_key=`): the name as a word of its own or after
+        # `_`/`-`/`.` (not `max_tokens`, `token_count`), the value as a password's.
+        regex=re.compile(
+            r"(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key)"
+            r"(?i:[_.-](?:key|token|value))?(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}"
+            + _VALUE
+        ),
+        keywords=("secret", "token", "api_key", "apikey", "api-key"),
+        keywords_in="lower",
+        reach=(0, 1200),
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w", "hunter2Secret!"),
+        counterexamples=("max_tokens: 1024", "token_count: 4096", "secret: true",
+                         "the secret: be kind", "tokens: 1200", "api_key=${API_KEY}",
+                         "token: <your-token>", "secretary: Ann", "SECRET_KEY=os.environ['K']"),
+    ),
+    Detector(
+        id="password_label",
+        category="password",
+        # A password after a label in another script: Russian `пароль` (read through the
+        # look-alike letters the view folds to ASCII), Japanese `パスワード`, Chinese `密码`,
+        # Korean `비밀번호`; then `:`, `=`, a full-width colon (read as `:`) or a particle
+        # (`は`, `是`, `는`).
+        regex=re.compile(
+            r"(?:(?i:\u043f[a\u0430][p\u0440][o\u043e]\u043b[\u044cb])|\u30d1\u30b9\u30ef"
+            r"\u30fc\u30c9|\u5bc6[\u7801\u78bc]|\ube44\ubc00\ubc88\ud638)"
+            r"(?:[ \t]{0,8}[:=]|[ \t]{0,4}(?:\u306f|\u662f|\u4e3a|\u70ba|\ub294|\uc740):?)"
+            r"[ \t]{0,8}" + _VALUE
+        ),
+        keywords=(),
+        gate=re.compile("[\u043f\u041f][a\u0430A\u0410][p\u0440P\u0420]|\u30d1\u30b9\u30ef"
+                        "|\u5bc6[\u7801\u78bc]|\ube44\ubc00"),
+        reach=(1, 1200),
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w",),
+        counterexamples=("\u043f\u0430\u0440\u043e\u043b\u044c: \u043d\u043e\u0432\u044b\u0439",
+                         "\u30d1\u30b9\u30ef\u30fc\u30c9\u3092\u5fd8\u308c\u305f",
+                         "\u5bc6\u7801\uff1a\u89c1\u4e0a"),
     ),
     Detector(
         id="password_phrase",
@@ -309,17 +381,25 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password|requirepass"
             r"|--pass(?:word|wd)?[= ]|set_?password[ \t]*\(|<password>"
-            r"|(?:new[ \t]+)?password[ \t]+is|password(?=[ \t]+')|password[ \t]*\|"
+            r"|(?:new[ \t]+)?password[ \t]+(?:is|was|has[ \t]+been|will[ \t]+be|remains)"
+            r"(?:[ \t]+(?:now|still|currently|temporarily|set|changed|reset|updated)){0,2}"
+            r"(?:[ \t]+to)?"
+            r"|password(?=[ \t]+')|password[ \t]*\|"
+            r"|password(?:[ \t]+[\w'\u2019-]{1,20}){1,4}[ \t]*:"
             r"|key=\"password\"[ \t]+value="
+            r"|type=[\"']?password[\"']?(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
+            r"|'[^'<>]{0,100}'|[^\s\"'<>]{1,100}))*?[ \t]+value="
+            r"|(?:login|credentials?|creds)[ \t]*:[ \t]*[^\s/:]{1,64}[ \t]*/"
             r"|new[ \t]+password|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
             r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
             r"(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
         ),
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
-                  "<password>", "password is", "with password", "encrypted password",
-                  "new password", "senha ", "password '", "password |", "password|",
-                  'key="password"'),
+                  "<password>", "password ", "with password", "encrypted password",
+                  "new password", "senha ", "password|", 'key="password"',
+                  'type="password"', "type='password'", "type=password", "login",
+                  "credential", "creds"),
         keywords_in="lower",
         reach=(16, 1100),  # (`with encrypted ` before its keyword, the value after it)
         validate=validators.password,
@@ -328,6 +408,11 @@ DETECTORS: tuple[Detector, ...] = (
         group="value",
         examples=("S3cret!x", "hunter2Secret!", "Zone-99x"),
         counterexamples=("your password is safe", "the new password: see the link below",
+                         "your password is now set.", "Login: admin / admin",
+                         "Login: see https://example.com/login",
+                         "the password you choose: must be long",
+                         '<input type="password" value="">',
+                         "the password policy for all accounts: Use a manager",
                          "the password | is required", "A senha é nova.",
                          "IDENTIFIED BY ''", "--password-file /run/secrets/db",
                          "<password></password>", "requirepass yes"),

@@ -19,6 +19,8 @@ CONTEXTS = {
     "password_assignment": ("password: ", ""),
     "url_password": ("postgres://admin:", "@db.internal:5432/shop"),
     "password_phrase": ("ALTER USER app IDENTIFIED BY '", "';"),
+    "secret_assignment": ("api_key=", ""),
+    "password_label": ("\u30d1\u30b9\u30ef\u30fc\u30c9\uff1a", ""),
 }
 
 
