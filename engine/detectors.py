@@ -17,6 +17,7 @@ from functools import partial
 from typing import Literal, Protocol
 
 from replyguard.engine import masks, validators
+from replyguard.engine.layout import LABEL, Columns
 from replyguard.engine.context_marks import Refusing, marked_as_other
 
 KeywordsIn = Literal["text", "lower", "shape"]
@@ -416,6 +417,51 @@ DETECTORS: tuple[Detector, ...] = (
                          "the password | is required", "A senha é nova.",
                          "IDENTIFIED BY ''", "--password-file /run/secrets/db",
                          "<password></password>", "requirepass yes"),
+    ),
+    Detector(
+        id="password_layout",
+        category="password",
+        # A password on a line of its own under a line naming it (a heading `### Password`,
+        # `Password:`, `**New password**`, then the value, blank lines between), or a line
+        # of the name and the value alone (`Password<TAB>Qz7xK2mP9w`: a tab reads as a space).
+        # Lines are read apart where a text names a password (`layout.needs_lines`).
+        regex=re.compile(
+            r"(?m)^(?:#{1,6}[ \t]+|>[ \t]*|[-*+][ \t]+)?(?:\*\*|__)?(?:[\w'-]{1,20}[ \t]){0,3}"
+            + LABEL + r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?"
+            r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+)"
+            r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
+        ),
+        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api_key", "apikey",
+                  "api key", "api-key"),
+        keywords_in="lower",
+        reach=(96, 400),
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w", "hunter2Secret!"),
+        counterexamples=("### Password\n\nReset it from the link below.\n",
+                         "Password\nManager\n", "## Password policy\n\nUse 12 characters.\n",
+                         "Forgot password?\n\nClick here.\n", "passport\nAB12345\n"),
+    ),
+    Detector(
+        id="password_column",
+        category="password",
+        # The cells of a table's or a CSV's column whose header names a password
+        # (`| user | password |`, `user,password`): `engine.layout.Columns`.
+        regex=Columns(),
+        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api_key", "apikey",
+                  "api key", "api-key"),
+        keywords_in="lower",
+        reach=(1, 32_768),
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        examples=("Qz7xK2mP9w", "hunter2Secret!"),
+        counterexamples=("| name | password policy |\n|---|---|\n| bob | Strong |",
+                         "| user | password |\n|---|---|\n| bob | (hidden) |",
+                         "| user | password |\n|---|---|\n| bob | see the vault |",
+                         "user,passport\nbob,AB123456"),
     ),
     Detector(
         id="url_password",

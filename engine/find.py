@@ -28,6 +28,7 @@ from operator import attrgetter
 
 from replyguard.engine.canon import Canonical, canonical, plain
 from replyguard.engine.detectors import DETECTORS, Detector
+from replyguard.engine.layout import needs_lines
 from replyguard.engine.plan import Plan
 from replyguard.engine.text import has_invisible, invisible_as_spaces, invisible_gaps, visible
 from replyguard.engine.views import Views
@@ -325,7 +326,9 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
         return _through_invisible(text, detectors)
     view = canonical(text)
     found = _mapped(view, _find_in(view.text, detectors))
-    if view.joined:  # numbers joined across lines or spaces: read them apart too
+    # Numbers joined across lines or spaces, or a password laid out in lines (a table's
+    # column, a heading then its value): read them apart too.
+    if view.joined or needs_lines(text):
         apart = canonical(text, join=False)
         found = _kept_apart(found, _mapped(apart, _find_in(apart.text, detectors)))
     if view.attributes:  # a tag's attributes read as text: read the text as shown too

@@ -128,11 +128,23 @@ def _label_start(text: str, start: int) -> int:
     return at
 
 
+def _table_row(piece: str) -> bool:
+    """Is `piece` a line of a table (`| bob | Qz7xK2mP9w |`)?"""
+    return piece.lstrip(" \t>").startswith("|")
+
+
+#: The names of a password in other scripts (Russian, Japanese, Chinese, Korean), as a piece's
+#: end is read for one.
+_NON_ASCII_LABEL = re.compile("\u043f\u0430\u0440\u043e\u043b\u044c|\u30d1\u30b9\u30ef"
+                              "|\u5bc6[\u7801\u78bc]|\ube44\ubc00")
+
 #: How far before a password's value, and after any value, a forced split may not fall.
 _BEFORE_PASSWORD = 96
 _AFTER_VALUE = 4
 #: The names a password's label holds (lower case), as the password detectors read them.
-_LABELS = ("pass", "pwd", "senha", "identified", "://", "<password>", "--pass")
+_LABELS = ("pass", "pw", "senha", "identified", "://", "<password>", "--pass", "secret", "token",
+           "api", "contrase", "login", "credential", "\u043f\u0430\u0440\u043e\u043b\u044c",
+           "\u30d1\u30b9\u30ef", "\u5bc6\u7801")
 
 
 class ReplyScreen:
@@ -387,8 +399,13 @@ class ReplyScreen:
             return findings  # (the label is carried past a blank piece)
         tail = sentence[-_LABEL_REACH:]
         low = tail.lower()
-        self._label = tail if ("pass" in low or "pwd" in low or "senha" in low
-                               or "identified" in low) else ""  # (names a password)
+        if ("pass" in low or "pw" in low or "senha" in low or "identified" in low
+                or "secret" in low or "token" in low or "api" in low or "contrase" in low
+                or (not low.isascii() and _NON_ASCII_LABEL.search(low) is not None)):
+            # (names a password; a table's header whole, as its rows' cells are read by it)
+            self._label = sentence if _table_row(sentence) and len(sentence) <= 1024 else tail
+        elif not (before and _table_row(sentence) and _table_row(before)):
+            self._label = ""  # (a table's header is kept for its rows)
         if not before:
             return findings
         shift = len(before)

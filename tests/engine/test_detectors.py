@@ -20,6 +20,8 @@ CONTEXTS = {
     "url_password": ("postgres://admin:", "@db.internal:5432/shop"),
     "password_phrase": ("ALTER USER app IDENTIFIED BY '", "';"),
     "secret_assignment": ("api_key=", ""),
+    "password_layout": ("### Password\n\n", "\n"),
+    "password_column": ("| user | password |\n|---|---|\n| bob | ", " |\n"),
     "password_label": ("\u30d1\u30b9\u30ef\u30fc\u30c9\uff1a", ""),
 }
 

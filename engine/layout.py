@@ -1,0 +1,150 @@
+"""Passwords laid out in lines rather than assigned: the column of a table or a CSV whose header
+names a password (`| user | password |` then `| bob | Qz7xK2mP9w |`; `user,password` then
+`bob,Qz7xK2mP9w`). `Columns` finds each such cell as a compiled pattern's matches would be
+found (the `Finder` a detector holds); it reads a text's lines, so `engine.find` gives it the
+text with its lines apart (`needs_lines`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+#: A name that names a password or a secret (a table's column, a heading, a label line).
+LABEL = (r"(?i:pass(?:word|wd|phrase|wort)?|pwd?|senha|contrase(?:\u00f1|n)a|mot de passe"
+         r"|secret|token|api[_ -]?key)")
+#: A header cell naming a password: the name, after a word or two (`new password`,
+#: `temp_password`, `DB Password`), with a qualifier (`password (temporary)`) or a colon.
+_HEADER_CELL = re.compile(
+    r"(?:[A-Za-z][\w-]{0,19}[ _.-]){0,2}" + LABEL + r"(?:[ \t]*\([^()]{1,40}\))?:?")
+#: Where a header may name a password: the name as a word of its own (not `passport`).
+_NAMED = re.compile(r"(?<![A-Za-z0-9])" + LABEL + r"(?![A-Za-z])")
+#: A table's separator line (`|---|:--:|`).
+_SEPARATOR = re.compile(r"[ \t|:-]*-[ \t|:-]*")
+#: A cell's value: one word, no space inside (a sentence in a cell is no password).
+_TOKEN = re.compile(r"[^\s]{1,128}")
+#: Marks around a cell's value that are no part of it (code and emphasis marks).
+_MARKS = "`*"
+#: At most this many rows of a table are read after its header.
+MAX_ROWS = 500
+
+
+def needs_lines(text: str) -> bool:
+    """Whether `text` (not plain: it is read through a canonical view that joins its lines)
+    may hold a password laid out in lines, so that it must also be read with its lines
+    apart: it has a line break and a name that names a password."""
+    return "\n" in text and _NAMED.search(text) is not None
+
+
+class Columns:
+    """The cells under a header cell naming a password, in a table (`|`) or a CSV (`,` `;`)
+    whose rows have as many cells as its header: each a match of one word (`_TOKEN`), in
+    order of position, as `finditer` gives a pattern's. A header is looked for in
+    `[pos, endpos)`, read from its line's start; its rows up to `endpos`."""
+
+    __slots__ = ()
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None
+                 ) -> Iterator[re.Match[str]]:
+        end = len(text) if endpos is None else endpos
+        at = pos
+        while True:
+            named = _NAMED.search(text, at, end)
+            if named is None:
+                return
+            line_start = text.rfind("\n", 0, named.start()) + 1
+            line_end = _line_end(text, named.end(), end)
+            block_end = line_end
+            for match in _cells(text, line_start, line_end, end):
+                block_end = max(block_end, match.end())
+                yield match
+            at = max(line_end, block_end) + 1
+            if at >= end:
+                return
+
+    def search(self, text: str, pos: int = 0, endpos: int | None = None
+               ) -> re.Match[str] | None:
+        return next(self.finditer(text, pos, endpos), None)
+
+    def match(self, text: str, pos: int = 0, endpos: int | None = None
+              ) -> re.Match[str] | None:
+        match = self.search(text, pos, endpos)
+        return match if match is not None and match.start() == pos else None
+
+    def __repr__(self) -> str:
+        return "Columns()"
+
+
+def _line_end(text: str, at: int, end: int) -> int:
+    found = text.find("\n", at, end)
+    return end if found == -1 else found
+
+
+def _split(line: str, sep: str) -> list[tuple[int, int]]:
+    """The cells of a line as `(start, end)` offsets in it; a table's outer pipes (either may
+    be missing, a quoted or listed row's first one read as its prefix) open no cell."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for i, char in enumerate(line):
+        if char == sep:
+            spans.append((start, i))
+            start = i + 1
+    spans.append((start, len(line)))
+    if sep == "|":
+        if not line[spans[0][0]:spans[0][1]].strip():
+            spans.pop(0)
+        if spans and not line[spans[-1][0]:spans[-1][1]].strip():
+            spans.pop()
+    return spans
+
+
+def _separator_of(header: str) -> str | None:
+    for sep in "|,;":
+        if sep in header:
+            return sep
+    return None
+
+
+def _cells(text: str, start: int, stop: int, end: int) -> Iterator[re.Match[str]]:
+    """The values under the password columns of the header `text[start:stop]`, in the rows
+    after it up to `end`."""
+    header = text[start:stop]
+    sep = _separator_of(header)
+    if sep is None:
+        return
+    spans = _split(header, sep)
+    columns = [i for i, (a, b) in enumerate(spans)
+               if _HEADER_CELL.fullmatch(header[a:b].strip(" \t" + _MARKS)) is not None]
+    if not columns or len(spans) < 2:
+        return
+    row_start = stop + 1
+    for _ in range(MAX_ROWS):
+        if row_start >= end:
+            return
+        row_end = _line_end(text, row_start, end)
+        row = text[row_start:row_end]
+        if sep not in row:
+            return
+        if sep != "|" or _SEPARATOR.fullmatch(row) is None:
+            cells = _split(row, sep)
+            if len(cells) != len(spans):
+                return
+            for i in columns:
+                match = _value(text, row_start, row, cells[i])
+                if match is not None:
+                    yield match
+        row_start = row_end + 1
+
+
+def _value(text: str, row_start: int, row: str, cell: tuple[int, int]) -> re.Match[str] | None:
+    """The one word a cell holds, with no marks around it; None for an empty cell or one
+    holding words."""
+    a, b = cell
+    while a < b and row[a] in " \t" + _MARKS:
+        a += 1
+    while b > a and row[b - 1] in " \t" + _MARKS:
+        b -= 1
+    if a == b:
+        return None
+    match = _TOKEN.match(text, row_start + a, row_start + b)
+    return match if match is not None and match.end() == row_start + b else None
