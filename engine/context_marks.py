@@ -23,11 +23,13 @@ _KEY_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
 #: A key's name, read backwards from its end.
 _NAME_BACKWARDS = re.compile(r"[A-Za-z0-9_]{1,48}")
 #: Words that name the kind of number before it (`ISBN`, `order`, `invoice`, `tracking`,
-#: `ref`, `Unix time`; Portuguese `pedido`, `nota fiscal`, `protocolo`, `rastreio`).
+#: `ref`, `ticket`, `id`, `size`, `Unix time`; Portuguese `pedido`, `nota fiscal`,
+#: `protocolo`, `rastreio`).
 _WORDS = frozenset(
     "isbn isbn-10 isbn-13 issn order invoice tracking waybill shipment ref reference receipt "
     "ticket account acct sku serial unix epoch timestamp build pedido fatura protocolo "
-    "rastreio rastreamento nfe nf-e".split()) | {"unix time", "nota fiscal"}
+    "rastreio rastreamento nfe nf-e id size bytes length checksum hash crc pid uid version "
+    "case".split()) | {"unix time", "nota fiscal"}
 #: What may open a parenthesis or a quotation before such a word.
 _OPENING = "([{\"'`"
 #: The second words of the two-word names among them.
@@ -73,6 +75,35 @@ def _id_key(tail: str) -> bool:
         return True
     first = _KEY_WORD.match(key)  # a key named after the kind of number (`order_no`, `orderNumber`)
     return first is not None and first.group().lower() in _WORDS
+
+
+#: A unit or a count after a digit run: it measures something (`7266106890 bytes`, `… ms`).
+_UNIT_AFTER = re.compile(r"[ \t]?(?:bytes?|[KMGT]i?B|ms|ns|\u00b5s|us|secs?|seconds|tokens"
+                         r"|rows|records|items|chars|characters|words|lines|views|downloads)"
+                         r"(?![A-Za-z])")
+
+
+def not_a_phone(text: str, start: int, end: int) -> bool:
+    """Whether the digit run `text[start:end]` is no phone number: the text before it marks
+    it as something else (`marked_as_other`), a unit follows it (`7266106890 bytes`), or it
+    is a version (`124.0.6367.207`: three dots or more, a group of one digit after the first
+    or a last group of other than four digits; `1.800.555.0143` is a phone)."""
+    if text.count(".", start, end) >= 3 and _version(text[start:end]):
+        return True
+    if _UNIT_AFTER.match(text, end) is not None:
+        return True
+    return marked_as_other(text, start, end)
+
+
+def _version(run: str) -> bool:
+    groups = run.split(".")
+    return len(groups[-1]) != 4 or any(len(group) < 2 for group in groups[1:])
+
+
+def bare_and_marked(text: str, start: int, end: int) -> bool:
+    """Whether the run `text[start:end]` is digits alone and the text before it marks it as
+    something else (`Ticket 72360589121`): an ungrouped number is read by its label."""
+    return text[start:end].isdigit() and marked_as_other(text, start, end)
 
 
 class Refusing:

@@ -18,7 +18,7 @@ from typing import Literal, Protocol
 
 from replyguard.engine import masks, validators
 from replyguard.engine.layout import LABEL, Columns
-from replyguard.engine.context_marks import Refusing, marked_as_other
+from replyguard.engine.context_marks import Refusing, bare_and_marked, not_a_phone
 
 KeywordsIn = Literal["text", "lower", "shape"]
 
@@ -140,6 +140,15 @@ def _key(first: str) -> str:
     hyphenated name (`risk-free`), but after a `_` or `-` that ends another key's body (16
     letters or digits at least: two keys glued, `ghp_...-sk-proj-...`)."""
     return f"{first}(?:(?<![\\w-]{first})|(?<=[A-Za-z0-9]{{16}}[_-]{first}))"
+
+
+def git_remote(text: str, start: int, end: int) -> bool:
+    """Whether the address `text[start:end]` is a git remote's user and host, not an e-mail
+    address: `git@host:path` (scp syntax) or `…://git@host`."""
+    if not text.startswith("git@", start):
+        return False
+    return (text.startswith(":", end) and end + 1 < len(text) and not text[end + 1].isspace()
+            or text.endswith("://", 0, start))
 
 
 #: Not punctuation glued to a known secret: where a password value stops.
@@ -275,11 +284,12 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(r"(?:AKIA|ASIA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         keywords=("AKIA", "ASIA"),
         reach=(0, 20),
-        validate=None,
+        validate=validators.aws_access_key,
         mask=masks.aws_access_key,
         priority=3,
         examples=("AKIAIOSFODNN7EXAMPLE", "ASIAY34FZKBOKMUTVV7A"),
-        counterexamples=("AKIAIOSFODNN7EXAMPLEX", "XAKIAIOSFODNN7EXAMPLE", "AKIA is a prefix"),
+        counterexamples=("AKIAIOSFODNN7EXAMPLEX", "XAKIAIOSFODNN7EXAMPLE", "AKIA is a prefix",
+                         "AKIAXXXXXXXXXXXXXXXX", "ASIA0000000000000000"),
     ),
     Detector(
         id="password_assignment",
@@ -490,12 +500,13 @@ DETECTORS: tuple[Detector, ...] = (
         category="email",
         # Local part: letters and digits of ASCII, Latin, Greek or Cyrillic with `._%+-`,
         # or CJK letters; domain: labels of either (IDN, RFC 5890) or A-labels (`xn--`).
-        regex=re.compile(
+        # An scp-style git remote (`git@github.com:org/repo.git`) is none.
+        regex=Refusing(re.compile(
             f"(?:[{_EU}_%+-](?<![{_EU}_.%+-][{_EU}_%+-])[{_EU}._%+-]{{0,63}}"
             f"|[{_CJK}](?<![{_CJK}][{_CJK}])[{_CJK}]{{0,63}})"
             f"@{_DOMAIN_LABEL}(?:\\.{_DOMAIN_LABEL}){{0,7}}\\.{_TLD}"
             f"(?![{_EU}_@-])(?!\\.[{_EU}{_CJK}])"
-        ),
+        ), git_remote),
         keywords=("@",),
         reach=(65, 600),
         # (Each branch tried only where a run of its characters starts: ~2.5x cheaper.)
@@ -510,6 +521,7 @@ DETECTORS: tuple[Detector, ...] = (
                   "user@xn--bcher-kva.example", "user@example.xn--p1ai",
                   "\u0438\u0432\u0430\u043d@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444"),
         counterexamples=("@handle", "user@localhost", "a@b", "name at example dot com",
+                         "git@github.com:org/repo.git", "ssh://git@gitlab.example.com/org/x",
                          "report@2x.png", "icon@3x.svg", "\u00e9t\u00e9@ici", "user@xn--",
                          "jo\u00e3o@exemplo"),
     ),
@@ -574,8 +586,9 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="us_ssn",
         category="national_id",
+        # Not glued by `-` to more of a longer id (`SKU 123-45-6789-XL`).
         regex=re.compile(_START_SSN + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}"
-                         + _END_GROUPED.format(sep="s")),
+                         + _END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
         keywords=(),
         min_digits=9,
         reach=_NEAR_RUN,
@@ -584,7 +597,8 @@ DETECTORS: tuple[Detector, ...] = (
         priority=12,
         examples=("123-45-6789", "123 45 6789", "078-05-1121"),
         counterexamples=("000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567",
-                         "123-45-0000", "2024-11-29"),
+                         "123-45-0000", "2024-11-29", "SKU 123-45-6789-XL in stock.",
+                         "Case No. 123-45-6789-A"),
     ),
     Detector(
         id="uk_nino",
@@ -611,8 +625,11 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="br_cpf",
         category="national_id",
-        regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)"
-                         r"(?!,\d\d?(?![\d/,;|\t]))"),
+        # Eleven digits alone that the text before them marks as something else (`Ticket
+        # 72360589121`) are not one; nor is a CPF glued by `-` to more of a longer id.
+        regex=Refusing(re.compile(
+            _START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)(?!-[A-Za-z])"
+            r"(?!,\d\d?(?![\d/,;|\t]))"), bare_and_marked),
         keywords=(),
         min_digits=11,
         reach=_NEAR_RUN,
@@ -620,17 +637,19 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.last4,
         priority=12,
         examples=("529.982.247-25", "52998224725", "111.444.777-35"),
-        counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00"),
+        counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00",
+                         "Ticket 72360589121 is closed.", "529.982.247-25-B"),
     ),
     Detector(
         id="phone_number",
         category="phone",
         # A digit run that the text before it marks as an id, a time, an ISBN or a reference
-        # (`"product_id": `, `ISBN`, `order`, `invoice`, `tracking`, `ref`) is no candidate.
+        # (`"product_id": `, `ISBN`, `order`, `invoice`, `tracking`, `ref`), that a unit
+        # follows (`bytes`) or that is a version (`124.0.6367.207`) is no candidate.
         regex=Refusing(re.compile(
             r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM + r")"
             r"(?:[ .-]?\(?\d\)?){6,16}" + _END_NUM
-        ), marked_as_other),
+        ), not_a_phone),
         keywords=(),
         min_digits=8,
         reach=(2, 3),
@@ -647,7 +666,9 @@ DETECTORS: tuple[Detector, ...] = (
                          "07700 900123", "1755302400", "ISBN 0-306-40615-2",
                          '"product_id": 3074185296', "order 2025550143", "invoice #2025550143",
                          "tracking number: 2025550143", "ref 2025550143", "+1 555 012 3456",
-                         "(11) 98765-4321", '"created_at": "2025550143"'),
+                         "(11) 98765-4321", '"created_at": "2025550143"',
+                         "Chrome 124.0.6367.207", "size 7266106890 bytes",
+                         "7266106890 bytes", "Ticket 72360589121 is closed.", "id 2025550143"),
     ),
     Detector(
         id="ipv4_address",
@@ -664,7 +685,8 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.ip_address,
         priority=13,
         examples=("203.0.113.42", "10.0.0.1", "192.168.1.254"),
-        counterexamples=("256.1.1.1", "1.2.3", "v1.2.3.4", "1.2.3.4.5", "Version 1.0.0.0"),
+        counterexamples=("256.1.1.1", "1.2.3", "v1.2.3.4", "1.2.3.4.5", "Version 1.0.0.0",
+                         "0.0.0.0", "127.0.0.1", "255.255.255.255"),
     ),
     Detector(
         id="ipv6_address",
@@ -685,6 +707,6 @@ DETECTORS: tuple[Detector, ...] = (
                   "::ffff:192.0.2.1", "64:ff9b::192.0.2.33",
                   "0:0:0:0:0:ffff:192.0.2.1"),
         counterexamples=("10:30:00", "std::vector", "12:00", "::ffff:192.0.2", "::ffff:192.0.2.1.5",
-                         "::ffff:192.0.2.256"),
+                         "::ffff:192.0.2.256", "::1", "0:0:0:0:0:0:0:1"),
     ),
 )

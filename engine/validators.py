@@ -198,12 +198,24 @@ def url_password(value: str) -> bool:
 
 
 def ip_address(value: str) -> bool:
-    """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed)."""
+    """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed), other
+    than those that name no host of anyone's: the unspecified address (`0.0.0.0`, `::`),
+    loopback (`127.0.0.1`, `::1`) and the limited broadcast (`255.255.255.255`)."""
     try:
-        ipaddress.ip_address(value.split("%", 1)[0])
+        address = ipaddress.ip_address(value.split("%", 1)[0])
     except ValueError:
         return False
-    return True
+    return not (address.is_loopback or address.is_unspecified
+                or address == _LIMITED_BROADCAST)
+
+
+_LIMITED_BROADCAST = ipaddress.IPv4Address("255.255.255.255")
+
+
+def aws_access_key(value: str) -> bool:
+    """An AWS access key id whose 16 characters after its prefix are not one character
+    repeated (`AKIAXXXXXXXXXXXXXXXX` is a placeholder)."""
+    return len(set(value[4:])) > 1
 
 
 def jwt(value: str) -> bool:
