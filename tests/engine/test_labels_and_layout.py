@@ -1,0 +1,121 @@
+"""Passwords and secrets after labels in more forms and laid out in lines or tables, and the
+ordinary values that are no finding (versions, type annotations, git remotes, longer ids,
+loopback addresses, placeholders): exact screened text on the request side, in a whole reply
+and in a reply streamed cut at every position."""
+
+from __future__ import annotations
+
+import pytest
+
+from replyguard.engine import ReplyScreen, find, screen_text
+from replyguard.engine.reply import screen_reply
+from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
+
+RULES = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")
+
+
+def _streamed(text: str, cut: int) -> str:
+    screen = ReplyScreen(RULES)
+    return screen.feed(text[:cut]) + screen.feed(text[cut:]) + screen.finish()
+
+
+def _every_way(text: str) -> set[str]:
+    """The screened text on the request side, as a whole reply and streamed cut anywhere."""
+    out = {screen_text(text, RULES, "turn").text, screen_reply(text, RULES)[0]}
+    out |= {_streamed(text, cut) for cut in range(1, len(text))}
+    return out
+
+
+MASKED = [
+    ("| user | password |\n|---|---|\n| bob | Qz7xK2mP9w |",
+     "| user | password |\n|---|---|\n| bob | **** |"),
+    ("Here you go:\n\n| user | password | role |\n|---|---|---|\n| bob | Qz7xK2mP9w | admin |\n"
+     "| al | Xy8#kLm2v | user |\n\nKeep them safe.",
+     "Here you go:\n\n| user | password | role |\n|---|---|---|\n| bob | **** | admin |\n"
+     "| al | **** | user |\n\nKeep them safe."),
+    ("Password\tQz7xK2mP9w", "Password\t****"),
+    ("user,password\nbob,Qz7xK2mP9w", "user,password\nbob,****"),
+    ("name;pwd\nbob;Qz7xK2mP9w\nal;Xy8kLm2qR", "name;pwd\nbob;****\nal;****"),
+    ("password for bob: Qz7xK2mP9w", "password for bob: ****"),
+    ("password (temporary): Qz7xK2mP9w", "password (temporary): ****"),
+    ("Your new password is now Qz7xK2mP9w.", "Your new password is now ****."),
+    ("Here's the password you asked for: Qz7xK2mP9w", "Here's the password you asked for: ****"),
+    ("Password was changed to Qz7xK2mP9w", "Password was changed to ****"),
+    ("### Password\n\nQz7xK2mP9w\n", "### Password\n\n****\n"),
+    ("Your login:\n\n**Password:**\n\nQz7xK2mP9w\n\nChange it soon.",
+     "Your login:\n\n**Password:**\n\n****\n\nChange it soon."),
+    ("Password: <Qz7xK2mP9w>", "Password: <****>"),
+    ('<input type="password" value="Qz7xK2mP9w">', '<input type="password" value="****">'),
+    ("pw: Qz7xK2mP9w", "pw: ****"),
+    ("secret: Qz7xK2mP9w", "secret: ****"),
+    ("client_secret=Qz7xK2mP9w", "client_secret=****"),
+    ("token: Qz7xK2mP9w", "token: ****"),
+    ("SECRET_KEY=Qz7xK2mP9w", "SECRET_KEY=****"),
+    ("api_key=Qz7xK2mP9w", "api_key=****"),
+    ("Login: bob / Qz7xK2mP9w", "Login: bob / ****"),
+    ("Credentials: bob/Qz7xK2mP9w", "Credentials: bob/****"),
+    ("Passwort: Qz7xK2mP9w", "Passwort: ****"),
+    ("contrase\u00f1a: Qz7xK2mP9w", "contrase\u00f1a: ****"),
+    ("mot de passe : Qz7xK2mP9w", "mot de passe : ****"),
+    ("senha: Qz7xK2mP9w", "senha: ****"),
+    ("\u043f\u0430\u0440\u043e\u043b\u044c: Qz7xK2mP9w", "\u043f\u0430\u0440\u043e\u043b\u044c: ****"),
+    ("\u30d1\u30b9\u30ef\u30fc\u30c9\uff1aQz7xK2mP9w", "\u30d1\u30b9\u30ef\u30fc\u30c9\uff1a****"),
+    ("\u5bc6\u7801\uff1aQz7xK2mP9w", "\u5bc6\u7801\uff1a****"),
+    ("\u5bc6\u7801\u662fQz7xK2mP9w\u3002", "\u5bc6\u7801\u662f****\u3002"),
+]
+
+
+@pytest.mark.parametrize(("text", "screened"), MASKED, ids=range(len(MASKED)))
+def test_password_after_a_label_or_in_a_layout_is_masked(text: str, screened: str) -> None:
+    assert _every_way(text) == {screened}
+
+
+UNCHANGED = [
+    "Chrome 124.0.6367.207",
+    "    password: Optional[str] = None",
+    "    password: SecretStr",
+    "password: Mapped[str] = mapped_column(String(128))",
+    "  password: string;",
+    "Password: (none)",
+    "password: (see above)",
+    "Password: <your-password>",
+    "git@github.com:org/repo.git",
+    "git clone ssh://git@gitlab.example.com/org/repo.git",
+    "SKU 123-45-6789-XL in stock.",
+    "Case No. 123-45-6789-A",
+    "Ticket 72360589121 is closed.",
+    "size 7266106890 bytes",
+    "Listen on 0.0.0.0 and 127.0.0.1, or ::1.",
+    "aws_access_key_id = AKIAXXXXXXXXXXXXXXXX",
+    "max_tokens: 1024",
+    "token_count: 4096",
+    "the secret: be kind",
+    "### Password\n\nReset it from the link below.\n",
+    "| name | password policy |\n|---|---|\n| bob | Strong |",
+    "| user | password |\n|---|---|\n| bob | see the vault |",
+    "Login: admin / admin",
+]
+
+
+@pytest.mark.parametrize("text", UNCHANGED, ids=range(len(UNCHANGED)))
+def test_ordinary_text_comes_back_unchanged(text: str) -> None:
+    assert (_every_way(text), find(text)) == ({text}, [])
+
+
+def test_dotted_versions_are_no_phones() -> None:
+    texts = [f"Chrome {a}.{b}.{c}.{d}" for a in (1, 99, 124) for b in (0, 5, 42)
+             for c in (1000, 6367, 9999) for d in (0, 58, 207)]
+    assert [t for t in texts if find(t)] == []
+
+
+@pytest.mark.parametrize(("text", "screened"), [
+    ("Call 1.800.555.0143 today.", "Call ***0143 today."),
+    ("Server at 10.0.0.1 is down.", "Server at ***.***.***.1 is down."),
+    ("Write to jane@example.com: we reply within a day.",
+     "Write to j***@example.com: we reply within a day."),
+    ("deploy as jane@example.com:main", "deploy as j***@example.com:main"),
+    ("my ssn is 123-45-6789-", "my ssn is ***6789-"),
+    ("AKIAIOSFODNN7EXAMPLE", "AKIA****MPLE"),
+])
+def test_values_near_the_refused_shapes_are_still_found(text: str, screened: str) -> None:
+    assert _every_way(text) == {screened}
