@@ -5,7 +5,6 @@ moderation removes a flagged sentence before the client sees it, in streams too.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,9 +28,10 @@ SNEAKY = "SNEAKY"  # the fake injection judge answers "yes" when the message hol
 class Checks:
     """A fake judge (chat completions) and moderation endpoint. `delay_s` / `status` per check
     ("topic", "prompt_injection", "moderation") inject faults; `answer` overrides the judge's
-    answer text. Records `calls` (check, text) in arrival order. `held_until` per check: each
-    call is held until that many calls of it have arrived (given up after 5 s, recorded in
-    `gave_up`), so a caller that waits for one answer before the next call never gets one."""
+    answer text. Records `calls` (check, text) in arrival order. `held_until` per check (or
+    "all"): each call is held until that many calls of it (of any check) have arrived (given
+    up after 5 s, recorded in `gave_up`), so a caller that waits for one answer before the next
+    call never gets one."""
 
     delay_s: dict[str, float] = field(default_factory=dict)
     held_until: dict[str, int] = field(default_factory=dict)
@@ -48,9 +48,10 @@ class Checks:
 
     async def _fault(self, check: str) -> web.Response | None:
         await asyncio.sleep(self.delay_s.get(check, 0))
-        if check in self.held_until:
+        key = check if check in self.held_until else "all"
+        if key in self.held_until:
             for _ in range(500):
-                if sum(c == check for c, _text in self.calls) >= self.held_until[check]:
+                if sum(key in (c, "all") for c, _text in self.calls) >= self.held_until[key]:
                     break
                 await asyncio.sleep(0.01)
             else:
@@ -230,14 +231,12 @@ async def test_a_judge_answer_other_than_yes_or_no_is_an_error(
 
 
 async def test_the_checks_run_concurrently(stack: StartUpstream, checks: Any) -> None:
-    fake, url = await checks(delay_s={"topic": 0.2, "prompt_injection": 0.2,
-                                      "moderation": 0.2})
+    # no check is answered before all three arrived: checks one after another never end
+    fake, url = await checks(held_until={"all": 3})
     s = await stack(upstream(), **all_on(url, guardrails__moderation__output=False))
-    started = time.perf_counter()
     assert content(await ask(s, "Where is my parcel?")) == "Your parcel ships on Monday."
-    elapsed = time.perf_counter() - started
     assert sorted(c for c, _ in fake.calls) == ["moderation", "prompt_injection", "topic"]
-    assert elapsed < 0.5  # three 200 ms checks, one after another, would take 600 ms
+    assert fake.gave_up == []
 
 
 async def test_a_long_message_is_inspected_whole(stack: StartUpstream, checks: Any) -> None:
