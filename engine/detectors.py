@@ -17,7 +17,7 @@ from functools import partial
 from typing import Literal, Protocol
 
 from replyguard.engine import masks, validators
-from replyguard.engine.layout import LABEL, Columns
+from replyguard.engine.layout import LABEL, AtLineStarts, Columns
 from replyguard.engine.context_marks import Refusing, bare_and_marked, not_a_phone
 
 KeywordsIn = Literal["text", "lower", "shape"]
@@ -344,7 +344,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?i:[_.-](?:key|token|value))?(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}"
             + _VALUE
         ),
-        keywords=("secret", "token", "api_key", "apikey", "api-key"),
+        keywords=("secret", "token", "api_key", "apikey"),
         keywords_in="lower",
         reach=(0, 1200),
         validate=validators.password,
@@ -369,10 +369,11 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:[ \t]{0,8}[:=]|[ \t]{0,4}(?:\u306f|\u662f|\u4e3a|\u70ba|\ub294|\uc740):?)"
             r"[ \t]{0,8}" + _VALUE
         ),
-        keywords=(),
-        gate=re.compile("[\u043f\u041f][a\u0430A\u0410][p\u0440P\u0420]|\u30d1\u30b9\u30ef"
-                        "|\u5bc6[\u7801\u78bc]|\ube44\ubc00"),
-        reach=(1, 1200),
+        # (Keywords as the view reads them, look-alikes folded, and as typed.)
+        keywords=("\u043fap", "\u041fap", "\u041fAP", "\u043f\u0430\u0440", "\u041f\u0430\u0440",
+                  "\u041f\u0410\u0420", "\u30d1\u30b9\u30ef", "\u5bc6\u7801", "\u5bc6\u78bc",
+                  "\ube44\ubc00"),
+        reach=(0, 1200),
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -398,9 +399,9 @@ DETECTORS: tuple[Detector, ...] = (
             r"|password(?=[ \t]+')|password[ \t]*\|"
             r"|password(?:[ \t]+[\w'\u2019-]{1,20}){1,4}[ \t]*:"
             r"|key=\"password\"[ \t]+value="
-            r"|type=[\"']?password[\"']?(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
+            r"|type=\"password\"(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
             r"|'[^'<>]{0,100}'|[^\s\"'<>]{1,100}))*?[ \t]+value="
-            r"|(?:login|credentials?|creds)[ \t]*:[ \t]*[^\s/:]{1,64}[ \t]*/"
+            r"|(?:login|credentials?)[ \t]*:[ \t]*[^\s/:]{1,64}[ \t]*/"
             r"|new[ \t]+password|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
             r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
@@ -409,8 +410,7 @@ DETECTORS: tuple[Detector, ...] = (
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
                   "<password>", "password ", "with password", "encrypted password",
                   "new password", "senha ", "password|", 'key="password"',
-                  'type="password"', "type='password'", "type=password", "login",
-                  "credential", "creds"),
+                  'type="password"', "login", "credential"),
         keywords_in="lower",
         reach=(16, 1100),  # (`with encrypted ` before its keyword, the value after it)
         validate=validators.password,
@@ -435,14 +435,13 @@ DETECTORS: tuple[Detector, ...] = (
         # `Password:`, `**New password**`, then the value, blank lines between), or a line
         # of the name and the value alone (`Password<TAB>Qz7xK2mP9w`: a tab reads as a space).
         # Lines are read apart where a text names a password (`layout.needs_lines`).
-        regex=re.compile(
+        regex=AtLineStarts(re.compile(
             r"(?m)^(?:#{1,6}[ \t]+|>[ \t]*|[-*+][ \t]+)?(?:\*\*|__)?(?:[\w'-]{1,20}[ \t]){0,3}"
             + LABEL + r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?"
             r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+)"
             r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
-        ),
-        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api_key", "apikey",
-                  "api key", "api-key"),
+        )),
+        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api_key", "apikey"),
         keywords_in="lower",
         reach=(96, 400),
         validate=validators.password,
@@ -460,8 +459,7 @@ DETECTORS: tuple[Detector, ...] = (
         # The cells of a table's or a CSV's column whose header names a password
         # (`| user | password |`, `user,password`): `engine.layout.Columns`.
         regex=Columns(),
-        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api_key", "apikey",
-                  "api key", "api-key"),
+        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api_key", "apikey"),
         keywords_in="lower",
         reach=(1, 32_768),
         validate=validators.password,

@@ -36,6 +36,45 @@ def needs_lines(text: str) -> bool:
     return "\n" in text and _NAMED.search(text) is not None
 
 
+class AtLineStarts:
+    """A compiled pattern all of whose matches start at a line's start (`(?m)^...`), tried
+    only at each line's start in `[pos, endpos)` (`re` would try it at every character):
+    `finditer`, `search` and `match` give what the pattern's own would."""
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None
+                 ) -> Iterator[re.Match[str]]:
+        end = len(text) if endpos is None else endpos
+        at = pos
+        if pos > 0 and text[pos - 1] != "\n":
+            at = text.find("\n", pos, end) + 1
+            if at == 0:
+                return
+        match_ = self.pattern.match
+        while at < end:
+            match = match_(text, at, end)
+            if match is not None:
+                yield match
+            at = text.find("\n", at if match is None else max(at, match.end()), end) + 1
+            if at == 0:
+                return
+
+    def search(self, text: str, pos: int = 0, endpos: int | None = None
+               ) -> re.Match[str] | None:
+        return next(self.finditer(text, pos, endpos), None)
+
+    def match(self, text: str, pos: int = 0, endpos: int | None = None
+              ) -> re.Match[str] | None:
+        return self.pattern.match(text, pos, len(text) if endpos is None else endpos)
+
+    def __repr__(self) -> str:
+        return f"AtLineStarts({self.pattern!r})"
+
+
 class Columns:
     """The cells under a header cell naming a password, in a table (`|`) or a CSV (`,` `;`)
     whose rows have as many cells as its header: each a match of one word (`_TOKEN`), in
@@ -47,6 +86,8 @@ class Columns:
     def finditer(self, text: str, pos: int = 0, endpos: int | None = None
                  ) -> Iterator[re.Match[str]]:
         end = len(text) if endpos is None else endpos
+        if text.find("\n", pos, end) == -1:
+            return  # (a header and a row: two lines at least)
         at = pos
         while True:
             named = _NAMED.search(text, at, end)

@@ -68,7 +68,8 @@ class Plan:
                    tuple((k, tuple(v)) for k, v in keys["text"].items()),
                    tuple((k.encode(), tuple(v)) for k, v in keys["lower"].items()),
                    tuple(gated), tuple(always),
-                   KeyScan.of(list(keys["text"].items()), list(keys["lower"].items())),
+                   KeyScan.of([(k, v) for k, v in keys["text"].items() if k.isascii()],
+                              list(keys["lower"].items())),
                    tuple((k, tuple(v)) for k, v in keys["lower"].items()),
                    _digit_pattern(bool(numeric), keys["shape"]))
 
@@ -92,7 +93,7 @@ class Plan:
             if self.shape_keys:
                 self._shape_keys(views, on)
         if self.scan is not None and len(text) >= KEYSCAN_MIN:
-            on.extend(self.scan.groups(views))
+            self._scanned(self.scan, views, on)
         else:
             self._keywords(views, on)
         for gate, i in self.gated:
@@ -102,6 +103,15 @@ class Plan:
             return []
         detectors = self.detectors
         return [detectors[i] for i in sorted(set(on))]
+
+    def _scanned(self, scan: KeyScan, views: Views, on: list[int]) -> None:
+        """Add the detectors whose keywords a long text holds: the scan's, and those of the
+        text keywords not in ASCII (the scan reads the ASCII view: `KeyScan`)."""
+        on.extend(scan.groups(views))
+        text = views.text
+        for word, group in self.text_keys:
+            if not word.isascii() and word in text:
+                on.extend(group)
 
     def clean(self, text: str) -> bool:
         """True when no detector of the plan can be active in the ASCII `text` of a sentence
@@ -180,7 +190,8 @@ KEYSCAN_MIN = 1024
 
 class KeyScan:
     """Which of a plan's text and lower-case keywords occur in a text, found in one pass of a
-    Vectorscan database over the text's ASCII view (the lower-case ones caselessly, which is
+    Vectorscan database over the text's ASCII view (so only ASCII text keywords: `Plan.active`
+    looks for the others with `in`) (the lower-case ones caselessly, which is
     what the ASCII lower-case view reads), each reported once (HS_FLAG_SINGLEMATCH). On a
     megabyte this is ~0.4 ms where one `in` test a keyword is ~10 ms. The answers go into the
     views' keyword cache, so the detectors' windows do not scan for them again. Each thread
