@@ -424,6 +424,7 @@ DETECTORS: tuple[Detector, ...] = (
                          "the password you choose: must be long",
                          '<input type="password" value="">',
                          "the password policy for all accounts: Use a manager",
+                         "password reset link: example.com/reset",
                          "the password | is required", "A senha é nova.",
                          "IDENTIFIED BY ''", "--password-file /run/secrets/db",
                          "<password></password>", "requirepass yes"),

@@ -260,7 +260,8 @@ def password(value: str) -> bool:
 #: `$DB_PASS`, `%DB_PASS%`, `os.environ["DB_PASSWORD"]`, `process.env.DB_PASS`), or a
 #: placeholder's name in capital letters (`YOUR_PASSWORD`; `S3CR3T_V4LUE` is a password), or
 #: code: a member (`req.body.password`), a name that names a password (`confirmPassword`),
-#: a call (`input(`, `getpass()`), a null or a boolean, a type annotation (`Optional[str]`,
+#: a call (`input(`, `getpass()`), a null or a boolean, a link without its scheme
+#: (`example.com/reset`), a type annotation (`Optional[str]`,
 #: `Mapped[str]`, pydantic's `SecretStr`).
 _NOT_A_PASSWORD = re.compile(
     r"\d+[.,]\d+"
@@ -273,6 +274,7 @@ _NOT_A_PASSWORD = re.compile(
     r"|[a-z]+_(?:password|passwd|pwd|pass)[a-z_]*|(?i:password|passwd|pwd))[;,]?"
     r"|[A-Za-z_$][\w$.]*\(.*"
     r"|(?i:null|none|nil|undefined|true|false|\(?hidden\)?|\(?redacted\)?)[;,]?"
+    r"|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[a-z]{2,24}/\S*"
     r"|(?:Optional|Mapped|Union|Annotated|Final|ClassVar|Required|NotRequired|Secret|List"
     r"|Field|Column)\[.*|Secret(?:Str|Bytes)[;,]?"
 )
