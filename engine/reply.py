@@ -399,13 +399,15 @@ class ReplyScreen:
             return findings  # (the label is carried past a blank piece)
         tail = sentence[-_LABEL_REACH:]
         low = tail.lower()
-        if ("pass" in low or "pw" in low or "senha" in low or "identified" in low
+        if before and _table_row(sentence) and _table_row(before):
+            pass  # (a table's header naming a password is kept for all its rows)
+        elif ("pass" in low or "pw" in low or "senha" in low or "identified" in low
                 or "secret" in low or "token" in low or "api" in low or "contrase" in low
                 or (not low.isascii() and _NON_ASCII_LABEL.search(low) is not None)):
             # (names a password; a table's header whole, as its rows' cells are read by it)
             self._label = sentence if _table_row(sentence) and len(sentence) <= 1024 else tail
-        elif not (before and _table_row(sentence) and _table_row(before)):
-            self._label = ""  # (a table's header is kept for its rows)
+        else:
+            self._label = ""
         if not before:
             return findings
         shift = len(before)

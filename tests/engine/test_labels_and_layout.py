@@ -33,6 +33,8 @@ MASKED = [
      "| al | Xy8#kLm2v | user |\n\nKeep them safe.",
      "Here you go:\n\n| user | password | role |\n|---|---|---|\n| bob | **** | admin |\n"
      "| al | **** | user |\n\nKeep them safe."),
+    ("| user | password |\n|---|---|\n| bob | pass123X |\n| al | Qz7xK2mP9w |\n",
+     "| user | password |\n|---|---|\n| bob | **** |\n| al | **** |\n"),
     ("Password\tQz7xK2mP9w", "Password\t****"),
     ("user,password\nbob,Qz7xK2mP9w", "user,password\nbob,****"),
     ("name;pwd\nbob;Qz7xK2mP9w\nal;Xy8kLm2qR", "name;pwd\nbob;****\nal;****"),
