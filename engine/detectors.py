@@ -337,11 +337,11 @@ DETECTORS: tuple[Detector, ...] = (
         id="secret_assignment",
         category="password",
         # A secret, a token or an API key assigned to its name (`secret:`, `client_secret=`,
-        # `SECRET_KEY=`, `access_token:`, `api_key=`): the name as a word of its own or after
+        # `SECRET_KEY=`, `AWS_SECRET_ACCESS_KEY=`, `access_token:`, `api_key=`): the name as a word of its own or after
         # `_`/`-`/`.` (not `max_tokens`, `token_count`), the value as a password's.
         regex=re.compile(
             r"(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key)"
-            r"(?i:[_.-](?:key|token|value))?(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}"
+            r"(?i:[_.-](?:access|key|token|value)){0,2}(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}"
             + _VALUE
         ),
         keywords=("secret", "token", "api_key", "apikey"),
@@ -351,7 +351,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
-        examples=("Qz7xK2mP9w", "hunter2Secret!"),
+        examples=("Qz7xK2mP9w", "hunter2Secret!", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
         counterexamples=("max_tokens: 1024", "token_count: 4096", "secret: true",
                          "the secret: be kind", "tokens: 1200", "api_key=${API_KEY}",
                          "token: <your-token>", "secretary: Ann", "SECRET_KEY=os.environ['K']"),

@@ -54,6 +54,7 @@ MASKED = [
     ("token: Qz7xK2mP9w", "token: ****"),
     ("SECRET_KEY=Qz7xK2mP9w", "SECRET_KEY=****"),
     ("api_key=Qz7xK2mP9w", "api_key=****"),
+    ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_ACCESS_KEY=****"),
     ("Login: bob / Qz7xK2mP9w", "Login: bob / ****"),
     ("Credentials: bob/Qz7xK2mP9w", "Credentials: bob/****"),
     ("Passwort: Qz7xK2mP9w", "Passwort: ****"),
