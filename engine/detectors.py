@@ -344,7 +344,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?i:[_.-](?:access|key|token|value)){0,2}(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}"
             + _VALUE
         ),
-        keywords=("secret", "token", "api_key", "apikey"),
+        keywords=("secret", "token", "api"),
         keywords_in="lower",
         reach=(0, 1200),
         validate=validators.password,
@@ -369,10 +369,9 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:[ \t]{0,8}[:=]|[ \t]{0,4}(?:\u306f|\u662f|\u4e3a|\u70ba|\ub294|\uc740):?)"
             r"[ \t]{0,8}" + _VALUE
         ),
-        # (Keywords as the view reads them, look-alikes folded, and as typed.)
-        keywords=("\u043fap", "\u041fap", "\u041fAP", "\u043f\u0430\u0440", "\u041f\u0430\u0440",
-                  "\u041f\u0410\u0420", "\u30d1\u30b9\u30ef", "\u5bc6\u7801", "\u5bc6\u78bc",
-                  "\ube44\ubc00"),
+        # (Keywords as the view reads them, look-alike letters folded.)
+        keywords=("\u043fap", "\u041fap", "\u041fAP", "\u30d1\u30b9\u30ef", "\u5bc6\u7801",
+                  "\u5bc6\u78bc", "\ube44\ubc00"),
         reach=(0, 1200),
         validate=validators.password,
         mask=masks.password,
@@ -408,9 +407,9 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
         ),
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
-                  "<password>", "password ", "with password", "encrypted password",
-                  "new password", "senha ", "password|", 'key="password"',
-                  'type="password"', "login", "credential"),
+                  "<password>", "pass", "with password", "encrypted password",
+                  "new password", "senha ", 'key="password"', 'type="password"', "login",
+                  "credential"),
         keywords_in="lower",
         reach=(16, 1100),  # (`with encrypted ` before its keyword, the value after it)
         validate=validators.password,
@@ -442,7 +441,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+)"
             r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
         )),
-        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api_key", "apikey"),
+        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api"),
         keywords_in="lower",
         reach=(96, 400),
         validate=validators.password,
@@ -460,7 +459,7 @@ DETECTORS: tuple[Detector, ...] = (
         # The cells of a table's or a CSV's column whose header names a password
         # (`| user | password |`, `user,password`): `engine.layout.Columns`.
         regex=Columns(),
-        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api_key", "apikey"),
+        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api"),
         keywords_in="lower",
         reach=(1, 32_768),
         validate=validators.password,

@@ -37,6 +37,9 @@ class Plan:
     scan: KeyScan | None  # the text and lower-case keywords in one pass, for long texts
     lower_words: tuple[tuple[str, tuple[int, ...]], ...]  # `lower_keys` as text (for ASCII)
     digit_text: re.Pattern[str] | None  # runs (if `numeric`) and `shape_keys`, in ASCII text
+    #: The text keywords not in ASCII (`text_keys` holds the others): looked for only in a
+    #: text that is not ASCII, never by the long-text scan (`KeyScan` reads the ASCII view).
+    wide_keys: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @classmethod
     def of(cls, detectors: Sequence[Detector]) -> Plan:
@@ -65,13 +68,14 @@ class Plan:
                     keys[d.keywords_in].setdefault(key, []).append(i)
         return cls(tuple(detectors), tuple(numeric),
                    tuple((k.encode(), tuple(v)) for k, v in keys["shape"].items()),
-                   tuple((k, tuple(v)) for k, v in keys["text"].items()),
+                   tuple((k, tuple(v)) for k, v in keys["text"].items() if k.isascii()),
                    tuple((k.encode(), tuple(v)) for k, v in keys["lower"].items()),
                    tuple(gated), tuple(always),
                    KeyScan.of([(k, v) for k, v in keys["text"].items() if k.isascii()],
                               list(keys["lower"].items())),
                    tuple((k, tuple(v)) for k, v in keys["lower"].items()),
-                   _digit_pattern(bool(numeric), keys["shape"]))
+                   _digit_pattern(bool(numeric), keys["shape"]),
+                   tuple((k, tuple(v)) for k, v in keys["text"].items() if not k.isascii()))
 
     def active(self, views: Views) -> list[Detector]:
         """The detectors that may match somewhere in the text, in the set's order.
@@ -106,12 +110,13 @@ class Plan:
 
     def _scanned(self, scan: KeyScan, views: Views, on: list[int]) -> None:
         """Add the detectors whose keywords a long text holds: the scan's, and those of the
-        text keywords not in ASCII (the scan reads the ASCII view: `KeyScan`)."""
+        text keywords not in ASCII (`wide_keys`)."""
         on.extend(scan.groups(views))
         text = views.text
-        for word, group in self.text_keys:
-            if not word.isascii() and word in text:
-                on.extend(group)
+        if not text.isascii():
+            for word, group in self.wide_keys:
+                if word in text:
+                    on.extend(group)
 
     def clean(self, text: str) -> bool:
         """True when no detector of the plan can be active in the ASCII `text` of a sentence
@@ -158,6 +163,10 @@ class Plan:
         for word, group in self.text_keys:
             if word in text:
                 on.extend(group)
+        if self.wide_keys and not text.isascii():
+            for word, group in self.wide_keys:
+                if word in text:
+                    on.extend(group)
         if not self.lower_keys:
             return
         if text.isascii():  # the lower-case view is the text's lower case: `in` on text
