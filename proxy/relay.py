@@ -382,7 +382,11 @@ def _keep_texts(record: RequestRecord, item: Item) -> None:
 
 
 def _bytes(item: Item) -> bytes:
-    return item if isinstance(item, bytes) else _encode(item)
+    if isinstance(item, bytes):
+        return item
+    if item.keep is not None and not item.keep():
+        return b""
+    return _encode(item)
 
 
 async def _send(response: web.StreamResponse, data: bytes) -> None:

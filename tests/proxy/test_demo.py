@@ -44,7 +44,7 @@ Counts read back from /metrics:
   reply_wording_added_total 1.0
   reply_facts_untraced_total 5.0
   reply_facts_traced_total 2.0
-  replyguard_guardrail_blocks_total{check="prompt_injection"} 1.0
+  replyguard_guardrail_blocks_total{api="chat",check="prompt_injection"} 1.0
 
 Reply rules, live (a new version through /v1/reply-rules, then a rollback):
 do you deliver abroad?

@@ -53,7 +53,7 @@ def _rules(tmp_path: Path) -> str:
     return str(path)
 
 
-BASE = {"tenant": None, "key_id": None, "api": "openai", "method": "POST",
+BASE = {"tenant": None, "key_id": None, "api": "chat", "method": "POST",
         "rules_version": 1, "guardrail": None, "stage": None, "counts": {},
         "upstream_status": None, "text": None}
 
@@ -88,9 +88,10 @@ async def test_a_record_for_every_verdict(proxy, store_url: str, tmp_path: Path)
          "counts": {"reply_pd_detected_national_id": 1, "reply_pd_withheld": 1}},
         {**chat, "verdict": "exact", "counts": {"reply_exact_reply": 1}},
         {**chat, "verdict": "blocked", "guardrail": "prompt_injection", "stage": "input"},
-        {**BASE, "route": "/v1/embeddings", "model": "emb-1", "status": 200,
-         "verdict": "forward", "upstream_status": 200},
-        {**BASE, "route": "/v1/models", "method": "GET", "model": None, "status": 200,
+        {**BASE, "api": "embeddings", "route": "/v1/embeddings", "model": "emb-1",
+         "status": 200, "verdict": "forward", "upstream_status": 200},
+        {**BASE, "api": "models", "route": "/v1/models", "method": "GET", "model": None,
+         "status": 200,
          "verdict": "passthrough", "upstream_status": 200},
     ]
     assert [r["id"] for r in rows] == [6, 5, 4, 3, 2, 1]
@@ -318,6 +319,6 @@ async def test_a_messages_record_names_the_anthropic_api(proxy, tmp_path: Path) 
     finally:
         await upstream.close()
     assert [(r["api"], r["route"], r["verdict"], r["status"], r["text"]) for r in rows] == [
-        ("anthropic", "/v1/messages", "forward", 200, "Card **** 1111 noted."),
-        ("anthropic", "/v1/messages", "error", 400, None),
-        ("anthropic", "/v1/messages", "forward", 200, "Card **** 1111 noted.")]
+        ("messages", "/v1/messages", "forward", 200, "Card **** 1111 noted."),
+        ("messages", "/v1/messages", "error", 400, None),
+        ("messages", "/v1/messages", "forward", 200, "Card **** 1111 noted.")]
