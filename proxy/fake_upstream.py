@@ -162,8 +162,9 @@ class ScriptedUpstream:
 
     Records `seen` (each valid request body, in order, for chat, Responses, Messages,
     completions, embeddings and moderations), `seen_auth` (the Authorization header of each,
-    on Messages the `x-api-key` one when sent, in step with `seen`), `last_user_turns` (the last user
-    message of each chat, Responses or Messages request: what the model was given) and
+    on Messages the `x-api-key` one when sent, in step with `seen`), `last_user_turns` (the
+    last user message of each chat, Responses or Messages request: what the model was given)
+    and
     `cancelled` (streams whose client went away before the end). Responses carry `model` as
     given here, whatever the request asked; `created` fixes the timestamp (default: now).
     """
