@@ -296,7 +296,7 @@ async def test_the_upstream_status_is_recorded(proxy, store_url: str) -> None:
     assert (row["status"], row["upstream_status"], row["verdict"]) == (429, 429, "forward")
 
 
-async def test_a_messages_record_names_the_anthropic_api(proxy, tmp_path: Path) -> None:
+async def test_a_messages_record_names_the_messages_api(proxy, tmp_path: Path) -> None:
     from aiohttp.test_utils import TestServer
     from fake_anthropic import FakeAnthropic, says, text
 
@@ -322,3 +322,36 @@ async def test_a_messages_record_names_the_anthropic_api(proxy, tmp_path: Path) 
         ("messages", "/v1/messages", "forward", 200, "Card **** 1111 noted."),
         ("messages", "/v1/messages", "error", 400, None),
         ("messages", "/v1/messages", "forward", 200, "Card **** 1111 noted.")]
+
+
+async def test_stored_response_reads_are_responses_records(proxy, tmp_path: Path) -> None:
+    from aiohttp.test_utils import TestServer
+    from fake_responses import FakeResponses, Said
+
+    fake = FakeResponses(lambda _body: Said("Card 4111 1111 1111 1111 noted."),
+                         items=[{"type": "message", "role": "user", "content": [
+                             {"type": "input_text", "text": "card 4111 1111 1111 1111"}]}])
+    upstream = TestServer(fake.app(), host="127.0.0.1")
+    await upstream.start_server()
+    try:
+        client = await proxy(f"sqlite:///{tmp_path}/rg.db", records__text="screened",
+                             upstream_url=str(upstream.make_url("/v1")))
+        for path in ("/v1/responses/resp_1", "/v1/responses/resp_1?stream=true",
+                     "/v1/responses/resp_1/input_items"):
+            async with client.get(path) as resp:
+                assert resp.status == 200
+                await resp.read()
+        rows = await _records(client, 3)
+        metrics = (await (await client.get("/metrics")).text()).splitlines()
+    finally:
+        await upstream.close()
+    assert [(r["api"], r["route"], r["method"], r["verdict"], r["status"], r["text"])
+            for r in reversed(rows)] == [
+        ("responses", "/v1/responses/{id}", "GET", "forward", 200, "Card **** 1111 noted."),
+        ("responses", "/v1/responses/{id}", "GET", "forward", 200, "Card **** 1111 noted."),
+        ("responses", "/v1/responses/{id}/input_items", "GET", "forward", 200, None)]
+    assert [line for line in metrics if line.startswith("replyguard_requests_total{")] == [
+        'replyguard_requests_total{api="responses",route="/v1/responses/{id}",status="200"} 2.0',
+        'replyguard_requests_total{api="responses",route="/v1/responses/{id}/input_items",'
+        'status="200"} 1.0',
+        'replyguard_requests_total{api="other",route="/v1/records",status="200"} 1.0']
