@@ -143,12 +143,10 @@ def _key(first: str) -> str:
 
 
 def git_remote(text: str, start: int, end: int) -> bool:
-    """Whether the address `text[start:end]` is a git remote's user and host, not an e-mail
-    address: `git@host:path` (scp syntax) or `…://git@host`."""
-    if not text.startswith("git@", start):
-        return False
-    return (text.startswith(":", end) and end + 1 < len(text) and not text[end + 1].isspace()
-            or text.endswith("://", 0, start))
+    """Whether the address `text[start:end]` is a git remote's user and host in scp syntax
+    (`git@host:path`), not an e-mail address."""
+    return (text.startswith("git@", start) and text.startswith(":", end)
+            and end + 1 < len(text) and not text[end + 1].isspace())
 
 
 #: Not punctuation glued to a known secret: where a password value stops.
@@ -519,7 +517,7 @@ DETECTORS: tuple[Detector, ...] = (
                   "user@xn--bcher-kva.example", "user@example.xn--p1ai",
                   "\u0438\u0432\u0430\u043d@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444"),
         counterexamples=("@handle", "user@localhost", "a@b", "name at example dot com",
-                         "git@github.com:org/repo.git", "ssh://git@gitlab.example.com/org/x",
+                         "git@github.com:org/repo.git",
                          "report@2x.png", "icon@3x.svg", "\u00e9t\u00e9@ici", "user@xn--",
                          "jo\u00e3o@exemplo"),
     ),
