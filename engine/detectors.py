@@ -405,9 +405,9 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
         ),
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
-                  "<password>", "pass", "with password", "encrypted password",
-                  "new password", "senha ", 'key="password"', 'type="password"', "login",
-                  "credential"),
+                  "<password>", "password ", "password|", "with password",
+                  "encrypted password", "new password", "senha ", 'key="password"',
+                  'type="password"', "login", "credential"),
         keywords_in="lower",
         reach=(16, 1100),  # (`with encrypted ` before its keyword, the value after it)
         validate=validators.password,
