@@ -585,8 +585,8 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     """Does a line break (or `<br>`) between two characters that are no space wrap a value
     inside itself, a letter or digit after it: after a hyphen inside a word or number
     (`123-45-\n6789`, `GB82-WEST-<br>1234`), after the `@` of an address
-    (`zelda.quux@\nexample.org`), after a dot ending a token that holds a dot already
-    (`529.982.\n247-25`; not `in 1990.\n2001`), or inside a known secret's token, when what
+    (`zelda.quux@\nexample.org`), after a dot between digits ending a token that holds a
+    dot already (`529.982.\n247-25`; not `in 1990.\n2001`; `engine.segment` reads the same), or inside a known secret's token, when what
     follows reads as more of it, not as a word (`sk-proj-4fJk29\nPz8XvTn7`; not `...\nThen`)?
     Read joined, and apart too (`Canonical.joined`)."""
     before, after = one[start - 1], one[end]
@@ -599,7 +599,7 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     if before == "@":
         return one[start - 2].isalnum()
     if before == ".":
-        return one[start - 2].isalnum() and "." in _token_before(one, start - 1)
+        return after.isdigit() and _DOTTED.search(_token_before(one, start - 1)) is not None
     if not (before.isalnum() or before in "_-") or _SECRET_HEAD.search(
             _token_before(one, start)) is None:
         return False
@@ -607,6 +607,8 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     return any(c.isdigit() for c in word) or not (word[1:].islower() or word.isupper())
 
 
+#: A number in dotted groups (`529.982`, before the dot that ends its line: `_wrapped`).
+_DOTTED = re.compile(r"[0-9]\.[0-9]+\Z")
 #: A tag that breaks a line (`<br>`, `<br/>`, `</p>`, `<div>`...): any block element's.
 _LINE_BREAK_TAG = re.compile(rf"</?(?i:{_alternation(_BLOCK_NAMES)})[ \t\n/>]")
 
