@@ -17,7 +17,12 @@ from functools import partial
 from typing import Literal, Protocol
 
 from replyguard.engine import masks, validators
-from replyguard.engine.context_marks import Refusing, marked_as_other
+from replyguard.engine.context_marks import (
+    Refusing,
+    a_ticket_pass,
+    marked_as_other,
+    no_password_named_before,
+)
 
 KeywordsIn = Literal["text", "lower", "shape"]
 
@@ -113,6 +118,15 @@ _END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)"
 KEY_BODY = r"(?:[^-]|-(?!----))"
 #: The END line of a private key block (PEM or OpenPGP).
 KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+#: What a key block's body starts with, after the line breaks, quoting and markup between it
+#: and the BEGIN line: a base64 line, an armor header (`Version: `), the `=` checksum, or
+#: the END line. A BEGIN line followed by anything else (a BEGIN line named in prose) is a
+#: value by itself: its mask covers that line only.
+KEY_BODY_START = (r"(?=(?:[\s>#*/|`'\"]|\\[nr]|<[Bb][Rr][ /]{0,2}>){0,16}"
+                  r"(?:[A-Za-z0-9+/=]{16}|=[A-Za-z0-9+/]{4}|[A-Za-z][A-Za-z-]{1,30}: |-----END))")
+#: The BEGIN line of a private key block, and its body when one follows.
+_KEY_BLOCK = (r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+              r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?")
 
 #: Where a number detector runs: from the start of a run of digits and separators to 5
 #: characters past its end (its look-aheads read at most 4 past a run: `,12/`).
@@ -171,15 +185,14 @@ DETECTORS: tuple[Detector, ...] = (
         id="private_key",
         category="private_key",
         regex=re.compile(
-            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----" + KEY_BODY + "*"
-            r"(?:" + KEY_END + ")?"
-            r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}" + KEY_END
+            _KEY_BLOCK + r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}" + KEY_END
         ),
         keywords=("PRIVATE KEY",),
         validate=None,
         mask=masks.private_key,
         priority=0,
-        rest=re.compile(KEY_BODY + "*(?:" + KEY_END + ")?"),
+        # (A piece after the BEGIN line's that starts no body holds none of the key.)
+        rest=re.compile("(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?"),
         examples=(
             "-----BEGIN RSA PRIVATE KEY-----\n"
             "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4\n"
@@ -268,16 +281,22 @@ DETECTORS: tuple[Detector, ...] = (
         # camelCase name (`dbPassword`), with an optional `_`/`.`/`-` suffix
         # (`password_hash`, `PASSWORD_DB`) and a closing quote or bracket
         # (`$config['password']`); the operator (`:` `=` `:=` `=>` `==`); the value, quoted
-        # (C#'s verbatim `@"..."` too) or not.
-        regex=re.compile(
+        # (C#'s verbatim `@"..."` too) or not, or the first string of a list or of an object
+        # (`{"password": ["..."]}`, `{"password": {"value": "..."}}`); never an HTML
+        # attribute (`password: <code class="pw">`: the value is in the element). `pass`
+        # after a word naming a ticket (`Season pass:`) names no password.
+        regex=Refusing(re.compile(
             r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))"
             r"(?i:assword|asswd|wd|ass(?:phrase)?)"
             r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha))"
             r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|==?|:)[ \t]{0,8}"
+            r"(?:\[[ \t]{0,8}(?=[\"'])|\{[ \t]{0,8}[\"'][\w.-]{1,32}[\"'][ \t]{0,8}:[ \t]{0,8}"
+            r"(?=[\"']))?"
             # `&` ends the value only where a URL's next parameter starts (`&user=`).
-            r"(?:@(?=\"))?(?P<q>[\"'`]?)(?P<value>(?:" + _UNGLUED + r"[^\s\"'`&]"
+            r"(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])(?P<value>(?:"
+            + _UNGLUED + r"[^\s\"'`&]"
             r"|&(?![A-Za-z_]\w{0,30}=)){0,1023}" + _UNGLUED + r"[^\s\"'`&.,;:)])(?P=q)"
-        ),
+        ), a_ticket_pass),
         keywords=("pass", "pwd", "senha"),
         keywords_in="lower",
         reach=(0, 1100),
@@ -297,7 +316,56 @@ DETECTORS: tuple[Detector, ...] = (
                          "const password = req.body.password;",
                          "if password == confirmPassword:", "password = input('Password: ')",
                          "password: null", "ALTER ROLE bob WITH PASSWORD NULL;",
-                         "password: (hidden)", "password = db_password"),
+                         "password: (hidden)", "password = db_password",
+                         "Season pass: Gold2025", "boarding pass = Zone4B",
+                         'password: <code class="pw">'),
+    ),
+    Detector(
+        id="password_confirm",
+        category="password",
+        # A `"confirm"` field beside a password's (`{"new_password": "...", "confirm": "..."}`):
+        # its confirmation, the same password (`"confirm_password"` is a password's name).
+        regex=Refusing(re.compile(
+            r"[\"'](?i:confirm(?:ation)?)[\"'][ \t]{0,8}(?::|=>?)[ \t]{0,8}(?P<q>[\"'])"
+            r"(?P<value>[^\s\"']{0,1023}[^\s\"'.,;:)])(?P=q)"
+        ), no_password_named_before),
+        keywords=('"confirm', "'confirm"),
+        keywords_in="lower",
+        reach=(0, 1100),
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("S3cret!x", "hunter2Secret!"),
+        counterexamples=('{"confirm": "S3cret!x"}', '{"password": "", "confirm": true}',
+                         '{"pass": 1, "confirm": "yes"}'),
+    ),
+    Detector(
+        id="cli_password",
+        category="password",
+        # A password on a command line: MySQL's and MariaDB's `-p` glued to it (`mysql -u root
+        # -pS3cret!`; `-p` alone asks for one), sshpass's `-p`, curl's `-u`/`--user`
+        # `user:password` (`--password=` is `password_phrase`'s).
+        regex=re.compile(
+            r"(?:(?i:mysql(?:dump|admin|import|sh)?|mariadb(?:-dump|-admin)?)(?![\w-])"
+            r"(?:[ \t]+(?!-p)[^\s|;&]{1,200}){0,16}?[ \t]+-p(?=\S)"
+            r"|sshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*"
+            r"|(?P<user>curl(?:[ \t]+(?!-u|--user)[^\s|;&]{1,200}){0,16}?[ \t]+(?:-u|--user)"
+            r"(?:[ \t]+|=)?))"
+            r"(?P<q>[\"']?)(?(user)[^\s:\"']{1,64}:)"
+            r"(?P<value>[^\s\"']{0,127}[^\s\"'.,;:)])(?P=q)"
+        ),
+        keywords=("mysql", "mariadb", "sshpass", "curl"),
+        keywords_in="lower",
+        reach=(0, 1100),
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("S3cret!Pw9", "hunter2Secret!"),
+        counterexamples=("mysql -u root -p mydb", "curl -u admin https://example.com",
+                         "mysql -P 3306 -h db", "sshpass -f ~/.pw ssh host",
+                         "curl -u admin: https://example.com"),
     ),
     Detector(
         id="password_phrase",
@@ -476,6 +544,26 @@ DETECTORS: tuple[Detector, ...] = (
                   "AB12 34 56C", "AB 12 3456 C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
                          "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C"),
+    ),
+    Detector(
+        id="uk_nhs",
+        category="national_id",
+        # After `NHS` (`NHS number`, `NHS no.`): 10 digits (3-3-4 as printed) whose modulus 11
+        # check digit holds (NHS Digital's rule, python-stdnum). Unlabelled, such a number
+        # may be a phone's; labelled `NHS`, it is never read as one (`marked_as_other`).
+        regex=re.compile(
+            r"(?i:nhs)(?<![A-Za-z0-9]...)(?:[ \t]+(?i:number|num|no\.?|n[oº°]\.?))?[ \t]*[:#]?[ \t]*"
+            r"(?P<value>\d{3}([ -]?)\d{3}\2\d{4})(?![\w@])(?![ .-]?\d)"
+        ),
+        keywords=("nhs",),
+        keywords_in="lower",
+        reach=(0, 40),
+        validate=validators.uk_nhs,
+        mask=masks.last4,
+        priority=12,
+        group="value",
+        examples=("943 476 5919", "9434765919", "943-476-5919"),
+        counterexamples=("NHS number 943 476 5918", "NHS 111", "the NHS 2025 plan"),
     ),
     Detector(
         id="br_cpf",
