@@ -213,6 +213,8 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
 #: code marks, a JSON `\\uXXXX` escape, a Markdown escape, a character reference. Each
 #: alternative starts with its own characters and repeats possessively: linear time.
 _EDIT = _edit_pattern(_ANY_TAG, _OPENER)
+#: The same with tags of HTML elements' names only (`canonical(any_tag=False)`).
+_EDIT_KNOWN = _edit_pattern(_tag(_TAG_NAMES), _OPENER)
 #: The same as a reader sees the text (`canonical(shown=True)`): a tag is a space whole, its
 #: attributes included (the `(?!)` opener never matches).
 _EDIT_SHOWN = _edit_pattern(_tag_with_attributes(_TAG_NAMES), "(?!)")
@@ -329,8 +331,8 @@ def _as_itself(char: str) -> bool:
 _LATIN_AS_ITSELF = bytes(code for code in range(128, 256) if _as_itself(chr(code)))
 
 
-def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False
-              ) -> Canonical:
+def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False,
+              any_tag: bool = True) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
     ASCII text with nothing to undo is its own view, found in one scan. With `letters`
     false, look-alike letters are left as they are (a mask shows a value's own letters).
@@ -339,15 +341,17 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
     view is the text as a reader sees it (phrase lists read it): a tag reads as a space whole,
     its attributes included, and between two words too; else (the detectors' view) a tag's
     attributes are read as text, so that a value in one is found, and inline tags between two
-    characters read as nothing (`123-45-<b>6789</b>`)."""
+    characters read as nothing (`123-45-<b>6789</b>`). With `any_tag` false, a tag is read
+    as one only when it names an HTML element (`<system>` stays as written: the injection
+    patterns read it)."""
     if text.isascii():
         if plain(text):
             return Canonical(text)
         one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
-        edits, joined = _edits(text, one, True, False, join, shown)
+        edits, joined = _edits(text, one, True, False, join, _pattern(shown, any_tag))
     else:
         one, may_edit, scripts = _read_one(text, ONE_FOR_ONE if letters else _FORMS_ONLY)
-        edits, joined = _edits(text, one, may_edit, scripts, join, shown)
+        edits, joined = _edits(text, one, may_edit, scripts, join, _pattern(shown, any_tag))
     if not edits:
         return Canonical(one)
     parts: list[str] = []
@@ -456,14 +460,21 @@ _NO_EDIT_START = bytes(b for b in range(128)
 _EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014")
 
 
-def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool, shown: bool
-           ) -> tuple[list[Edit], bool]:
+def _pattern(shown: bool, any_tag: bool) -> re.Pattern[str]:
+    """The edits' pattern of a view (`canonical`'s `shown` and `any_tag`)."""
+    if shown:
+        return _EDIT_SHOWN
+    return _EDIT if any_tag else _EDIT_KNOWN
+
+
+def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool,
+           pattern: re.Pattern[str]) -> tuple[list[Edit], bool]:
     """The edits of `text` in order, `(start, end, what the view holds instead)`, and whether
     one joined two numbers across a line or a run of spaces (`Canonical.joined`). `one` is the
     text read one character for one (`ONE_FOR_ONE`); a gap is read there, so that whatever
     it reads as a space counts as one. `may_edit`: `_EDIT` may match; `scripts`: a letter of
     a script written without spaces is there (`_SCRIPT_EDGE`)."""
-    pattern = _EDIT_SHOWN if shown else _EDIT
+    shown = pattern is _EDIT_SHOWN
     found: Iterator[re.Match[str]] = pattern.finditer(one) if may_edit else iter(())
     if scripts:
         found = _merged(found, _SCRIPT_EDGE.finditer(one))

@@ -119,14 +119,18 @@ KEY_BODY = r"(?:[^-]|-(?!----))"
 #: The END line of a private key block (PEM or OpenPGP).
 KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 #: What a key block's body starts with, after the line breaks, quoting and markup between it
-#: and the BEGIN line: a base64 line, an armor header (`Version: `), the `=` checksum, or
-#: the END line. A BEGIN line followed by anything else (a BEGIN line named in prose) is a
+#: and the BEGIN line: a base64 line (16 characters, or fewer and its end), an armor header
+#: (`Version: `), the `=` checksum, or the END line; or the end of the text read after a
+#: line's prefix (`# `, `! `: the body may follow in the next piece of a reply). A BEGIN line followed by anything else (a BEGIN line named in prose) is a
 #: value by itself: its mask covers that line only.
-KEY_BODY_START = (r"(?=(?:[\s>#*/|`'\"]|\\[nr]|<[Bb][Rr][ /]{0,2}>){0,16}"
-                  r"(?:[A-Za-z0-9+/=]{16}|=[A-Za-z0-9+/]{4}|[A-Za-z][A-Za-z-]{1,30}: |-----END))")
+KEY_BODY_START = (r"(?=(?:\\[nr]|<[Bb][Rr][ /]{0,2}>|[^A-Za-z0-9+/=]){0,16}"
+                  r"(?:[A-Za-z0-9+/=]{16}|[A-Za-z0-9+/=]{1,15}(?:\r?\n|\\[nr]|<[Bb][Rr])"
+                  r"|[A-Za-z][A-Za-z-]{1,30}: |-----END)"
+                  r"|\s*[^\sA-Za-z0-9+/=][^A-Za-z0-9+/=]{0,15}\Z)")
+#: The BEGIN line of a private key block.
+KEY_BEGIN = r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 #: The BEGIN line of a private key block, and its body when one follows.
-_KEY_BLOCK = (r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-              r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?")
+_KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?"
 
 #: Where a number detector runs: from the start of a run of digits and separators to 5
 #: characters past its end (its look-aheads read at most 4 past a run: `,12/`).
@@ -191,8 +195,7 @@ DETECTORS: tuple[Detector, ...] = (
         validate=None,
         mask=masks.private_key,
         priority=0,
-        # (A piece after the BEGIN line's that starts no body holds none of the key.)
-        rest=re.compile("(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?"),
+        rest=re.compile(KEY_BODY + "*(?:" + KEY_END + ")?"),
         examples=(
             "-----BEGIN RSA PRIVATE KEY-----\n"
             "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4\n"
