@@ -577,9 +577,9 @@ _GROUPS_AFTER = re.compile(r"[0-9]+ [0-9]")
 
 def _items_apart(gap: str, one: str, start: int, end: int) -> bool:
     """Does a gap holding a line break between two digits end one list item and start
-    another, neither of them holding digits in groups where they meet? Items of one number each are read apart (`- 8080`
-    / `- 8443`: a list of ports is no card); a value typed in groups across items
-    (`- 4111 1111` / `- 1111 1111`) is read as one."""
+    another, neither of them holding digits in groups where they meet? Items of one number
+    each are read apart (`- 8080` / `- 8443`: a list of ports is no card); a value typed in
+    groups across items (`- 4111 1111` / `- 1111 1111`) is read as one."""
     return (one[start - 1].isdigit() and end < len(one) and one[end].isdigit()
             and _LIST_ITEM.search(gap) is not None
             and _GROUPS_BEFORE.search(one, max(0, start - 24), start) is None
@@ -597,7 +597,8 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     inside itself, a letter or digit after it: after a hyphen inside a word or number
     (`123-45-\n6789`, `GB82-WEST-<br>1234`), after the `@` of an address
     (`zelda.quux@\nexample.org`), after a dot between digits ending a token that holds a
-    dot already (`529.982.\n247-25`; not `in 1990.\n2001`; `engine.segment` reads the same), or inside a known secret's token, when what
+    dot already (`529.982.\n247-25`; not `in 1990.\n2001`; `engine.segment` reads the
+    same), or inside a known secret's token, when what
     follows reads as more of it, not as a word (`sk-proj-4fJk29\nPz8XvTn7`; not `...\nThen`)?
     Read joined, and apart too (`Canonical.joined`)."""
     before, after = one[start - 1], one[end]

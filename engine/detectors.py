@@ -121,7 +121,8 @@ KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 #: What a key block's body starts with, after the line breaks, quoting and markup between it
 #: and the BEGIN line: a base64 line (16 characters, or fewer and its end), an armor header
 #: (`Version: `), the `=` checksum, or the END line; or the end of the text read after a
-#: line's prefix (`# `, `! `: the body may follow in the next piece of a reply). A BEGIN line followed by anything else (a BEGIN line named in prose) is a
+#: line's prefix (`# `, `! `: the body may follow in the next piece of a reply). A BEGIN
+#: line followed by anything else (a BEGIN line named in prose) is a
 #: value by itself: its mask covers that line only.
 KEY_BODY_START = (r"(?=(?:\\[nr]|<[Bb][Rr][ /]{0,2}>|[^A-Za-z0-9+/=]){0,16}"
                   r"(?:[A-Za-z0-9+/=]{16}|[A-Za-z0-9+/=]{1,15}(?:\r?\n|\\[nr]|<[Bb][Rr])"
@@ -555,7 +556,8 @@ DETECTORS: tuple[Detector, ...] = (
         # check digit holds (NHS Digital's rule, python-stdnum). Unlabelled, such a number
         # may be a phone's; labelled `NHS`, it is never read as one (`marked_as_other`).
         regex=re.compile(
-            r"(?i:nhs)(?<![A-Za-z0-9]...)(?:[ \t]+(?i:number|num|no\.?|n[oº°]\.?))?[ \t]*[:#]?[ \t]*"
+            r"(?i:nhs)(?<![A-Za-z0-9]...)(?:[ \t]+(?i:number|num|no\.?|n[oº°]\.?))?"
+            r"[ \t]*[:#]?[ \t]*"
             r"(?P<value>\d{3}([ -]?)\d{3}\2\d{4})(?![\w@])(?![ .-]?\d)"
         ),
         keywords=("nhs",),

@@ -17,8 +17,8 @@ import orjson
 from stdnum import iban as _iban
 from stdnum import luhn
 from stdnum.br import cpf as _cpf
-from stdnum.gb import nhs as _nhs
 from stdnum.exceptions import ValidationError
+from stdnum.gb import nhs as _nhs
 from stdnum.us import ssn as _ssn
 
 from replyguard.engine import phone_numbers

@@ -40,8 +40,10 @@ MASKED = [  # (text, released)
     ('{"card": "4111 1111\\n1111 1111"}', '{"card": "**** 1111"}'),
     ('{"card": "4111\\t1111\\t1111\\t1111"}', '{"card": "**** 1111"}'),
     ('{"c": "4111 1111\\r\\n1111 1111"}', '{"c": "**** 1111"}'),
-    ("https://pay.example/p?card=4111+1111+1111+1111&x=1", "https://pay.example/p?card=**** 1111&x=1"),
-    ("https://pay.example/p?card=4111%201111%201111%201111", "https://pay.example/p?card=**** 1111"),
+    ("https://pay.example/p?card=4111+1111+1111+1111&x=1",
+     "https://pay.example/p?card=**** 1111&x=1"),
+    ("https://pay.example/p?card=4111%201111%201111%201111",
+     "https://pay.example/p?card=**** 1111"),
     ("cpf 529.982.\n247-25 ok", "cpf ***4725 ok"),
     ("mail zelda.quux@\nexample.org ok", "mail z***@example.org ok"),
     ("key sk-proj-4fJk29sLq\nPz8XvTn7mWbQ1cD ok", "key sk-proj-****Q1cD ok"),
@@ -60,7 +62,8 @@ MASKED = [  # (text, released)
      '{"new_password": "****", "confirm": "****"}'),
     ('{"confirm_password": "Xy7!Qw9z"}', '{"confirm_password": "****"}'),
     ('{"password_confirmation": "Xy7!Qw9z"}', '{"password_confirmation": "****"}'),
-    ('password: <code class="pw">S3cret!Pw99</code> ok', 'password: <code class="pw">****</code> ok'),
+    ('password: <code class="pw">S3cret!Pw99</code> ok',
+     'password: <code class="pw">****</code> ok'),
     ("NHS number 943 476 5919", "NHS number ***5919"),
     ("Keys start with -----BEGIN RSA PRIVATE KEY----- and never leave. Call 202-555-0143.",
      "Keys start with [RSA PRIVATE KEY ****] and never leave. Call ***0143."),
@@ -99,7 +102,8 @@ UNCHANGED = [
 @pytest.mark.parametrize("text", UNCHANGED, ids=[u[:28] for u in UNCHANGED])
 def test_what_is_no_value_comes_back_unchanged(text: str) -> None:
     if "PRIVATE KEY" in text:
-        assert _released(text) == "Here is [RSA PRIVATE KEY ****] in a sentence, and more words after it."
+        assert _released(text) == (
+            "Here is [RSA PRIVATE KEY ****] in a sentence, and more words after it.")
         return
     assert _released(text) == text
 
