@@ -43,6 +43,7 @@ from replyguard.proxy.errors import (
 )
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
+from replyguard.proxy.screen_pool import WorkerLost, in_place
 from replyguard.proxy.output import OutputStage, stage_texts
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
@@ -214,10 +215,16 @@ async def _verdict(request: web.Request, metrics: Metrics, kind: Kind, body: dic
     size = request.content_length or 0
     try:
         if kind == "chat":
-            return await app[OFFLOAD].run(size, verdict_chat, body, rules, tools, cache)
+            return await app[OFFLOAD].run(size, verdict_chat, body, rules, tools, cache,
+                                          process=True)
         if kind == "responses":
-            return await app[OFFLOAD].run(size, verdict_responses, body, rules, tools, cache)
-        return await app[OFFLOAD].run(size, verdict_text, body, rules, cache)
+            return await app[OFFLOAD].run(size, verdict_responses, body, rules, tools, cache,
+                                          process=True)
+        return await app[OFFLOAD].run(size, verdict_text, body, rules, cache,
+                                          process=True)
+    except WorkerLost:
+        metrics.screening_errors.labels("request").inc()
+        raise
     except ProxyError:
         raise
     except Exception as exc:
@@ -411,7 +418,8 @@ async def _whole_reply(request: web.Request, turn: _Turn,
     try:
         parsed = await read_whole(upstream, screen, record.counts, record.route, turn.own_s,
                               metrics, settings.limits.max_response_bytes,
-                              request.app[OFFLOAD], turn.json_reply, _PATHS[turn.kind][1])
+                              request.app[OFFLOAD], turn.json_reply, _PATHS[turn.kind][1],
+                              process=texts is None)
     except UpstreamError as exc:  # too large, broke off, timed out, not a completion
         metrics.upstream_errors_by(exc.kind).inc()
         raise
@@ -456,9 +464,12 @@ def turn_text(verdict: RequestVerdict, kind: Kind) -> str:
 async def read_whole(upstream: aiohttp.ClientResponse,
                      screen: Callable[[dict[str, Any]], Counter[str]], counts: Counter[str],
                      route: str, own: float, metrics: Metrics, limit: int, offload: Offload,
-                     json_reply: bool = False, key: str = "choices") -> dict[str, Any]:
+                     json_reply: bool = False, key: str = "choices", process: bool = False
+                     ) -> dict[str, Any]:
     """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
-    refused (502) rather than held in memory whole."""
+    refused (502) rather than held in memory whole. `process`: `screen` can run in a
+    screening process (picklable, and nothing but the completion changed by it is read
+    after)."""
     raw = await read_body(upstream, limit)
     started = time.perf_counter()
     try:
@@ -472,13 +483,18 @@ async def read_whole(upstream: aiohttp.ClientResponse,
         raise UpstreamError(f"the upstream answered without any {key}",
                             code="upstream_protocol")
     try:
-        add_counts(counts, await offload.run(
-            len(raw), screen, parsed, threshold=JSON_OFFLOAD_CHARS if json_reply else None))
+        screened, parsed = await offload.run(
+            len(raw), in_place, screen, parsed,
+            threshold=JSON_OFFLOAD_CHARS if json_reply else None, process=process)
+        add_counts(counts, screened)
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc
     except ScreeningError as exc:
         metrics.screening_errors.labels("reply").inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
+    except WorkerLost:
+        metrics.screening_errors.labels("reply").inc()
+        raise
     metrics.added_latency_by(route).observe(own + time.perf_counter() - started)
     return parsed

@@ -113,7 +113,7 @@ async def _verdict(request: web.Request, body: dict[str, Any], rules: CompiledRu
     app = request.app
     try:
         return await app[OFFLOAD].run(request.content_length or 0, verdict_messages, body,
-                                      rules, tools, app[SCREEN_CACHE])
+                                      rules, tools, app[SCREEN_CACHE], process=True)
     except ProxyError:
         raise
     except Exception as exc:

@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from replyguard.proxy.errors import ProxyError
+from replyguard.proxy.screen_pool import PROCESSES, ScreenPool
 
 #: Texts of this many characters (bytes of a body) or more are screened in the worker thread.
 OFFLOAD_CHARS = 16_384
@@ -55,29 +56,42 @@ class Overloaded(ProxyError):
 
 
 class Offload:
-    """Runs `fn(*args)` on the event loop when `size` is under `threshold`, else in the one
-    worker thread (started on first use); `refused` is called for each job refused
-    (`Overloaded`). A job whose caller went away (client gone) still
-    runs to its end: a thread cannot be stopped midway; its result is dropped."""
+    """Runs `fn(*args)` on the event loop when `size` is under `threshold`, else in the
+    screening processes (`process`: a job that can be sent there, `proxy.screen_pool`) or
+    in the one worker thread, each started on first use; `refused` is called for each job
+    refused (`Overloaded`). A job whose caller went away (client gone) still runs to its
+    end: a thread cannot be stopped midway; its result is dropped."""
 
     def __init__(self, threshold: int = OFFLOAD_CHARS, max_waiting: int = MAX_WAITING,
-                 refused: Callable[[], object] | None = None) -> None:
+                 refused: Callable[[], object] | None = None,
+                 processes: int = PROCESSES) -> None:
         self.threshold = threshold
         self._refused = refused  # called for each job refused (a metric's `inc`)
         self._max_waiting = max_waiting
         self._waiting = 0
         self._pool: ThreadPoolExecutor | None = None
+        #: The screening processes (`process` jobs).
+        self.processes = ScreenPool(processes)
 
     async def run(self, size: int, fn: Callable[..., T], *args: Any,
-                  threshold: int | None = None) -> T:
+                  threshold: int | None = None, process: bool = False) -> T:
         """`fn(*args)`, here when `size` is under `threshold` (default: the offload's own),
-        else in the worker thread. Raises Overloaded when too many jobs are waiting."""
+        else in a screening process when `process` (`fn` and `args` picklable; what `fn`
+        changes in place is not seen here), else in the worker thread. Raises Overloaded
+        when too many jobs are waiting, WorkerLost when the screening process stopped
+        before it answered."""
         if size < (self.threshold if threshold is None else threshold):
             return fn(*args)
         if self._waiting >= self._max_waiting:
             if self._refused is not None:
                 self._refused()
             raise Overloaded()
+        if process:
+            self._waiting += 1
+            try:
+                return await self.processes.run(fn, args)  # type: ignore[no-any-return]
+            finally:
+                self._waiting -= 1
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="replyguard-screen")
             # The loop waits for the interpreter at most this long while the worker screens
@@ -91,7 +105,9 @@ class Offload:
             self._waiting -= 1
 
     def close(self) -> None:
-        """Stop the worker once its job is done; jobs not started are cancelled."""
+        """Stop the worker thread once its job is done (jobs not started are cancelled) and
+        the screening processes at once."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+        self.processes.close()
