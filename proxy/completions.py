@@ -43,7 +43,6 @@ from replyguard.proxy.errors import (
 )
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
-from replyguard.proxy.screen_pool import WorkerLost, in_place
 from replyguard.proxy.output import OutputStage, stage_texts
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
@@ -54,6 +53,7 @@ from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verd
 from replyguard.proxy.responses_events import response_events
 from replyguard.proxy.responses_request import verdict_responses
 from replyguard.proxy.responses_stream import ResponsesStream
+from replyguard.proxy.screen_pool import WorkerLost, in_place
 from replyguard.proxy.state import (
     AUDIENCES,
     GUARDRAILS,

@@ -1,16 +1,20 @@
 """Screening that can take long runs off the event loop, so no request holds up another.
 
-A request body or a whole reply of `OFFLOAD_CHARS` or more (a JSON reply of
-`JSON_OFFLOAD_CHARS`, streamed events with what a stream's screens hold of
-`STREAM_OFFLOAD_CHARS`) is screened in one worker thread: the
-event loop goes on serving every other client meanwhile. A thread is enough because the
-screening core never holds the interpreter for long: a long text is read in windows of
-32,768 characters (`engine.find.WINDOW`) and a reply sentence by sentence, so the
-interpreter changes hands between scans (every millisecond: `SWITCH_S`). Below the
-threshold, screening on the loop costs less than handing it to the thread: the slowest input
-families measured screen at about 1.3 to 2.5 ms a kilobyte (`a://a:`, `fe80::1 `, table
-rows), so 16 KB is about 30-40 ms in the worst case and well under 5 ms for ordinary text. A
-JSON reply screens each of its strings as a reply of its own, which costs more a kilobyte.
+A request body, a whole reply or a turn read by the injection patterns of `OFFLOAD_CHARS`
+or more (a JSON reply of `JSON_OFFLOAD_CHARS`) is screened in a screening process
+(`proxy.screen_pool`, `PROCESSES` of them, started on first use): a thread is not enough
+there, because a long text's screen holds the interpreter for long stretches the event loop
+would wait for, and not only in its scans: its findings (one object or more per value)
+trigger the garbage collector, one call that holds the interpreter for as long as there
+are objects (measured: 24 ms on 1 MB of `a://a:`, 108 ms on 4 MB of `fe80::1 `). Streamed
+events with what a stream's screens hold of `STREAM_OFFLOAD_CHARS` or more are screened in
+one worker thread: a stream's screens carry its state from event to event, and a batch holds
+the interpreter at most about 1 ms in one go (sentences of a few hundred characters; the
+switch interval is set to `SWITCH_S`). Below the thresholds, screening on the loop costs
+less than handing it over: the slowest input families measured screen at about 1.3 to
+2.5 ms a kilobyte (`a://a:`, `fe80::1 `, table rows), so 16 KB is about 30-40 ms in the
+worst case and well under 5 ms for ordinary text. A JSON reply screens each of its strings
+as a reply of its own, which costs more a kilobyte.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ import pytest
 import replyguard.proxy.completions as completions
 import replyguard.proxy.guardrails as guardrails
 import replyguard.proxy.relay as relay
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
 import replyguard.proxy.request_side as request_side
+from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
 from replyguard.proxy.offload import OFFLOAD_CHARS, STREAM_OFFLOAD_CHARS, Offload, Overloaded
 from replyguard.proxy.screen_pool import WorkerLost
 from replyguard.proxy.state import GUARDRAILS, OFFLOAD
