@@ -93,7 +93,7 @@ class Offload:
         if process:
             self._waiting += 1
             try:
-                return await self.processes.run(fn, args)  # type: ignore[no-any-return]
+                return await self.processes.run(fn, args)
             finally:
                 self._waiting -= 1
         if self._pool is None:
