@@ -8,15 +8,17 @@ source (`ReplyRules` or `ToolRules`, the language, the phone regions) goes with 
 each worker process compiles them once and keeps them by a digest of it (the last
 `KEPT`); a `ScreenCache` argument stands for the worker process's own cache, whose hits
 and misses are added to the caller's. What the worker changes in place is not seen by the
-caller: a job returns what it changed. The worker processes are forked from a fork server
-(`multiprocessing`'s `forkserver`, safe in a process running threads and uvloop), started
-on first use, one set per serving process.
+caller: a job returns what it changed. The worker processes are started fresh
+(`multiprocessing`'s `spawn`: safe in a process running threads and uvloop, and, unlike a
+fork server, needing no writable folder for a socket, which a read-only container may not
+have) on first use, one set per serving process.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copyreg
+import importlib
 import io
 import multiprocessing
 import pickle
@@ -36,7 +38,7 @@ from replyguard.proxy.errors import ProxyError
 PROCESSES = 2
 #: Compiled rules and tools sets a worker process (and the caller) keeps by digest.
 KEPT = 16
-#: Modules the fork server imports once, so that each worker starts with them loaded.
+#: Modules each worker process imports as it starts, before its first job.
 PRELOAD = ["replyguard.proxy.screen_pool", "replyguard.proxy.request_side",
            "replyguard.proxy.api_chat", "replyguard.engine.injection"]
 
@@ -163,6 +165,11 @@ _WORKER_KEPT = _Kept()
 _WORKER_CACHE = ScreenCache()
 
 
+def _preload() -> None:
+    for name in PRELOAD:
+        importlib.import_module(name)
+
+
 def _job(data: bytes) -> bytes:
     """Runs one job in a worker process: `(fn, args)` in, `((ok, result or error), (cache
     hits, cache misses))` out, both pickled with the compiled objects by reference."""
@@ -193,9 +200,9 @@ class ScreenPool:
 
     def _started(self) -> ProcessPoolExecutor:
         if self._executor is None:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(PRELOAD)
-            self._executor = ProcessPoolExecutor(self.processes, mp_context=context)
+            self._executor = ProcessPoolExecutor(
+                self.processes, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_preload)
         return self._executor
 
     async def run(self, fn: Any, args: tuple[Any, ...]) -> Any:
