@@ -264,9 +264,9 @@ async def test_closing_stops_every_screening_process(tmp_path: Path) -> None:
     assert await offload.run(5, len, "hello", process=True) == 5
     gate = ProcessGate(tmp_path)
     running = asyncio.create_task(offload.run(5, gate.wrap(len), "hello", process=True))
-    await gate.entered()
+    pid = await gate.entered()
     pids = offload.processes.pids()
-    assert len(pids) == 2
+    assert pid in pids and len(pids) <= 2  # (started as jobs need them, two at most)
     offload.close()
     with pytest.raises(WorkerLost):
         await running
