@@ -89,7 +89,8 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
     hits, misses = cache.hits, cache.misses  # this request's own: see proxy.completions
     try:
         results, fields = await request.app[OFFLOAD].run(
-            request.content_length or 0, _screen_embeddings, inputs, body, rules, cache)
+            request.content_length or 0, _screen_embeddings, inputs, body, rules, cache,
+            process=True)
     except ProxyError:
         raise
     except Exception as exc:
