@@ -18,7 +18,6 @@ from replyguard.proxy.api_messages import (
     TEXT_BLOCKS,
     Block,
     Blocks,
-    InputScreen,
     error_body,
     no_citations,
     unknown,
@@ -37,9 +36,9 @@ class MessageStream:
     deltas are released sentence by sentence, each block's tail just before its stop; a tool
     call's input is held to its block's stop, then sent screened as one delta."""
 
-    def __init__(self, make_screen: Callable[[], Screen], screen_input: InputScreen,
-                 calls: CallFilter | None = None, pieces: bool = False) -> None:
-        self._blocks = Blocks(make_screen, screen_input, calls, pieces)
+    def __init__(self, make_screen: Callable[[], Screen], calls: CallFilter,
+                 pieces: bool = False) -> None:
+        self._blocks = Blocks(make_screen, calls, pieces)
         self.held = 0  # characters fed to the block screens and not yet released (about)
 
     @property
@@ -177,9 +176,8 @@ class MessageStream:
                 out.append(self._delta(state, {"type": "signature_delta",
                                                "signature": state.signature}))
         elif state.kind == "tool_use":
-            screened = self._blocks.input("".join(state.given))
             out.append(self._delta(state, {"type": "input_json_delta",
-                                           "partial_json": orjson.dumps(screened).decode()}))
+                                           "partial_json": self._blocks.input_json(state)}))
         out.append(self._send({"type": "content_block_stop", "index": state.index}))
         return out
 

@@ -30,7 +30,8 @@ from replyguard.engine.screen import screen_text
 from replyguard.engine.segment import split_sentences
 from replyguard.engine.tools import CompiledTools
 from replyguard.proxy import direct
-from replyguard.proxy.api_chat import ChunkShapeError, StreamScreen, screen_completion
+from replyguard.proxy.api_chat import ChunkShapeError, StreamScreen
+from replyguard.proxy.api_chat_whole import screen_completion
 from replyguard.proxy.api_responses import rebuilt_text, screen_response
 from replyguard.proxy.body import read_json
 from replyguard.proxy.counts import add_counts
@@ -58,7 +59,6 @@ from replyguard.proxy.state import (
     GUARDRAILS,
     METRICS,
     OFFLOAD,
-    REFUSING,
     RULES,
     SCREEN_CACHE,
     SESSION,
@@ -95,10 +95,9 @@ def compiled_rules(request: web.Request) -> CompiledRules:
     return app[RULES].for_language(language)
 
 
-def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools | None, bool]:
+def compiled_tools(request: web.Request, language: str) -> CompiledTools | None:
     """The declared tools (settings `tools:`) for this request's language and audience (the
-    `X-ReplyGuard-Audience` header, else the settings'), None when no tool is declared; and
-    whether one of them is refused (`allowed: false`)."""
+    `X-ReplyGuard-Audience` header, else the settings'), None when no tool is declared."""
     app = request.app
     audience = (request.headers.get(AUDIENCE_HEADER) or app[SETTINGS].audience).lower()
     if audience not in AUDIENCES:
@@ -106,8 +105,8 @@ def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools |
                          f"{', '.join(AUDIENCES)})", code="invalid_audience")
     tools = app[TOOLS]
     if not tools:
-        return None, False
-    return tools[language, audience], (language, audience) in app[REFUSING]
+        return None
+    return tools[language, audience]
 
 
 def _json_reply(body: dict[str, Any]) -> bool:
@@ -170,7 +169,7 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
     check_output_kinds(body)
-    tools, refusing = compiled_tools(request, rules.language)
+    tools = compiled_tools(request, rules.language)  # (the audience header checked)
     tools = tools if kind != "text" else None
     verdict, fields = await _verdict(request, metrics, kind, body, rules, tools)
     add_counts(record.counts, verdict.counts)
@@ -196,7 +195,7 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
                  _forward_body(kind, body, fields, verdict, tools,
                                whole=kind == "responses" and stage is not None), rules,
                  screen_maker(settings, kind, verdict, rules, tools, json_reply),
-                 CallFilter(tools) if tools is not None and refusing else None, stage,
+                 CallFilter(rules, tools) if kind != "text" else None, stage,
                  json_reply, started, time.perf_counter() - started - waited)
 
 

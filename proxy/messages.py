@@ -20,7 +20,6 @@ from aiohttp import web
 from replyguard.config.settings import Settings
 from replyguard.engine.reply import ScreeningError
 from replyguard.engine.request import RequestVerdict
-from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.tools import CompiledTools
@@ -127,7 +126,7 @@ async def _messages(request: web.Request) -> web.StreamResponse:
     settings, record = app[SETTINGS], request[RECORD]
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
-    tools, refusing = compiled_tools(request, rules.language)
+    tools = compiled_tools(request, rules.language)
     verdict, fields = await _verdict(request, body, rules, tools)
     add_counts(record.counts, verdict.counts)
     record.verdict = verdict.kind
@@ -144,13 +143,11 @@ async def _messages(request: web.Request) -> web.StreamResponse:
     if tools is not None:
         forward = offered_tools(tools, forward)
     make_screen = screen_maker(settings, "chat", verdict, rules, tools, False)
-    screen_input = partial(screen_value, rules=rules)
-    calls = CallFilter(tools) if tools is not None and refusing else None
+    calls = CallFilter(rules, tools)
     pieces = stage is not None
     return await _forward(request, settings, forward, body.get("stream") is True, stage,
-                          partial(MessageStream, make_screen, screen_input, calls, pieces),
-                          partial(screen_message, make_screen=make_screen,
-                                  screen_input=screen_input, calls=calls))
+                          partial(MessageStream, make_screen, calls, pieces),
+                          partial(screen_message, make_screen=make_screen, calls=calls))
 
 
 async def _product(stage: OutputStage | None, reply: str, rules: CompiledRules,

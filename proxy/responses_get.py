@@ -82,10 +82,10 @@ async def _answer(request: web.Request, upstream: aiohttp.ClientResponse,
             return web.Response(body=error, status=upstream.status, headers=headers,
                                 content_type="application/json")
         return error_response(error, headers)
-    tools, refusing = compiled_tools(request, rules.language)
+    tools = compiled_tools(request, rules.language)
     make = screen_maker(settings, "responses", RequestVerdict("forward", []), rules, tools,
                         False)
-    calls = CallFilter(tools) if tools is not None and refusing else None
+    calls = CallFilter(rules, tools)
     limit = settings.limits.max_response_bytes
     if upstream.content_type == "text/event-stream" and not tail:
         record.outcome = "ok"

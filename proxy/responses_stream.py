@@ -8,20 +8,22 @@ empty), `output_item.added` / `done` (a message's parts rebuilt from what was se
 `content_part.added` / `done`, `output_text.delta` (screened) / `done` (the concatenation
 of the screened deltas sent), `refusal.*`, `reasoning_summary_part.*`,
 `reasoning_summary_text.*` and `reasoning_text.*` alike, `function_call_arguments.delta` /
-`done`, `response.completed` / `incomplete` / `failed` (its `output`: the items as sent,
-never the upstream's copy), and the built-in tools' events masked, their text deltas
-dropped. A call to a refused tool is dropped from its `output_item.added` on (its name
-comes there), and a message item saying it cannot be done is sent before the response
-ends. `output_text.annotation.added` is dropped (it points into the raw text). An upstream
-`error` event ends the stream with ReplyGuard's own; an event of any other type is dropped
-when it holds no string outside its identifier fields, else the stream fails closed with
-the API's `error` event.
+`done` (a call's arguments held to their `done`, screened whole, sent as one delta),
+`response.completed` / `incomplete` / `failed` (its `output`: the items as sent, never the
+upstream's copy), and the built-in tools' events masked, their text deltas dropped. A call
+to a refused tool is dropped from its `output_item.added` on (its name comes there), and a
+message item saying it cannot be done is sent before the response ends.
+`output_text.annotation.added` is dropped (it points into the raw text). An upstream `error`
+event ends the stream with ReplyGuard's own; an event of any other type is dropped when it
+holds no string outside its identifier fields, else the stream fails closed with the API's
+`error` event.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -60,8 +62,18 @@ _FAMILIES = {"text": "response.output_text", "refusal": "response.refusal",
 _PART_KINDS = {"refusal": "refusal", "reasoning_text": "reasoning"}
 
 
-#: The fields of a call's arguments event sent on.
-_CALL_KEYS = ("type", "item_id", "output_index", "name", "delta", "arguments")
+_ARGUMENTS = "response.function_call_arguments"
+
+
+@dataclass(slots=True)
+class _Call:
+    """A function call item's arguments, held to their end: the tool's name, the item's id,
+    the pieces given, and the screened arguments once sent (None before)."""
+
+    name: str
+    item_id: Any
+    pieces: list[str] = field(default_factory=list)
+    sent: str | None = None
 
 
 def _tool_family(kind: str) -> str:
@@ -94,6 +106,7 @@ class ResponsesStream:
         self._index: dict[Any, int | None] = {}  # upstream output_index -> ours (None: dropped)
         self._sent: dict[tuple[Any, ...], list[str]] = {}  # a part's screened text sent
         self._items: dict[int, dict[str, Any]] = {}  # our output_index -> the item sent
+        self._call_args: dict[Any, _Call] = {}  # upstream output_index -> a call's arguments
         self._refused: list[str] = []
         self.held = 0
         self.ended = False
@@ -143,8 +156,8 @@ class ResponsesStream:
             return self._item(step, data)
         if family in ("response.content_part", "response.reasoning_summary_part"):
             return self._part(family, step, data)
-        if family == "response.function_call_arguments":
-            return self._mapped(data)
+        if family == _ARGUMENTS:
+            return self._arguments(step, data)
         if kind == "response.output_text.annotation.added":
             return []
         if _tool_family(kind) in TOOL_ITEMS:
@@ -167,35 +180,80 @@ class ResponsesStream:
         return {"type": data["type"],
                 "response": {**shaped_envelope(response, self._request), "output": output}}
 
-    def _mapped(self, data: dict[str, Any]) -> list[Out]:
-        """A call's arguments event, renumbered, its own fields only (an `obfuscation`
-        padding or a vendor's field is left out); none for a dropped call."""
-        index = self._index.get(data.get("output_index"))
-        if index is None:
+    def _arguments(self, step: str, data: dict[str, Any]) -> list[Out]:
+        """A call's arguments event: a delta held, the `done` releasing them screened (none
+        for a dropped call, or for arguments of no function call item)."""
+        upstream = data.get("output_index")
+        held = self._call_args.get(upstream)
+        if held is None or self._index.get(upstream) is None:
             return []
-        return [self._chunk({**{k: v for k, v in data.items() if k in _CALL_KEYS},
-                             "output_index": index})]
+        if step == "delta":
+            value = data.get("delta")
+            if not isinstance(value, str):
+                raise ChunkShapeError(f"a `{data['type']}` event's `delta` must be a string")
+            held.pieces.append(value)
+            return []
+        if step != "done":
+            check_unknown(data, "an event")
+            return []
+        whole = data.get("arguments")
+        if not held.pieces and isinstance(whole, str):  # no delta came: they are in `done`
+            held.pieces.append(whole)
+        return self._release(upstream, held)
+
+    def _release(self, upstream: Any, held: _Call) -> list[Out]:
+        """A call's arguments screened, as one delta and the `done` (its own fields only:
+        an `obfuscation` padding or a vendor's field is left out); none once sent."""
+        if held.sent is not None:
+            return []
+        given = "".join(held.pieces)
+        held.sent = self._calls.arguments(held.name, given) if self._calls is not None \
+            else given
+        head = {"item_id": held.item_id, "output_index": self._index[upstream]}
+        out: list[Out] = []
+        if held.sent:
+            out.append(self._chunk({"type": f"{_ARGUMENTS}.delta", **head,
+                                    "delta": held.sent}))
+        out.append(self._chunk({"type": f"{_ARGUMENTS}.done", **head,
+                                "arguments": held.sent}))
+        return out
 
     def _item(self, step: str, data: dict[str, Any]) -> list[Out]:
         item = data.get("item")
         if not isinstance(item, dict):
             raise ChunkShapeError("an output item event must carry an `item` object")
         upstream = data.get("output_index")
-        if step == "added":
-            if (self._calls is not None and item.get("type") == "function_call"
-                    and self._calls.message([item])[1]):
-                self._refused.append(str(item.get("name")))
-                self._index[upstream] = None
-                return []
-            self._index[upstream] = len(self._index) - sum(
-                1 for v in self._index.values() if v is None)
+        if step == "added" and not self._added(upstream, item):
+            return []
         index = self._index.get(upstream)
         if index is None:
             return []
+        out: list[Out] = []
+        held = self._call_args.get(upstream)
+        if step == "done" and held is not None:
+            out = self._release(upstream, held)  # (when no arguments `done` came)
         shaped = self._shaped(item, upstream, step == "done")
         if step == "done":
             self._items[index] = shaped
-        return [self._chunk({"type": data["type"], "output_index": index, "item": shaped})]
+        return [*out, self._chunk({"type": data["type"], "output_index": index,
+                                   "item": shaped})]
+
+    def _added(self, upstream: Any, item: dict[str, Any]) -> bool:
+        """An item begins: numbered, or dropped (False) when it is a refused call; a call's
+        arguments are held from here (any the item already carries first)."""
+        if item.get("type") == "function_call":
+            name = item.get("name")
+            if self._calls is not None and self._calls.refuses(item):
+                self._refused.append(str(name))
+                self._index[upstream] = None
+                return False
+            held = self._call_args[upstream] = _Call(name if isinstance(name, str) else "",
+                                                     item.get("id"))
+            if isinstance(item.get("arguments"), str) and item["arguments"]:
+                held.pieces.append(item["arguments"])
+        self._index[upstream] = len(self._index) - sum(
+            1 for v in self._index.values() if v is None)
+        return True
 
     def _shaped(self, item: dict[str, Any], upstream: Any, done: bool) -> dict[str, Any]:
         """An item as sent: its texts the screened ones sent (none yet when added)."""
@@ -212,8 +270,10 @@ class ResponsesStream:
                 out["encrypted_content"] = item["encrypted_content"]
             return out
         if kind == "function_call":
-            return {**head, **{k: item[k] for k in ("call_id", "name", "arguments")
-                               if k in item}}
+            held = self._call_args.get(upstream)
+            sent = held.sent if held is not None and done else None
+            return {**head, **{k: item[k] for k in ("call_id", "name") if k in item},
+                    "arguments": sent or ""}
         if kind in TOOL_ITEMS:
             return self._screen.masked(item, "an output item")
         return check_unknown(item, "an output item")

@@ -32,7 +32,8 @@ from fake_responses import Said, response, stream  # noqa: E402
 
 from replyguard.config.rules import load_rules  # noqa: E402
 from replyguard.engine import ReplyScreen, compile_rules  # noqa: E402
-from replyguard.proxy.api_chat import StreamScreen, screen_completion  # noqa: E402
+from replyguard.proxy.api_chat import StreamScreen  # noqa: E402
+from replyguard.proxy.api_chat_whole import screen_completion  # noqa: E402
 from replyguard.proxy.api_responses import screen_response  # noqa: E402
 from replyguard.proxy.pipeline import Chunk  # noqa: E402
 from replyguard.proxy.relay import _encode  # noqa: E402

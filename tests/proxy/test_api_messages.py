@@ -4,7 +4,6 @@ message gives (hypothesis), and the counts are the same."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import orjson
@@ -14,10 +13,10 @@ from hypothesis import strategies as st
 
 from replyguard.engine.context import TurnContext
 from replyguard.engine.reply import ReplyScreen
-from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import compile_rules
 from replyguard.proxy.api_messages import screen_message
 from replyguard.proxy.api_messages_stream import MessageStream
+from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import Chunk
 from replyguard.proxy.sse import SSEEvent
 
@@ -39,7 +38,6 @@ def _make() -> ReplyScreen:
     return ReplyScreen(RULES, TurnContext(), 2000)
 
 
-_INPUT_SCREEN = partial(screen_value, rules=RULES)
 
 
 def _cut(text: str, cuts: list[int]) -> list[str]:
@@ -90,7 +88,7 @@ def _assembled(chunks: list[Any]) -> list[dict[str, Any]]:
 
 
 def test_the_whole_message_screened() -> None:
-    out, counts = screen_message(MESSAGE, _make, _INPUT_SCREEN)
+    out, counts = screen_message(MESSAGE, _make, CallFilter(RULES))
     assert out["content"] == [
         {"type": "thinking", "thinking": "The card is **** 1111. The user wants a refund."},
         {"type": "text", "text": "Your card **** 1111 is on file. Call 020 7946 0958 today."
@@ -104,8 +102,8 @@ def test_the_whole_message_screened() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(1, 120), max_size=30))
 def test_any_cutting_gives_the_whole_content(cuts: list[int]) -> None:
-    whole, counts = screen_message(MESSAGE, _make, _INPUT_SCREEN)
-    stream = MessageStream(_make, _INPUT_SCREEN)
+    whole, counts = screen_message(MESSAGE, _make, CallFilter(RULES))
+    stream = MessageStream(_make, CallFilter(RULES))
     chunks: list[Any] = []
     ended = False
     for event in _events(cuts):

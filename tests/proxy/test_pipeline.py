@@ -61,7 +61,7 @@ def test_any_cutting_gives_the_whole_reply(cuts: list[int]) -> None:
 
 
 def test_pieces_tell_the_products_sentences() -> None:
-    choice = ChoiceReply(MAKE, CallFilter(TOOLS), pieces=True)
+    choice = ChoiceReply(MAKE, CallFilter(RULES, TOOLS), pieces=True)
     choice.feed(CallDeltas([{"index": 0, "function": {"name": "delete_", "arguments": "{}"}}]))
     choice.feed(CallDeltas([{"index": 0, "function": {"name": "account"}}]))
     items = choice.finish("tool_calls")
@@ -71,7 +71,7 @@ def test_pieces_tell_the_products_sentences() -> None:
 
 
 def test_streamed_calls_are_held_then_judged_whole() -> None:
-    choice = ChoiceReply(MAKE, CallFilter(TOOLS))
+    choice = ChoiceReply(MAKE, CallFilter(RULES, TOOLS))
     assert choice.feed(CallDeltas([{"index": 0, "id": "a", "function": {"name": "refund_"}}])) \
         == []
     assert choice.feed(CallDeltas([{"index": 0, "function": {"name": "card",
@@ -82,7 +82,7 @@ def test_streamed_calls_are_held_then_judged_whole() -> None:
 
 
 def test_whole_calls_refused_are_taken_out_and_said() -> None:
-    choice = ChoiceReply(MAKE, CallFilter(TOOLS))
+    choice = ChoiceReply(MAKE, CallFilter(RULES, TOOLS))
     choice.feed(TextDelta("content", "Done."))
     calls = [{"id": "a", "type": "function", "function": {"name": "delete_account"}},
              {"id": "b", "type": "function", "function": {"name": "refund_card"}}]

@@ -19,7 +19,8 @@ from replyguard.engine.context import read_context
 from replyguard.engine.reply import ReplyScreen
 from replyguard.engine.rules import compile_rules
 from replyguard.proxy import api_chat
-from replyguard.proxy.api_chat import ChunkShapeError, screen_completion
+from replyguard.proxy.api_chat import ChunkShapeError
+from replyguard.proxy.api_chat_whole import screen_completion
 from replyguard.proxy.relay import _bytes, _handle
 from replyguard.proxy.sse import SSEDecoder, encode_event
 
