@@ -38,8 +38,6 @@ def _make() -> ReplyScreen:
     return ReplyScreen(RULES, TurnContext(), 2000)
 
 
-
-
 def _cut(text: str, cuts: list[int]) -> list[str]:
     points = sorted({c for c in cuts if 0 < c < len(text)})
     return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
