@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -41,6 +40,7 @@ from replyguard.proxy.errors import ProxyError, UpstreamError
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import Chunk, Out, Screen, Text
 from replyguard.proxy.reply_keys import ChunkShapeError
+from replyguard.proxy.responses_calls import ARGUMENTS, ResponseCalls
 from replyguard.proxy.responses_events import item_events
 from replyguard.proxy.sse import SSEEvent, encode_event
 
@@ -60,20 +60,6 @@ _FAMILIES = {"text": "response.output_text", "refusal": "response.refusal",
              "reasoning": "response.reasoning_text"}
 #: The part kinds whose type names the family (`reasoning_text`: a reasoning item's content).
 _PART_KINDS = {"refusal": "refusal", "reasoning_text": "reasoning"}
-
-
-_ARGUMENTS = "response.function_call_arguments"
-
-
-@dataclass(slots=True)
-class _Call:
-    """A function call item's arguments, held to their end: the tool's name, the item's id,
-    the pieces given, and the screened arguments once sent (None before)."""
-
-    name: str
-    item_id: Any
-    pieces: list[str] = field(default_factory=list)
-    sent: str | None = None
 
 
 def _tool_family(kind: str) -> str:
@@ -106,8 +92,7 @@ class ResponsesStream:
         self._index: dict[Any, int | None] = {}  # upstream output_index -> ours (None: dropped)
         self._sent: dict[tuple[Any, ...], list[str]] = {}  # a part's screened text sent
         self._items: dict[int, dict[str, Any]] = {}  # our output_index -> the item sent
-        self._call_args: dict[Any, _Call] = {}  # upstream output_index -> a call's arguments
-        self._refused: list[str] = []
+        self._function_calls = ResponseCalls(calls)
         self.held = 0
         self.ended = False
 
@@ -156,7 +141,7 @@ class ResponsesStream:
             return self._item(step, data)
         if family in ("response.content_part", "response.reasoning_summary_part"):
             return self._part(family, step, data)
-        if family == _ARGUMENTS:
+        if family == ARGUMENTS:
             return self._arguments(step, data)
         if kind == "response.output_text.annotation.added":
             return []
@@ -181,42 +166,15 @@ class ResponsesStream:
                 "response": {**shaped_envelope(response, self._request), "output": output}}
 
     def _arguments(self, step: str, data: dict[str, Any]) -> list[Out]:
-        """A call's arguments event: a delta held, the `done` releasing them screened (none
-        for a dropped call, or for arguments of no function call item)."""
-        upstream = data.get("output_index")
-        held = self._call_args.get(upstream)
-        if held is None or self._index.get(upstream) is None:
+        """A call's arguments event: held, or released screened (proxy.responses_calls);
+        none for a dropped call."""
+        index = self._index.get(data.get("output_index"))
+        if index is None:
             return []
-        if step == "delta":
-            value = data.get("delta")
-            if not isinstance(value, str):
-                raise ChunkShapeError(f"a `{data['type']}` event's `delta` must be a string")
-            held.pieces.append(value)
-            return []
-        if step != "done":
+        if step not in ("delta", "done"):
             check_unknown(data, "an event")
             return []
-        whole = data.get("arguments")
-        if not held.pieces and isinstance(whole, str):  # no delta came: they are in `done`
-            held.pieces.append(whole)
-        return self._release(upstream, held)
-
-    def _release(self, upstream: Any, held: _Call) -> list[Out]:
-        """A call's arguments screened, as one delta and the `done` (its own fields only:
-        an `obfuscation` padding or a vendor's field is left out); none once sent."""
-        if held.sent is not None:
-            return []
-        given = "".join(held.pieces)
-        held.sent = self._calls.arguments(held.name, given) if self._calls is not None \
-            else given
-        head = {"item_id": held.item_id, "output_index": self._index[upstream]}
-        out: list[Out] = []
-        if held.sent:
-            out.append(self._chunk({"type": f"{_ARGUMENTS}.delta", **head,
-                                    "delta": held.sent}))
-        out.append(self._chunk({"type": f"{_ARGUMENTS}.done", **head,
-                                "arguments": held.sent}))
-        return out
+        return [self._chunk(body) for body in self._function_calls.event(step, data, index)]
 
     def _item(self, step: str, data: dict[str, Any]) -> list[Out]:
         item = data.get("item")
@@ -229,9 +187,8 @@ class ResponsesStream:
         if index is None:
             return []
         out: list[Out] = []
-        held = self._call_args.get(upstream)
-        if step == "done" and held is not None:
-            out = self._release(upstream, held)  # (when no arguments `done` came)
+        if step == "done":  # a call's arguments, when no arguments `done` came
+            out = [self._chunk(body) for body in self._function_calls.done(upstream, index)]
         shaped = self._shaped(item, upstream, step == "done")
         if step == "done":
             self._items[index] = shaped
@@ -239,18 +196,11 @@ class ResponsesStream:
                                    "item": shaped})]
 
     def _added(self, upstream: Any, item: dict[str, Any]) -> bool:
-        """An item begins: numbered, or dropped (False) when it is a refused call; a call's
-        arguments are held from here (any the item already carries first)."""
-        if item.get("type") == "function_call":
-            name = item.get("name")
-            if self._calls is not None and self._calls.refuses(item):
-                self._refused.append(str(name))
-                self._index[upstream] = None
-                return False
-            held = self._call_args[upstream] = _Call(name if isinstance(name, str) else "",
-                                                     item.get("id"))
-            if isinstance(item.get("arguments"), str) and item["arguments"]:
-                held.pieces.append(item["arguments"])
+        """An item begins: numbered, or dropped (False) when it is a refused call."""
+        if item.get("type") == "function_call" and \
+                not self._function_calls.added(upstream, item):
+            self._index[upstream] = None
+            return False
         self._index[upstream] = len(self._index) - sum(
             1 for v in self._index.values() if v is None)
         return True
@@ -270,10 +220,8 @@ class ResponsesStream:
                 out["encrypted_content"] = item["encrypted_content"]
             return out
         if kind == "function_call":
-            held = self._call_args.get(upstream)
-            sent = held.sent if held is not None and done else None
             return {**head, **{k: item[k] for k in ("call_id", "name") if k in item},
-                    "arguments": sent or ""}
+                    "arguments": self._function_calls.arguments(upstream) if done else ""}
         if kind in TOOL_ITEMS:
             return self._screen.masked(item, "an output item")
         return check_unknown(item, "an output item")
@@ -358,8 +306,9 @@ class ResponsesStream:
         """The response's end: the refused calls' message item, then the end event with the
         items as sent."""
         out: list[Out] = []
-        if self._refused and self._calls is not None:
-            out.extend(self.said(said_item(self._calls, self._refused, len(self._items))))
+        refused = self._function_calls.refused
+        if refused and self._calls is not None:
+            out.extend(self.said(said_item(self._calls, refused, len(self._items))))
         output = [self._items[i] for i in sorted(self._items)]
         out.append(self._chunk(self._envelope(data, output)))
         return out
