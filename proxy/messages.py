@@ -26,16 +26,6 @@ from replyguard.engine.tools import CompiledTools
 from replyguard.proxy.api_messages import error_body, message_events, screen_message
 from replyguard.proxy.api_messages_stream import MessageStream
 from replyguard.proxy.body import read_json
-from replyguard.proxy.completions import (
-    call_upstream,
-    compiled_rules,
-    compiled_tools,
-    output_stage,
-    product_reply,
-    screen_maker,
-    turn_text,
-    user_text,
-)
 from replyguard.proxy.counts import add_counts
 from replyguard.proxy.direct import SSE_HEADERS
 from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError
@@ -56,8 +46,18 @@ from replyguard.proxy.state import (
     SETTINGS,
     prepare,
 )
+from replyguard.proxy.turn import (
+    compiled_rules,
+    compiled_tools,
+    output_stage,
+    product_reply,
+    screen_maker,
+    turn_text,
+    user_text,
+)
 from replyguard.proxy.upstream import error_from_status, read_body, returned_headers
 from replyguard.proxy.upstream import upstream_headers as openai_headers
+from replyguard.proxy.upstream_reply import call_upstream
 
 __all__ = ["FORWARDED", "RETURNED", "answer", "messages", "reply_message", "upstream_headers"]
 

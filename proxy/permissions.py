@@ -132,11 +132,11 @@ class CallFilter:
 
     def sentences(self, refused: list[str], text: str) -> str:
         """`text` (the released reply) followed by one plain sentence per refused tool."""
-        assert self.tools is not None or not refused
-        said = [cannot_do_sentence(self.tools, name, self.tools.language)  # type: ignore[union-attr]
-                for name in dict.fromkeys(refused)]
-        if not said:
+        tools = self.tools
+        if tools is None or not refused:  # (only a declared tool is ever refused)
             return text
+        said = [cannot_do_sentence(tools, name, tools.language)
+                for name in dict.fromkeys(refused)]
         lead = " " if text and not text[-1].isspace() else ""
         return text + lead + " ".join(said)
 

@@ -20,7 +20,6 @@ from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy.api_responses import screen_response
-from replyguard.proxy.completions import compiled_rules, compiled_tools, read_whole, screen_maker
 from replyguard.proxy.counts import new_counts
 from replyguard.proxy.errors import UpstreamError, error_response
 from replyguard.proxy.overload import count_fault
@@ -29,7 +28,9 @@ from replyguard.proxy.record import RECORD
 from replyguard.proxy.relay import relay
 from replyguard.proxy.responses_stream import ResponsesStream
 from replyguard.proxy.state import METRICS, OFFLOAD, SCREEN_CACHE, SESSION, SETTINGS
+from replyguard.proxy.turn import compiled_rules, compiled_tools, screen_maker
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
+from replyguard.proxy.upstream_reply import read_whole
 
 __all__ = ["stored_input_items", "stored_response"]
 
