@@ -177,7 +177,7 @@ class StreamScreen:
     def _hold_calls(self, state: ChoiceReply, target: dict[str, Any]) -> bool:
         """With a tool refused, the call deltas are taken out of `target` and held to the
         finish (`ChoiceReply`); True when some were (a chunk left with nothing is not sent)."""
-        if self._calls is None:
+        if self._calls is None or "tool_calls" not in target and "function_call" not in target:
             return False
         tool_calls = target.get("tool_calls")
         function_call = target.get("function_call")
@@ -185,7 +185,9 @@ class StreamScreen:
         function_call = function_call if isinstance(function_call, dict) else None
         if tool_calls is None and function_call is None:
             return False
+        before = state.held
         state.feed(CallDeltas(tool_calls, function_call))
+        self.held += state.held - before
         if tool_calls is not None:
             del target["tool_calls"]
         if function_call is not None:

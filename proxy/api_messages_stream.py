@@ -160,6 +160,7 @@ class MessageStream:
             return []
         if kind == "input_json_delta" and state.kind == "tool_use":
             state.given.append(str(delta.get("partial_json") or ""))
+            self.held += len(state.given[-1])
             return []
         unknown(delta, "content block delta")
         return []
@@ -176,6 +177,7 @@ class MessageStream:
                 out.append(self._delta(state, {"type": "signature_delta",
                                                "signature": state.signature}))
         elif state.kind == "tool_use":
+            self.held = max(0, self.held - sum(len(p) for p in state.given))
             out.append(self._delta(state, {"type": "input_json_delta",
                                            "partial_json": self._blocks.input_json(state)}))
         out.append(self._send({"type": "content_block_stop", "index": state.index}))

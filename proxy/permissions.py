@@ -19,7 +19,7 @@ from replyguard.engine.arguments import (
 )
 from replyguard.engine.rules import CompiledRules
 from replyguard.engine.tools import CompiledTools
-from replyguard.proxy.counts import add_counts
+from replyguard.proxy.counts import add_counts, new_counts
 
 __all__ = ["TOOL_CALLS_REFUSED", "CallFilter", "call_name", "offered_tools"]
 
@@ -46,7 +46,7 @@ class CallFilter:
     def __init__(self, rules: CompiledRules, tools: CompiledTools | None = None) -> None:
         self.rules = rules
         self.tools = tools
-        self.counts: Counter[str] = Counter()
+        self.counts: Counter[str] = new_counts()  # (made on every request: the cheap way)
 
     def refuses(self, call: Any) -> bool:
         """Is `call` (any shape, judged by its whole name) refused? Counted when it is."""

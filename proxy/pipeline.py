@@ -197,7 +197,7 @@ class ChoiceReply:
         self._pieces = pieces
         self.screens: dict[str, Screen] = {}
         self.finished = False
-        self.held = 0  # characters fed and not yet released (about)
+        self.held = 0  # characters fed and not yet released (about; calls' arguments too)
         self._filter = calls
         self.calls: StreamCalls | None = None  # made at the first call delta
         self._refused: list[str] = []  # names of the refused calls of a whole message
@@ -245,9 +245,9 @@ class ChoiceReply:
         if self.calls is None:
             self.calls = StreamCalls(self._filter)
         if event.tool_calls is not None:
-            self.calls.delta(event.tool_calls)
+            self.held += self.calls.delta(event.tool_calls)
         if event.function_call is not None:
-            self.calls.function_call(event.function_call)
+            self.held += self.calls.function_call(event.function_call)
 
     def whole_calls(self, event: WholeCalls) -> Calls:
         """A whole message's calls with the refused ones taken out (noted for the finish)

@@ -39,6 +39,7 @@ class ResponseCalls:
         self._calls = calls
         self._held: dict[Any, _Held] = {}
         self.refused: list[str] = []  # names of the refused calls, to be said
+        self.held = 0  # characters of arguments held, not yet sent (about)
 
     def added(self, upstream: Any, item: dict[str, Any]) -> bool:
         """A `function_call` item begins: False when its tool is refused (the item is
@@ -51,6 +52,7 @@ class ResponseCalls:
                                             item.get("id"))
         if isinstance(item.get("arguments"), str) and item["arguments"]:
             held.pieces.append(item["arguments"])
+            self.held += len(item["arguments"])
         return True
 
     def event(self, step: str, data: dict[str, Any], index: int) -> list[dict[str, Any]]:
@@ -64,10 +66,12 @@ class ResponseCalls:
             if not isinstance(value, str):
                 raise ChunkShapeError(f"a `{data['type']}` event's `delta` must be a string")
             held.pieces.append(value)
+            self.held += len(value)
             return []
         whole = data.get("arguments")
         if not held.pieces and isinstance(whole, str):  # no delta came: they are in `done`
             held.pieces.append(whole)
+            self.held += len(whole)
         return self._release(held, index)
 
     def done(self, upstream: Any, index: int) -> list[dict[str, Any]]:
@@ -86,6 +90,7 @@ class ResponseCalls:
         if held.sent is not None:
             return []
         given = "".join(held.pieces)
+        self.held = max(0, self.held - len(given))
         held.sent = self._calls.arguments(held.name, given) if self._calls is not None \
             else given
         head = {"item_id": held.item_id, "output_index": index}

@@ -128,7 +128,8 @@ class ResponsesStream:
             self.ended = True
             return self._end(data), True
         out = self._event(kind, data)
-        self.held = self._screen.held()  # what a part's `done` may screen at once (relay)
+        # What a part's or a call's `done` may screen at once (relay).
+        self.held = self._screen.held() + self._function_calls.held
         return out, False
 
     def _event(self, kind: str, data: dict[str, Any]) -> list[Out]:

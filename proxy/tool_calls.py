@@ -64,16 +64,22 @@ class StreamCalls:
         self._last = at
         return at
 
-    def delta(self, deltas: list[Any]) -> None:
-        """Hold this chunk's `tool_calls` deltas; nothing is sent before `flush`."""
+    def delta(self, deltas: list[Any]) -> int:
+        """Hold this chunk's `tool_calls` deltas (nothing is sent before `flush`); the
+        characters of arguments they add."""
+        added = 0
         for delta in deltas:
             if isinstance(delta, dict):
                 at = self._call(delta)
                 self.held[at] = _joined(self.held[at], delta)
+                added += _size(delta.get("function")) + _size(delta.get("custom"))
+        return added
 
-    def function_call(self, delta: dict[str, Any]) -> None:
-        """Hold a legacy `function_call` delta (sent, joined, by `flush`)."""
+    def function_call(self, delta: dict[str, Any]) -> int:
+        """Hold a legacy `function_call` delta (sent, joined, by `flush`); the characters of
+        arguments it adds."""
         self.function = _joined(self.function or {}, delta)
+        return _size(delta)
 
     def flush(self) -> dict[str, Any]:
         """At the choice's end: the delta fields to send (`tool_calls`, `function_call`), the
@@ -111,6 +117,13 @@ class StreamCalls:
             return True
         self.kept = True
         return False
+
+
+def _size(inner: Any) -> int:
+    """The characters of arguments (or a custom tool's input) a call delta's object holds."""
+    if not isinstance(inner, dict):
+        return 0
+    return sum(len(v) for k in ("arguments", "input") if isinstance(v := inner.get(k), str))
 
 
 def _joined(into: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:

@@ -81,6 +81,16 @@ def test_streamed_calls_are_held_then_judged_whole() -> None:
         "name": "refund_card", "arguments": "{}"}}]), Finish("tool_calls")]
 
 
+def test_held_counts_the_calls_arguments() -> None:
+    choice = ChoiceReply(MAKE, CallFilter(RULES, TOOLS))
+    choice.feed(CallDeltas([{"index": 0, "id": "a", "function": {"name": "refund_card",
+                                                                 "arguments": '{"a"'}}]))
+    choice.feed(CallDeltas(None, {"name": "lookup", "arguments": ": 1}"}))
+    assert choice.held == 8
+    choice.finish("tool_calls")
+    assert choice.held == 0
+
+
 def test_whole_calls_refused_are_taken_out_and_said() -> None:
     choice = ChoiceReply(MAKE, CallFilter(RULES, TOOLS))
     choice.feed(TextDelta("content", "Done."))

@@ -291,6 +291,16 @@ def test_held_tells_what_the_screens_hold() -> None:
     assert held[-2] == 0  # after the text's done, before the end
 
 
+def test_held_counts_a_calls_arguments_until_they_are_sent() -> None:
+    adapter = ResponsesStream(MAKE, REQUEST, CallFilter(RULES))
+    held = {}
+    for event in cut_stream([], Said(calls=(CALL,)), [10, 40]):
+        adapter.event(SSEEvent(orjson.dumps(event).decode(), event["type"]))
+        held[event["type"]] = adapter.held
+    assert held["response.function_call_arguments.delta"] == len(ARGUMENTS)
+    assert held["response.function_call_arguments.done"] == 0
+
+
 def test_reasoning_text_streams_are_screened() -> None:
     """A reasoning item's own text (gpt-oss style `response.reasoning_text.*`), cut inside a
     card: sent screened, and the item's `content` as sent."""
