@@ -269,7 +269,7 @@ class ChoiceReply:
             kept, refused = self._filter.message(tool_calls)
             self._refused += refused
             self._kept = self._kept or bool(kept)
-            tool_calls = kept or None
+            tool_calls = kept if kept or not refused else None
         return Calls(tool_calls, function_call, whole=True)
 
     def finish(self, reason: str | None) -> list[Item]:
