@@ -95,6 +95,27 @@ def test_the_whole_message_screened() -> None:
          "input": {"card": "**** 1111", "order_id": "4412", "note": ["a", "b 4111"]}}]
     assert counts["replyguard_thinking_unsigned"] == 1
     assert counts["reply_wording_removed"] == 1
+    # the card in the thinking, the text and the tool input: each counted
+    assert (counts["reply_pd_detected_card"], counts["reply_pd_redacted"]) == (3, 3)
+
+
+def test_a_streamed_tool_input_that_is_not_json_is_screened_as_text() -> None:
+    stream = MessageStream(_make, CallFilter(RULES))
+    start = {**MESSAGE, "content": [], "stop_reason": None}
+    events = [{"type": "message_start", "message": start},
+              {"type": "content_block_start", "index": 0, "content_block": {
+                  "type": "tool_use", "id": "toolu_1", "name": "refund", "input": {}}},
+              {"type": "content_block_delta", "index": 0, "delta": {
+                  "type": "input_json_delta", "partial_json": '{"card": "4111 1111 '}},
+              {"type": "content_block_delta", "index": 0, "delta": {
+                  "type": "input_json_delta", "partial_json": '1111 1111"'}},
+              {"type": "content_block_stop", "index": 0}]
+    sent = [c.body for e in events
+            for c in stream.event(SSEEvent(orjson.dumps(e).decode(), e["type"]))[0]
+            if isinstance(c, Chunk)]
+    assert sent[2] == {"type": "content_block_delta", "index": 0, "delta": {
+        "type": "input_json_delta", "partial_json": '{"card": "**** 1111"'}}
+    assert stream.counts()["reply_pd_detected_card"] == 1
 
 
 @settings(max_examples=200, deadline=None)
