@@ -161,7 +161,9 @@ class StreamScreen:
         held = self._hold_calls(state, frame.target) or frame.held
         texts: list[Slot] = []
         for name in self._fields:
-            if name in frame.source:  # nothing to screen, nothing to pass on
+            # (absent or null, as OpenAI's tool-call chunks send `content` and `refusal`:
+            # nothing to screen, passed on as it is)
+            if frame.source.get(name) is not None:
                 held = self._text(state, frame, name, texts) or held
         finish = choice.get("finish_reason")
         if finish is not None:

@@ -75,6 +75,24 @@ async def test_parallel_calls_on_one_index_are_told_apart_by_their_ids(
     assert count(metrics, "reply_pd_redacted") == 1.0
 
 
+async def test_openais_own_tool_call_stream(stack: StartUpstream) -> None:
+    """OpenAI's shape: the first chunk carries `content` and `refusal` as null beside the
+    call's id and name; the arguments follow in small deltas."""
+    head = {"role": "assistant", "content": None, "refusal": None}
+    upstream = RawUpstream([
+        sse({**head, "tool_calls": [call("call_a", "refund_card", "")]}),
+        *(sse({"tool_calls": [{"index": 0, "function": {"arguments": CARD_ARGS[i:i + 5]}}]})
+          for i in range(0, len(CARD_ARGS), 5)),
+        sse({}, "tool_calls"), b"data: [DONE]\n\n"])
+    s = await stack(upstream, rules=ReplyRules(), tools=TOOLS)
+    raw = await post(s, True)
+    assert raw == b"".join([
+        sse(head),
+        sse({"tool_calls": [call("call_a", "refund_card", CARD_SENT)]}),
+        sse({}, "tool_calls"),
+        b"data: [DONE]\n\n"])
+
+
 async def test_parallel_calls_on_one_index_split_over_deltas(stack: StartUpstream) -> None:
     """vLLM's shape: a call's id and name first, its arguments in later deltas without an id;
     the next call starts on the same index with a new id."""
