@@ -24,7 +24,15 @@ from replyguard.proxy.errors import BadRequest
 from replyguard.proxy.output import OutputStage
 from replyguard.proxy.pipeline import Screen, Text
 from replyguard.proxy.record import RECORD
-from replyguard.proxy.state import AUDIENCES, GUARDRAILS, RULES, SESSION, SETTINGS, TOOLS
+from replyguard.proxy.state import (
+    AUDIENCES,
+    GUARDRAILS,
+    PINNED,
+    RULES,
+    SESSION,
+    SETTINGS,
+    TOOLS,
+)
 from replyguard.proxy.upstream import upstream_headers
 
 __all__ = ["AUDIENCE_HEADER", "LANGUAGE_HEADER", "Kind", "compiled_rules", "compiled_tools",
@@ -46,7 +54,8 @@ def compiled_rules(request: web.Request) -> CompiledRules:
     if language not in LANGUAGES:
         raise BadRequest(f"{LANGUAGE_HEADER}: not a language ReplyGuard reads (known: "
                          f"{', '.join(LANGUAGES)})", code="invalid_language")
-    return app[RULES].for_language(language)
+    compiled = request.get(PINNED) or app[RULES].compiled  # pinned: see store_app
+    return compiled[language]
 
 
 def compiled_tools(request: web.Request, language: str) -> CompiledTools | None:
