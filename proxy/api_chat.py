@@ -163,7 +163,7 @@ class StreamScreen:
         for name in self._fields:
             # (absent or null, as OpenAI's tool-call chunks send `content` and `refusal`:
             # nothing to screen, passed on as it is)
-            if frame.source.get(name) is not None:
+            if name in frame.source and frame.source[name] is not None:
                 held = self._text(state, frame, name, texts) or held
         finish = choice.get("finish_reason")
         if finish is not None:
