@@ -20,7 +20,7 @@ from replyguard.proxy.errors import ScreeningFailed, UpstreamError
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
 from replyguard.proxy.overload import count_fault
-from replyguard.proxy.record import RECORD
+from replyguard.proxy.record import RECORD, RequestRecord
 from replyguard.proxy.reply_keys import ChunkShapeError
 from replyguard.proxy.state import METRICS, SESSION
 from replyguard.proxy.upstream import fault, read_body
@@ -45,7 +45,8 @@ async def call_upstream(request: web.Request, url: str, base: str, body: dict[st
                                              allow_redirects=False, headers=headers
                                              ) as upstream:
             answered = True
-            metrics.upstream_latency_by(record.route).observe(time.perf_counter() - started)
+            metrics.upstream_latency_by(record.route, record.api).observe(
+                time.perf_counter() - started)
             try:
                 return await answer(upstream)
             finally:
@@ -55,16 +56,16 @@ async def call_upstream(request: web.Request, url: str, base: str, body: dict[st
         if answered:
             raise
         failed = fault(exc, base)
-        count_fault(metrics, failed)  # overload (503) or an upstream fault
+        count_fault(metrics, failed, record.api)  # overload (503) or an upstream fault
         raise failed from None
 
 
 async def read_whole(upstream: aiohttp.ClientResponse,
-                     screen: Callable[[dict[str, Any]], Counter[str]], counts: Counter[str],
-                     route: str, own: float, metrics: Metrics, limit: int, offload: Offload,
+                     screen: Callable[[dict[str, Any]], Counter[str]], record: RequestRecord,
+                     own: float, metrics: Metrics, limit: int, offload: Offload,
                      json_reply: bool = False, key: str = "choices") -> dict[str, Any]:
-    """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
-    refused (502) rather than held in memory whole."""
+    """Read and screen a whole (non-streamed) upstream completion, its counts added to
+    `record`'s; one over `limit` bytes is refused (502) rather than held in memory whole."""
     raw = await read_body(upstream, limit)
     started = time.perf_counter()
     try:
@@ -78,13 +79,14 @@ async def read_whole(upstream: aiohttp.ClientResponse,
         raise UpstreamError(f"the upstream answered without any {key}",
                             code="upstream_protocol")
     try:
-        add_counts(counts, await offload.run(
+        add_counts(record.counts, await offload.run(
             len(raw), screen, parsed, threshold=JSON_OFFLOAD_CHARS if json_reply else None))
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc
     except ScreeningError as exc:
-        metrics.screening_errors.labels("reply").inc()
+        metrics.screening_errors_by("reply", record.api).inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    metrics.added_latency_by(route).observe(own + time.perf_counter() - started)
+    metrics.added_latency_by(record.route, record.api).observe(
+        own + time.perf_counter() - started)
     return parsed
