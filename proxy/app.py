@@ -39,7 +39,6 @@ from replyguard.proxy.state import (
     LIFECYCLE,
     METRICS,
     OFFLOAD,
-    REFUSING,
     REQUEST_IDS,
     RULES,
     SCREEN_CACHE,
@@ -51,7 +50,6 @@ from replyguard.proxy.state import (
     Lifecycle,
     RequestIds,
     compile_all_tools,
-    refusing,
     stamp,
 )
 from replyguard.proxy.store import Store
@@ -185,7 +183,6 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[METRICS] = metrics if metrics is not None else Metrics()
     app[GUARDRAILS] = Guardrails(settings.guardrails, app[METRICS], settings.upstream.base_url)
     app[TOOLS] = compile_all_tools(settings)
-    app[REFUSING] = refusing(app[TOOLS])
     app[REQUEST_IDS] = RequestIds()
     app[WATCH] = UpstreamWatch(app[METRICS])
     app[STREAMS] = LiveStreams()

@@ -14,7 +14,6 @@ from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import Screened, screen_text
 from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy.body import in_time, read_json
-from replyguard.proxy.completions import compiled_rules
 from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
     BadRequest,
@@ -35,6 +34,7 @@ from replyguard.proxy.state import (
     SETTINGS,
     prepare,
 )
+from replyguard.proxy.turn import compiled_rules
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 #: Upstream response headers passed on from a passthrough or models route (besides

@@ -105,11 +105,6 @@ TOOLS = web.AppKey("tools", dict)
 AUDIENCES = ("customer", "staff")
 
 
-#: The (language, audience) pairs whose declared tools include one refused (`allowed:
-#: false`): only their replies go through a CallFilter. Decided once, with TOOLS.
-REFUSING = web.AppKey("refusing", frozenset)
-
-
 def compile_all_tools(settings: Settings) -> dict[tuple[str, str], CompiledTools]:
     """`settings.tools` compiled for every language and audience (none: {})."""
     if not settings.tools:
@@ -118,10 +113,6 @@ def compile_all_tools(settings: Settings) -> dict[tuple[str, str], CompiledTools
             for lang in LANGUAGES for aud in AUDIENCES}
 
 
-def refusing(tools: dict[tuple[str, str], CompiledTools]) -> frozenset[tuple[str, str]]:
-    """The keys of `tools` (compile_all_tools) whose tools refuse some call."""
-    return frozenset(key for key, compiled in tools.items()
-                     if any(not s.allowed for s in compiled.rules.tools.values()))
 def stamp(response: web.StreamResponse, record: RequestRecord) -> None:
     """The request id headers, set just before `response`'s headers go out (by the middleware
     for a whole response; by the route, before `prepare`, for a streamed one):
