@@ -23,7 +23,6 @@ from typing import Any, Literal
 import orjson
 
 from replyguard.proxy import reply_keys
-from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.errors import ProxyError, UpstreamError, error_event
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import (
@@ -375,11 +374,11 @@ class StreamScreen:
 
     def counts(self) -> Counter[str]:
         """The counts of every choice's screens so far, and of the refused calls."""
-        total = new_counts()
+        total: Counter[str] = Counter()
         for state in self._choices.values():
             state.add_counts_to(total)
         if self._calls is not None:
-            add_counts(total, self._calls.counts)
+            total.update(self._calls.counts)
         return total
 
 
@@ -425,7 +424,7 @@ def screen_completion(
     text and where it was put (for the output stage). Raises ChunkShapeError, engine
     ScreeningError.
     """
-    total = new_counts()
+    total: Counter[str] = Counter()
     top = reply_keys.envelope(body)
     for key in [key for key in body if key != "choices"]:  # in place, in the body's order
         if key in top:
@@ -446,9 +445,9 @@ def screen_completion(
         state = ChoiceReply(make_screen, calls if kind == "chat" else None, pieces)
         _screen_whole(state, choice, holder, kind, texts)
         for screen in state.screens.values():
-            add_counts(total, screen.counts)
+            total.update(screen.counts)
     if calls is not None:
-        add_counts(total, calls.counts)
+        total.update(calls.counts)
     return total
 
 

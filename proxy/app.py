@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from time import perf_counter
 
@@ -40,7 +41,6 @@ from replyguard.proxy.state import (
     METRICS,
     OFFLOAD,
     REFUSING,
-    REQUEST_IDS,
     RULES,
     SCREEN_CACHE,
     SESSION,
@@ -49,7 +49,6 @@ from replyguard.proxy.state import (
     WATCH,
     ActiveRules,
     Lifecycle,
-    RequestIds,
     compile_all_tools,
     refusing,
     stamp,
@@ -80,7 +79,8 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
     """
     started = perf_counter()
     app = request.app
-    request_id = client_request_id(request.headers.get("X-Request-Id")) or app[REQUEST_IDS]()
+    request_id = (client_request_id(request.headers.get("X-Request-Id"))
+                  or secrets.token_hex(8))
     resource = request.match_info.route.resource
     route = resource.canonical if resource is not None else "unmatched"
     record = request[RECORD] = RequestRecord(request_id, route, request.method)
@@ -177,7 +177,6 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[GUARDRAILS] = Guardrails(settings.guardrails, app[METRICS], settings.upstream.base_url)
     app[TOOLS] = compile_all_tools(settings)
     app[REFUSING] = refusing(app[TOOLS])
-    app[REQUEST_IDS] = RequestIds()
     app[WATCH] = UpstreamWatch(app[METRICS])
     app[STREAMS] = LiveStreams()
     app[LIFECYCLE] = Lifecycle()

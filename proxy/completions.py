@@ -33,7 +33,6 @@ from replyguard.proxy import direct
 from replyguard.proxy.api_chat import ChunkShapeError, StreamScreen, screen_completion
 from replyguard.proxy.api_responses import rebuilt_text, screen_response
 from replyguard.proxy.body import read_json
-from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
     BadRequest,
     ProxyError,
@@ -173,7 +172,7 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
     tools, refusing = compiled_tools(request, rules.language)
     tools = tools if kind != "text" else None
     verdict, fields = await _verdict(request, metrics, kind, body, rules, tools)
-    add_counts(record.counts, verdict.counts)
+    record.counts.update(verdict.counts)
     record.verdict = verdict.kind
     json_reply = kind != "text" and _json_reply(body)
     guard = app[GUARDRAILS]
@@ -376,7 +375,7 @@ async def _relay(request: web.Request, turn: _Turn,
                            request.app[OFFLOAD])
     finally:
         metrics.active_streams.dec()
-        add_counts(record.counts, screen.counts())
+        record.counts.update(screen.counts())
         _stream_metrics(metrics, record, turn)
 
 
@@ -472,7 +471,7 @@ async def read_whole(upstream: aiohttp.ClientResponse,
         raise UpstreamError(f"the upstream answered without any {key}",
                             code="upstream_protocol")
     try:
-        add_counts(counts, await offload.run(
+        counts.update(await offload.run(
             len(raw), screen, parsed, threshold=JSON_OFFLOAD_CHARS if json_reply else None))
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",

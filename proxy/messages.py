@@ -37,7 +37,6 @@ from replyguard.proxy.completions import (
     turn_text,
     user_text,
 )
-from replyguard.proxy.counts import add_counts
 from replyguard.proxy.direct import SSE_HEADERS
 from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError
 from replyguard.proxy.messages_request import verdict_messages
@@ -129,7 +128,7 @@ async def _messages(request: web.Request) -> web.StreamResponse:
     rules = compiled_rules(request)
     tools, refusing = compiled_tools(request, rules.language)
     verdict, fields = await _verdict(request, body, rules, tools)
-    add_counts(record.counts, verdict.counts)
+    record.counts.update(verdict.counts)
     record.verdict = verdict.kind
     guard = app[GUARDRAILS]
     stage = output_stage(request, body, rules, False) \
@@ -216,7 +215,7 @@ async def _answered(request: web.Request, settings: Settings, upstream: aiohttp.
                            settings.limits.max_response_bytes, stage, request.app[OFFLOAD])
     finally:
         metrics.active_streams.dec()
-        add_counts(record.counts, screen.counts())
+        record.counts.update(screen.counts())
 
 
 async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> web.Response:
@@ -261,7 +260,7 @@ async def _whole_reply(request: web.Request, upstream: aiohttp.ClientResponse, s
     except ScreeningError as exc:
         request.app[METRICS].screening_errors.labels("reply").inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    add_counts(record.counts, counts)
+    record.counts.update(counts)
     if stage is not None and slots:
         await stage_texts(slots, stage)
     headers = returned_headers(upstream, RETURNED)

@@ -11,8 +11,6 @@ from typing import Any
 
 from aiohttp import web
 
-from replyguard.proxy.counts import new_counts
-
 __all__ = ["RECORD", "RequestRecord"]
 
 
@@ -33,7 +31,7 @@ class RequestRecord:
     request_id: str
     route: str
     method: str = "POST"
-    counts: Counter[str] = field(default_factory=new_counts)
+    counts: Counter[str] = field(default_factory=Counter)
     verdict: str | None = None
     outcome: str | None = None
     fault: str | None = None
