@@ -140,8 +140,7 @@ class SSEDecoder:
                 lines[0] = "".join(self._partial)
                 self._partial.clear()
                 self._held = 0
-            for line in lines:
-                self._line(line, out)
+            self._whole_lines(lines, out)
         if rest:
             self._partial.append(rest)
             self._held += len(rest)
@@ -150,6 +149,27 @@ class SSEDecoder:
         elif text[-1] == "\r":
             self._skip_lf = True
         return out
+
+    def _whole_lines(self, lines: list[str], out: list[SSEEvent]) -> None:
+        """Read whole lines, appending the events they complete to `out`."""
+        data = self._data
+        for line in lines:
+            # The two usual lines inline, as `_line` reads them: 963k instead of 1,097k
+            # instructions for a streamed reply of 82 events (-12%; docs/performance.md).
+            if line[:6] == "data: ":
+                value = line[6:]
+                data.append(value)
+                self._data_len += len(value) + 1
+                if self._data_len > self._max:
+                    raise SSEDecodeError(f"an event of the stream is over {self._max} characters")
+            elif not line:
+                self._data_len = 0
+                if data:
+                    out.append(SSEEvent("\n".join(data), self._event or None, self._last_id))
+                    data.clear()
+                self._event = None
+            else:
+                self._line(line, out)
 
     def _line(self, line: str, out: list[SSEEvent]) -> None:
         if not line:
