@@ -52,6 +52,7 @@ from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verd
 from replyguard.proxy.responses_events import response_events
 from replyguard.proxy.responses_request import verdict_responses
 from replyguard.proxy.responses_stream import ResponsesStream
+from replyguard.proxy.screen_pool import WorkerLost, in_place
 from replyguard.proxy.state import (
     AUDIENCES,
     GUARDRAILS,
@@ -215,14 +216,19 @@ async def _verdict(request: web.Request, metrics: Metrics, kind: Kind, body: dic
     size = request.content_length or 0
     try:
         if kind == "chat":
-            return await app[OFFLOAD].run(size, verdict_chat, body, rules, tools, cache)
+            return await app[OFFLOAD].run(size, verdict_chat, body, rules, tools, cache,
+                                          process=True)
         if kind == "responses":
-            return await app[OFFLOAD].run(size, verdict_responses, body, rules, tools, cache)
-        return await app[OFFLOAD].run(size, verdict_text, body, rules, cache)
+            return await app[OFFLOAD].run(size, verdict_responses, body, rules, tools, cache,
+                                          process=True)
+        return await app[OFFLOAD].run(size, verdict_text, body, rules, cache, process=True)
+    except WorkerLost:
+        metrics.screening_errors_by("request", request[RECORD].api).inc()
+        raise
     except ProxyError:
         raise
     except Exception as exc:
-        metrics.screening_errors.labels("request").inc()
+        metrics.screening_errors_by("request", request[RECORD].api).inc()
         raise ScreeningFailed(f"screening the request failed ({type(exc).__name__}); nothing "
                               "was sent upstream") from exc
     finally:
@@ -252,10 +258,10 @@ async def _input_guardrails(request: web.Request, kind: Kind, body: dict[str, An
     check, how = await guard.check_turn(app[SESSION], turn_text(verdict, kind),
                                         str(body.get("model") or ""),
                                         upstream_headers(request, settings),
-                                        user_text(verdict, kind))
+                                        user_text(verdict, kind), api=record.api)
     if check is None:
         return None
-    app[METRICS].guardrail_blocks.labels(check).inc()
+    app[METRICS].guardrail_blocks_by(check, record.api).inc()
     record.verdict, record.guardrail = "blocked", f"{check} ({how})"
     reply = guard.block_message(check, rules.language)
     if settings.reply_temperature > 0 and stage is not None:
@@ -332,7 +338,8 @@ async def call_upstream(request: web.Request, url: str, base: str, body: dict[st
                                              allow_redirects=False, headers=headers
                                              ) as upstream:
             answered = True
-            metrics.upstream_latency_by(record.route).observe(time.perf_counter() - started)
+            metrics.upstream_latency_by(record.route, record.api).observe(
+                time.perf_counter() - started)
             try:
                 return await answer(upstream)
             finally:
@@ -342,13 +349,13 @@ async def call_upstream(request: web.Request, url: str, base: str, body: dict[st
         if answered:
             raise
         failed = fault(exc, base)
-        count_fault(metrics, failed)  # overload (503) or an upstream fault
+        count_fault(metrics, failed, record.api)  # overload (503) or an upstream fault
         raise failed from None
 
 
 async def _refused(turn: _Turn, upstream: aiohttp.ClientResponse) -> web.Response:
     """An upstream error status, counted, as the client's error (its text masked)."""
-    turn.metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
+    turn.metrics.upstream_errors_by(f"http_{upstream.status // 100}xx", turn.record.api).inc()
     rules, headers = turn.rules, returned_headers(upstream)
     error = await error_from_status(upstream, turn.settings.upstream.base_url,
                                     lambda text: screen_text(text, rules, "tool").text)
@@ -378,19 +385,22 @@ async def _relay(request: web.Request, turn: _Turn,
     finally:
         metrics.active_streams.dec()
         record.counts.update(screen.counts())
-        _stream_metrics(metrics, record, turn)
+        stream_metrics(metrics, record, turn.own_s, turn.started)
 
 
-def _stream_metrics(metrics: Metrics, record: RequestRecord, turn: _Turn) -> None:
-    """A relayed stream's added latency, time to first text and fault, by its outcome."""
-    route, outcome = record.route, record.outcome or "ok"
-    metrics.added_latency_by(route).observe(turn.own_s + record.own_s)
+def stream_metrics(metrics: Metrics, record: RequestRecord, own_s: float,
+                   started: float) -> None:
+    """A relayed stream's added latency (`own_s`, the proxy's seconds before the upstream
+    call, and the relay's), time to first text (from `started`, perf_counter) and fault, by
+    its outcome; the same on every API."""
+    route, api, outcome = record.route, record.api, record.outcome or "ok"
+    metrics.added_latency_by(route, api).observe(own_s + record.own_s)
     if record.first_text_at is not None:
-        metrics.first_token_by(route).observe(record.first_text_at - turn.started)
+        metrics.first_token_by(route, api).observe(record.first_text_at - started)
     if outcome == "screening_failed":
-        metrics.screening_errors.labels("reply").inc()
+        metrics.screening_errors_by("reply", api).inc()
     elif outcome.startswith("upstream"):
-        metrics.upstream_errors_by(record.fault or outcome).inc()
+        metrics.upstream_errors_by(record.fault or outcome, api).inc()
     elif outcome == "client_gone":
         metrics.client_disconnects.inc()
 
@@ -410,11 +420,12 @@ async def _whole_reply(request: web.Request, turn: _Turn,
         screen_completion, make_screen=turn.make_screen, kind=turn.kind, calls=turn.calls,
         pieces=texts is not None, texts=texts)
     try:
-        parsed = await read_whole(upstream, screen, record.counts, record.route, turn.own_s,
+        parsed = await read_whole(upstream, screen, record, turn.own_s,
                               metrics, settings.limits.max_response_bytes,
-                              request.app[OFFLOAD], turn.json_reply, _PATHS[turn.kind][1])
+                              request.app[OFFLOAD], turn.json_reply, _PATHS[turn.kind][1],
+                              process=texts is None)
     except UpstreamError as exc:  # too large, broke off, timed out, not a completion
-        metrics.upstream_errors_by(exc.kind).inc()
+        metrics.upstream_errors_by(exc.kind, record.api).inc()
         raise
     if turn.stage is not None:
         await stage_texts(slots, turn.stage)
@@ -455,11 +466,14 @@ def turn_text(verdict: RequestVerdict, kind: Kind) -> str:
 
 
 async def read_whole(upstream: aiohttp.ClientResponse,
-                     screen: Callable[[dict[str, Any]], Counter[str]], counts: Counter[str],
-                     route: str, own: float, metrics: Metrics, limit: int, offload: Offload,
-                     json_reply: bool = False, key: str = "choices") -> dict[str, Any]:
-    """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
-    refused (502) rather than held in memory whole."""
+                     screen: Callable[[dict[str, Any]], Counter[str]], record: RequestRecord,
+                     own: float, metrics: Metrics, limit: int, offload: Offload,
+                     json_reply: bool = False, key: str = "choices", process: bool = False
+                     ) -> dict[str, Any]:
+    """Read and screen a whole (non-streamed) upstream completion, its counts added to
+    `record`'s; one over `limit` bytes is refused (502) rather than held in memory whole.
+    `process`: `screen` can run in a screening process (picklable, and nothing but the
+    completion changed by it is read after)."""
     raw = await read_body(upstream, limit)
     started = time.perf_counter()
     try:
@@ -473,13 +487,19 @@ async def read_whole(upstream: aiohttp.ClientResponse,
         raise UpstreamError(f"the upstream answered without any {key}",
                             code="upstream_protocol")
     try:
-        counts.update(await offload.run(
-            len(raw), screen, parsed, threshold=JSON_OFFLOAD_CHARS if json_reply else None))
+        screened, parsed = await offload.run(
+            len(raw), in_place, screen, parsed,
+            threshold=JSON_OFFLOAD_CHARS if json_reply else None, process=process)
+        record.counts.update(screened)
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc
     except ScreeningError as exc:
-        metrics.screening_errors.labels("reply").inc()
+        metrics.screening_errors_by("reply", record.api).inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    metrics.added_latency_by(route).observe(own + time.perf_counter() - started)
+    except WorkerLost:
+        metrics.screening_errors_by("reply", record.api).inc()
+        raise
+    metrics.added_latency_by(record.route, record.api).observe(
+        own + time.perf_counter() - started)
     return parsed

@@ -5,7 +5,6 @@ moderation removes a flagged sentence before the client sees it, in streams too.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,9 +28,10 @@ SNEAKY = "SNEAKY"  # the fake injection judge answers "yes" when the message hol
 class Checks:
     """A fake judge (chat completions) and moderation endpoint. `delay_s` / `status` per check
     ("topic", "prompt_injection", "moderation") inject faults; `answer` overrides the judge's
-    answer text. Records `calls` (check, text) in arrival order. `held_until` per check: each
-    call is held until that many calls of it have arrived (given up after 5 s, recorded in
-    `gave_up`), so a caller that waits for one answer before the next call never gets one."""
+    answer text. Records `calls` (check, text) in arrival order. `held_until` per check (or
+    "all"): each call is held until that many calls of it (of any check) have arrived (given
+    up after 5 s, recorded in `gave_up`), so a caller that waits for one answer before the next
+    call never gets one."""
 
     delay_s: dict[str, float] = field(default_factory=dict)
     held_until: dict[str, int] = field(default_factory=dict)
@@ -48,9 +48,10 @@ class Checks:
 
     async def _fault(self, check: str) -> web.Response | None:
         await asyncio.sleep(self.delay_s.get(check, 0))
-        if check in self.held_until:
+        key = check if check in self.held_until else "all"
+        if key in self.held_until:
             for _ in range(500):
-                if sum(c == check for c, _text in self.calls) >= self.held_until[check]:
+                if sum(key in (c, "all") for c, _text in self.calls) >= self.held_until[key]:
                     break
                 await asyncio.sleep(0.01)
             else:
@@ -160,7 +161,8 @@ async def test_each_check_blocks_and_reports_in_order(
     assert content(body) == reply
     assert len(s.upstream.seen) == (0 if reason else 1)  # a blocked turn reaches no model
     for check in ("moderation", "prompt_injection", "topic"):
-        assert await metric(s, f'replyguard_guardrail_blocks_total{{check="{check}"}}') == (
+        assert await metric(s, 'replyguard_guardrail_blocks_total{api="chat",'
+                                  f'check="{check}"}}') == (
             1.0 if check == reason else 0.0)
 
 
@@ -206,10 +208,11 @@ async def test_a_failing_check_follows_on_error(stack: StartUpstream, checks: An
         "guardrails__moderation__timeout_ms": 100, "guardrails__moderation__on_error": on_error})
     body = await ask(s, "Where is my parcel?")
     kind = "timeout" if fault == "timeout" else "error"
-    assert await metric(s, 'replyguard_guardrail_errors_total{check="moderation",'
+    assert await metric(s, 'replyguard_guardrail_errors_total{api="chat",check="moderation",'
                            f'kind="{kind}",stage="input"}}') == 1.0
     decision = "open" if on_error == "allow" else "closed"
-    assert await metric(s, 'replyguard_guardrail_fail_decisions_total{check="moderation",'
+    assert await metric(s, 'replyguard_guardrail_fail_decisions_total{api="chat",'
+                           'check="moderation",'
                            f'decision="{decision}",stage="input"}}') == 1.0
     if on_error == "allow":
         assert content(body) == "Your parcel ships on Monday."
@@ -225,19 +228,18 @@ async def test_a_judge_answer_other_than_yes_or_no_is_an_error(
     fake, url = await checks(answer={"topic": answer})
     s = await stack(upstream(), **all_on(url, guardrails__topic__on_error="block"))
     assert content(await ask(s, "Where is my parcel?")) == TOPIC_DEFAULT
-    assert await metric(s, 'replyguard_guardrail_errors_total{check="topic",kind="error",'
+    assert await metric(s, 'replyguard_guardrail_errors_total{api="chat",check="topic",'
+                           'kind="error",'
                            'stage="input"}') == 1.0
 
 
 async def test_the_checks_run_concurrently(stack: StartUpstream, checks: Any) -> None:
-    fake, url = await checks(delay_s={"topic": 0.2, "prompt_injection": 0.2,
-                                      "moderation": 0.2})
+    # no check is answered before all three arrived: checks one after another never end
+    fake, url = await checks(held_until={"all": 3})
     s = await stack(upstream(), **all_on(url, guardrails__moderation__output=False))
-    started = time.perf_counter()
     assert content(await ask(s, "Where is my parcel?")) == "Your parcel ships on Monday."
-    elapsed = time.perf_counter() - started
     assert sorted(c for c, _ in fake.calls) == ["moderation", "prompt_injection", "topic"]
-    assert elapsed < 0.5  # three 200 ms checks, one after another, would take 600 ms
+    assert fake.gave_up == []
 
 
 async def test_a_long_message_is_inspected_whole(stack: StartUpstream, checks: Any) -> None:
@@ -459,5 +461,6 @@ async def test_a_message_over_max_windows_follows_on_error(
     got = content(await ask(s, text))
     assert got == (TOPIC_DEFAULT if blocked else "Your parcel ships on Monday.")
     assert fake.calls == []  # nothing is sent, nothing is cut off
-    assert await metric(s, 'replyguard_guardrail_errors_total{check="topic",kind="too_long",'
+    assert await metric(s, 'replyguard_guardrail_errors_total{api="chat",check="topic",'
+                           'kind="too_long",'
                            'stage="input"}') == 1.0
