@@ -43,7 +43,7 @@ class Finder(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Detector:
-    """One detector.
+    """One detector: what a value of its class looks like, how it is confirmed and masked.
 
     `id` names it (`credit_card`, `us_ssn`, ...); `category` is the class the rules act on
     (`card`, `national_id`, ...). `regex` finds candidates (group `group` is the value; a
@@ -52,27 +52,19 @@ class Detector:
     `validate` confirms a candidate (check digits, parsers); `mask` writes the masked value.
     `keywords_in` says what keywords are matched against: the text, its ASCII lower case
     (`"lower"`), or its shape (`"shape"`: `A` for an ASCII letter of either case, `0` for
-    a digit, space for a space, `_` for anything else). `trim_groups` retries a candidate that fails
-    validation without its trailing space-separated groups (an IBAN followed by a
-    capitalised word).
-
-    Where the regex runs (every match must lie in these windows; see `engine.find`):
-    with `reach=(before, after)`, only from `before` characters before to `after` characters
-    after each keyword occurrence or each `gate` match; with `reach=(0, after)`, only at
-    each keyword occurrence (every match starts at one); with `start`, only where `start`,
-    searched from `before` characters back, reaches the end of a keyword occurrence; with
-    `min_digits`, only around runs of digits and separators (` .()/+-`) holding at least
-    that many digits and passing `run_filter` (from the run's start less `before` to its
-    end plus `after`; every match must be a stretch of those characters starting with one
-    that is no space, so that it lies inside one run); without `reach`, over the whole
-    text when a keyword occurs (or always, with no keywords). `priority` orders
-    overlapping findings: the lower number keeps the text (card > iban > national_id >
-    ip_address > phone). `examples` must each be found whole;
-    `counterexamples` must give no finding of this detector.
+    a digit, space for a space, `_` for anything else). `trim_groups` retries a candidate
+    that fails validation without its trailing space-separated groups (an IBAN followed by a
+    capitalised word). `priority` orders overlapping findings: the lower number keeps the
+    text (card > iban > national_id > ip_address > phone). `examples` must each be found
+    whole; `counterexamples` must give no finding of this detector.
 
     `rest`, for a value of no bounded length (a key block, a token): what continues it past
     the end of the text read, so that a value running out of a window of text (`engine.find`)
     or out of a piece of a reply (`engine.reply`) is read, or dropped, to its real end.
+
+    Where in a text the regex is searched is no part of the declaration: the planner's table
+    (`engine.tuning`) holds the built-in detectors' windows; any other detector is searched
+    wherever its keywords allow, with the same findings.
     """
 
     id: str
@@ -87,11 +79,6 @@ class Detector:
     group: int | str = 0
     keywords_in: KeywordsIn = "text"
     trim_groups: bool = False
-    reach: tuple[int, int] | None = None
-    gate: re.Pattern[str] | None = None
-    min_digits: int = 0
-    run_filter: Callable[[str], bool] | None = None
-    start: re.Pattern[str] | None = None
     rest: re.Pattern[str] | None = None
 
 
@@ -133,10 +120,6 @@ KEY_BEGIN = r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 #: The BEGIN line of a private key block, and its body when one follows.
 _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?"
 
-#: Where a number detector runs: from the start of a run of digits and separators to 5
-#: characters past its end (its look-aheads read at most 4 past a run: `,12/`).
-_NEAR_RUN = (0, 5)
-
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
 _CARD_SEP = r"(?: ?- ?| )"
@@ -177,13 +160,10 @@ _DOMAIN_LABEL = f"[{_EU}{_CJK}](?:[{_EU}{_CJK}-]{{0,61}}[{_EU}{_CJK}])?"
 _TLD = f"(?:[{_EU_LETTERS}]{{2,24}}|[{_CJK}]{{1,24}}|xn--[A-Za-z0-9-]{{1,59}})"
 
 
-def dotted_quad(run: str) -> bool:
-    """A run of digits that may hold an IPv4 address: three dots at least."""
-    return run.count(".") >= 3
-
-
-#: The gate of the IPv6 detector: two colons at most four hex digits apart.
-COLON_PAIR = re.compile(r":[0-9A-Fa-f]{0,4}:")
+#: Where an address's local part starts, searched back from its `@` (the email detector's
+#: tuning, `engine.tuning`): a run of local-part characters of one kind or the other.
+EMAIL_START = re.compile(f"(?<![{_EU}._%+-])[{_EU}._%+-]{{1,64}}@\\Z"
+                         f"|(?<![{_CJK}])[{_CJK}]{{1,64}}@\\Z")
 
 DETECTORS: tuple[Detector, ...] = (
     Detector(
@@ -249,7 +229,6 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ (one fast scan for all).
         keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG."),
-        reach=(11, 280),
         validate=validators.api_key,
         mask=masks.api_key,
         priority=2,
@@ -271,7 +250,6 @@ DETECTORS: tuple[Detector, ...] = (
         category="aws_access_key",
         regex=re.compile(r"(?:AKIA|ASIA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         keywords=("AKIA", "ASIA"),
-        reach=(0, 20),
         validate=None,
         mask=masks.aws_access_key,
         priority=3,
@@ -303,7 +281,6 @@ DETECTORS: tuple[Detector, ...] = (
         ), a_ticket_pass),
         keywords=("pass", "pwd", "senha"),
         keywords_in="lower",
-        reach=(0, 1100),
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -335,7 +312,6 @@ DETECTORS: tuple[Detector, ...] = (
         ), no_password_named_before),
         keywords=('"confirm', "'confirm"),
         keywords_in="lower",
-        reach=(0, 1100),
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -361,7 +337,6 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         keywords=("mysql", "mariadb", "sshpass", "curl"),
         keywords_in="lower",
-        reach=(0, 1100),
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -393,7 +368,6 @@ DETECTORS: tuple[Detector, ...] = (
                   "new password", "senha ", "password '", "password |", "password|",
                   'key="password"'),
         keywords_in="lower",
-        reach=(16, 1100),  # (`with encrypted ` before its keyword, the value after it)
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -415,7 +389,6 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?P<value>[A-Za-z0-9._~%!$&'()*+,;=:@-]{1,128})@(?=[\w\[%~-])"
         ),
         keywords=("://",),
-        reach=(0, 200),
         validate=validators.url_password,
         mask=masks.password,
         priority=4,
@@ -438,10 +411,6 @@ DETECTORS: tuple[Detector, ...] = (
             f"(?![{_EU}_@-])(?!\\.[{_EU}{_CJK}])"
         ),
         keywords=("@",),
-        reach=(65, 600),
-        # (Each branch tried only where a run of its characters starts: ~2.5x cheaper.)
-        start=re.compile(f"(?<![{_EU}._%+-])[{_EU}._%+-]{{1,64}}@\\Z"
-                         f"|(?<![{_CJK}])[{_CJK}]{{1,64}}@\\Z"),
         validate=validators.email,
         mask=masks.email,
         priority=5,
@@ -465,8 +434,6 @@ DETECTORS: tuple[Detector, ...] = (
             + _END_GROUPED.format(sep="cs")
         ),
         keywords=(),
-        min_digits=13,
-        reach=_NEAR_RUN,
         validate=validators.card,
         mask=masks.card,
         priority=10,
@@ -495,7 +462,6 @@ DETECTORS: tuple[Detector, ...] = (
         # spaced country code with a bank code of letters (`GB 82 WEST 1234`).
         keywords=("AA00", "AA 00 00", "AA 00 AAAA 0"),
         keywords_in="shape",
-        reach=(0, 44),
         validate=validators.iban,
         mask=masks.iban,
         priority=11,
@@ -518,8 +484,6 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(_START_SSN + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s")),
         keywords=(),
-        min_digits=9,
-        reach=_NEAR_RUN,
         validate=validators.us_ssn,
         mask=masks.last4,
         priority=12,
@@ -540,7 +504,6 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         keywords=("AA00", "AA 00 00", "AA 000000"),
         keywords_in="shape",
-        reach=(0, 12),
         validate=validators.uk_nino,
         mask=masks.last4,
         priority=12,
@@ -562,7 +525,6 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         keywords=("nhs",),
         keywords_in="lower",
-        reach=(0, 40),
         validate=validators.uk_nhs,
         mask=masks.last4,
         priority=12,
@@ -576,8 +538,6 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)"
                          r"(?!,\d\d?(?![\d/,;|\t]))"),
         keywords=(),
-        min_digits=11,
-        reach=_NEAR_RUN,
         validate=validators.br_cpf,
         mask=masks.last4,
         priority=12,
@@ -594,8 +554,6 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:[ .-]?\(?\d\)?){6,16}" + _END_NUM
         ), marked_as_other),
         keywords=(),
-        min_digits=8,
-        reach=(2, 3),
         # Valid in its numbering plan (libphonenumber): a `+` number in its own country's,
         # a national one in one of these regions' (`phone_detectors` makes other sets).
         validate=partial(validators.phone, regions=validators.DEFAULT_PHONE_REGIONS),
@@ -619,9 +577,6 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?![\w]|\.\d)"
         ),
         keywords=(),
-        min_digits=4,
-        run_filter=dotted_quad,
-        reach=_NEAR_RUN,
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,
@@ -638,8 +593,6 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:(?:\.\d{1,3}){3})?(?:%[A-Za-z0-9]{1,16})?(?![\w:])(?!\.\d)"
         ),
         keywords=(),
-        gate=COLON_PAIR,
-        reach=(8, 60),
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,

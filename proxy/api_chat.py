@@ -35,7 +35,6 @@ from replyguard.proxy.chat_shapes import (
     field_text,
     text_frame,
 )
-from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.errors import ProxyError, UpstreamError, error_event
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import (
@@ -299,11 +298,11 @@ class StreamScreen:
 
     def counts(self) -> Counter[str]:
         """The counts of every choice's screens so far, and of the refused calls."""
-        total = new_counts()
+        total: Counter[str] = Counter()
         for state in self._choices.values():
             state.add_counts_to(total)
         if self._calls is not None:
-            add_counts(total, self._calls.counts)
+            total.update(self._calls.counts)
         return total
 
 

@@ -18,7 +18,6 @@ from replyguard.proxy.chat_shapes import (
     Kind,
     field_text,
 )
-from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import (
     Calls,
@@ -48,7 +47,7 @@ def screen_completion(
     `texts` (when given) gets each released text and where it was put (for the output
     stage). Raises ChunkShapeError, engine ScreeningError.
     """
-    total = new_counts()
+    total: Counter[str] = Counter()
     top = reply_keys.envelope(body)
     for key in [key for key in body if key != "choices"]:  # in place, in the body's order
         if key in top:
@@ -69,9 +68,9 @@ def screen_completion(
         state = ChoiceReply(make_screen, calls if kind == "chat" else None, pieces)
         _screen_whole(state, choice, holder, kind, texts)
         for screen in state.screens.values():
-            add_counts(total, screen.counts)
+            total.update(screen.counts)
     if calls is not None:
-        add_counts(total, calls.counts)
+        total.update(calls.counts)
     return total
 
 

@@ -26,7 +26,6 @@ import orjson
 
 from replyguard.engine.reply import Piece
 from replyguard.proxy import reply_keys
-from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.errors import ProxyError
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import (
@@ -121,7 +120,7 @@ class Blocks:
         self.refused_any = False
         self.kept_call = False
         self.sent = 0  # blocks sent so far (a dropped call shifts the next ones' index)
-        self.counts: Counter[str] = new_counts()
+        self.counts: Counter[str] = Counter()
 
     def start(self, given: int, block: dict[str, Any]) -> Block:
         """A block begins (`given`: its upstream index): its state, a refused call marked
@@ -199,12 +198,12 @@ class Blocks:
     def all_counts(self) -> Counter[str]:
         """The counts so far: every block's screens, unsigned thinking, the calls' (refused,
         and their arguments' values)."""
-        total = new_counts()
-        add_counts(total, self.counts)
+        total: Counter[str] = Counter()
+        total.update(self.counts)
         for state in self.blocks.values():
             if state.reply is not None and not state.reply.finished:
                 state.reply.add_counts_to(total)
-        add_counts(total, self._calls.counts)
+        total.update(self._calls.counts)
         return total
 
 

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from typing import Any
 
 from replyguard.proxy import reply_keys
-from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.permissions import CallFilter, call_name
 from replyguard.proxy.pipeline import ChoiceReply, Screen, Slot, Text, joined_texts
 from replyguard.proxy.reply_keys import ChunkShapeError, plain
@@ -134,7 +133,7 @@ class PartScreen:
         return sum(reply.held for reply in self.parts.values())
 
     def counts(self) -> Counter[str]:
-        total = new_counts()
+        total: Counter[str] = Counter()
         for reply in self.parts.values():
             reply.add_counts_to(total)
         return total
@@ -239,5 +238,5 @@ def screen_response(body: dict[str, Any], make_screen: Callable[[], Screen],
         body["output_text"] = rebuilt_text(kept)
     total = screen.counts()
     if calls is not None:
-        add_counts(total, calls.counts)
+        total.update(calls.counts)
     return total

@@ -31,7 +31,6 @@ from replyguard.proxy.api_chat import StreamScreen
 from replyguard.proxy.api_chat_whole import screen_completion
 from replyguard.proxy.api_responses import rebuilt_text, screen_response
 from replyguard.proxy.body import read_json
-from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
     ProxyError,
     ScreeningFailed,
@@ -142,7 +141,7 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
     tools = compiled_tools(request, rules.language)  # (the audience header checked)
     tools = tools if kind != "text" else None
     verdict, fields = await _verdict(request, metrics, kind, body, rules, tools)
-    add_counts(record.counts, verdict.counts)
+    record.counts.update(verdict.counts)
     record.verdict = verdict.kind
     json_reply = kind != "text" and _json_reply(body)
     guard = app[GUARDRAILS]
@@ -292,7 +291,7 @@ async def _relay(request: web.Request, turn: _Turn,
                            request.app[OFFLOAD])
     finally:
         metrics.active_streams.dec()
-        add_counts(record.counts, screen.counts())
+        record.counts.update(screen.counts())
         stream_metrics(metrics, record, turn.own_s, turn.started)
 
 

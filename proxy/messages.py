@@ -34,7 +34,6 @@ from replyguard.proxy.api_messages import (
 from replyguard.proxy.api_messages_stream import MessageStream
 from replyguard.proxy.body import read_json
 from replyguard.proxy.completions import stream_metrics
-from replyguard.proxy.counts import add_counts
 from replyguard.proxy.direct import SSE_HEADERS
 from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError
 from replyguard.proxy.messages_request import verdict_messages
@@ -137,7 +136,7 @@ async def _messages(request: web.Request) -> web.StreamResponse:
     rules = compiled_rules(request)
     tools = compiled_tools(request, rules.language)
     verdict, fields = await _verdict(request, body, rules, tools)
-    add_counts(record.counts, verdict.counts)
+    record.counts.update(verdict.counts)
     record.verdict = verdict.kind
     guard = app[GUARDRAILS]
     stage = output_stage(request, body, rules, False) \
@@ -225,7 +224,7 @@ async def _answered(request: web.Request, settings: Settings, upstream: aiohttp.
                            settings.limits.max_response_bytes, stage, request.app[OFFLOAD])
     finally:
         metrics.active_streams.dec()
-        add_counts(record.counts, screen.counts())
+        record.counts.update(screen.counts())
         stream_metrics(metrics, record, 0.0, record.started)
 
 
@@ -295,7 +294,7 @@ async def _screened_message(request: web.Request, upstream: aiohttp.ClientRespon
     except ScreeningError as exc:
         request.app[METRICS].screening_errors_by("reply", record.api).inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    add_counts(record.counts, counts)
+    record.counts.update(counts)
     request.app[METRICS].added_latency_by(record.route, record.api).observe(
         record.own_s + time.perf_counter() - started)
     return screened

@@ -19,7 +19,6 @@ from replyguard.engine.arguments import (
 )
 from replyguard.engine.rules import CompiledRules
 from replyguard.engine.tools import CompiledTools
-from replyguard.proxy.counts import add_counts, new_counts
 
 __all__ = ["TOOL_CALLS_REFUSED", "CallFilter", "call_name", "offered_tools"]
 
@@ -46,7 +45,7 @@ class CallFilter:
     def __init__(self, rules: CompiledRules, tools: CompiledTools | None = None) -> None:
         self.rules = rules
         self.tools = tools
-        self.counts: Counter[str] = new_counts()  # (made on every request: the cheap way)
+        self.counts: Counter[str] = Counter()
 
     def refuses(self, call: Any) -> bool:
         """Is `call` (any shape, judged by its whole name) refused? Counted when it is."""
@@ -110,7 +109,7 @@ class CallFilter:
         if not self._screens(name):
             return text
         out, counts = screen_arguments(text, self.rules)
-        add_counts(self.counts, counts)
+        self.counts.update(counts)
         return out
 
     def text(self, name: str, text: str) -> str:
@@ -118,7 +117,7 @@ class CallFilter:
         if not self._screens(name):
             return text
         out, counts = screen_arguments_text(text, self.rules)
-        add_counts(self.counts, counts)
+        self.counts.update(counts)
         return out
 
     def value(self, name: str, value: Any) -> Any:
@@ -127,7 +126,7 @@ class CallFilter:
         if not self._screens(name) or not isinstance(value, dict | list | str):
             return value
         out, counts = screen_arguments_value(value, self.rules)
-        add_counts(self.counts, counts)
+        self.counts.update(counts)
         return out
 
     def sentences(self, refused: list[str], text: str) -> str:

@@ -17,7 +17,6 @@ from typing import Any, Protocol
 
 from replyguard.engine.json_reply import JsonReplyScreen
 from replyguard.engine.reply import Piece, ReplyScreen
-from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.errors import ProxyError
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.sse import SSEEvent
@@ -322,14 +321,14 @@ class ChoiceReply:
 
     def counts(self) -> Counter[str]:
         """The counts of this choice's screens so far (the calls are counted by the filter)."""
-        total = new_counts()
+        total: Counter[str] = Counter()
         self.add_counts_to(total)
         return total
 
     def add_counts_to(self, total: Counter[str]) -> None:
         """Add the counts of this choice's screens so far to `total`."""
         for screen in self.screens.values():
-            add_counts(total, screen.counts)
+            total.update(screen.counts)
 
     def _tail(self, field: str, screen: Screen) -> Text:
         """Finish `screen`, giving the released Text (its tail and added sentences)."""

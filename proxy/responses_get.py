@@ -21,7 +21,6 @@ from replyguard.engine.screen import screen_text
 from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy.api_responses import screen_response
 from replyguard.proxy.completions import stream_metrics
-from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.errors import UpstreamError, error_response
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter
@@ -90,15 +89,15 @@ async def _answer(request: web.Request, upstream: aiohttp.ClientResponse,
     calls = CallFilter(rules, tools)
     limit = settings.limits.max_response_bytes
     if upstream.content_type == "text/event-stream" and not tail:
-        screen = ResponsesStream(make, {}, calls, mask=partial(screen_value, rules=rules))
+        stream = ResponsesStream(make, {}, calls, mask=partial(screen_value, rules=rules))
         record.outcome = "ok"
         metrics.active_streams.inc()
         try:
-            return await relay(request, upstream, screen, record, headers, limit, None,
+            return await relay(request, upstream, stream, record, headers, limit, None,
                                app[OFFLOAD])
         finally:
             metrics.active_streams.dec()
-            add_counts(record.counts, screen.counts())
+            record.counts.update(stream.counts())
             stream_metrics(metrics, record, 0.0, record.started)
     if tail:
         screen: Callable[[dict[str, Any]], Counter[str]] = partial(
@@ -124,4 +123,4 @@ def _screen_items(document: dict[str, Any], rules: CompiledRules,
     screened = screen_value(document, rules, cache)
     document.clear()
     document.update(screened)
-    return new_counts()
+    return Counter()

@@ -35,7 +35,6 @@ from replyguard.proxy.api_responses import (
     said_item,
     shaped_envelope,
 )
-from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import ProxyError, UpstreamError
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import Chunk, Out, Screen, Text
@@ -103,7 +102,7 @@ class ResponsesStream:
     def counts(self) -> Counter[str]:
         total = self._screen.counts()
         if self._calls is not None:
-            add_counts(total, self._calls.counts)
+            total.update(self._calls.counts)
         return total
 
     def _chunk(self, data: dict[str, Any], texts: list[Any] | None = None) -> Chunk:

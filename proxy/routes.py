@@ -14,7 +14,6 @@ from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import Screened, screen_text
 from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy.body import in_time, read_json
-from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
     BadRequest,
     NotFound,
@@ -100,7 +99,7 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
     finally:
         metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
     for result in results:
-        add_counts(record.counts, result.counts)
+        record.counts.update(result.counts)
         withheld.update(result.withheld)
         screened.append(result.text)
     if withheld:

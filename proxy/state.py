@@ -3,7 +3,6 @@ every response carries (`stamp`, `prepare`)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,26 +51,6 @@ class ActiveRules:
         self.rules, self.compiled, self.version = rules, compiled, self.version + 1
 
 
-class RequestIds:
-    """Fresh request ids: 16 hex digits of `os.urandom`, as `secrets.token_hex(8)` gives,
-    cut from 4 KiB read at once (one getrandom call per 512 ids rather than one per
-    request). A forked process reads its own."""
-
-    __slots__ = ("_pool", "_at", "_pid")
-
-    def __init__(self) -> None:
-        self._pool = b""
-        self._at = 0
-        self._pid = 0
-
-    def __call__(self) -> str:
-        at = self._at
-        if at >= len(self._pool) or self._pid != os.getpid():
-            self._pool, at, self._pid = os.urandom(4096), 0, os.getpid()
-        self._at = at + 8
-        return self._pool[at:at + 8].hex()
-
-
 SETTINGS = web.AppKey("settings", Settings)
 RULES = web.AppKey("rules", ActiveRules)
 #: The compiled rules a request is screened by, taken when it arrived together with the rules
@@ -81,7 +60,6 @@ PINNED: Any = web.RequestKey("replyguard_rules", dict) \
 METRICS = web.AppKey("metrics", Metrics)
 SESSION = web.AppKey("session", aiohttp.ClientSession)
 GUARDRAILS = web.AppKey("guardrails", Guardrails)
-REQUEST_IDS = web.AppKey("request_ids", RequestIds)
 #: The upstream client's trace hooks: pool-wait timeouts, upstream reachability.
 WATCH = web.AppKey("watch", UpstreamWatch)
 #: The other workers' metrics, when several serve one port (proxy.peers); absent with one.

@@ -15,7 +15,6 @@ import orjson
 from aiohttp import web
 
 from replyguard.engine.reply import ScreeningError
-from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import ScreeningFailed, UpstreamError
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
@@ -86,7 +85,7 @@ async def read_whole(upstream: aiohttp.ClientResponse,
         screened, parsed = await offload.run(
             len(raw), in_place, screen, parsed,
             threshold=JSON_OFFLOAD_CHARS if json_reply else None, process=process)
-        add_counts(record.counts, screened)
+        record.counts.update(screened)
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc
