@@ -23,6 +23,9 @@ CONTEXTS = {
     "password_layout": ("### Password\n\n", "\n"),
     "password_column": ("| user | password |\n|---|---|\n| bob | ", " |\n"),
     "password_label": ("\u30d1\u30b9\u30ef\u30fc\u30c9\uff1a", ""),
+    "password_confirm": ('{"new_password": "S3cret!x", "confirm": "', '"}'),
+    "cli_password": ("mysql -u root -p", " mydb"),
+    "uk_nhs": ("NHS number: ", ""),
 }
 
 
