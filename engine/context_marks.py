@@ -126,6 +126,17 @@ def a_ticket_pass(text: str, start: int, end: int) -> bool:
     return bool(words) and words[-1].lower().lstrip("\"'`([{*_") in _TICKETS
 
 
+#: The word `pass` in a line (`a_ticket_pass_in_line`).
+_PASS_WORD = re.compile(r"(?i:(?<![A-Za-z])pass)(?![A-Za-z])")
+
+
+def a_ticket_pass_in_line(text: str, start: int, end: int) -> bool:
+    """Whether a line matched at `text[start:end]` names a password by the word `pass` after
+    a word that makes it a ticket (`Season pass: Gold2025`): `a_ticket_pass` at its `pass`."""
+    found = _PASS_WORD.search(text, start, end)
+    return found is not None and a_ticket_pass(text, found.start(), end)
+
+
 def no_password_named_before(text: str, start: int, end: int) -> bool:
     """Whether no password is named in the `LOOK_FOR_PASSWORD` characters before
     `text[start:end]`: a `"confirm": "..."` field is a password's confirmation only beside

@@ -20,6 +20,7 @@ from replyguard.engine import masks, validators
 from replyguard.engine.context_marks import (
     Refusing,
     a_ticket_pass,
+    a_ticket_pass_in_line,
     bare_and_marked,
     no_password_named_before,
     not_a_phone,
@@ -481,12 +482,12 @@ DETECTORS: tuple[Detector, ...] = (
         # `Password:`, `**New password**`, then the value, blank lines between), or a line
         # of the name and the value alone (`Password<TAB>Qz7xK2mP9w`: a tab reads as a space).
         # Lines are read apart where a text names a password (`layout.needs_lines`).
-        regex=AtLineStarts(re.compile(
+        regex=Refusing(AtLineStarts(re.compile(
             r"(?m)^(?:#{1,6}[ \t]+|>[ \t]*|[-*+][ \t]+)?(?:\*\*|__)?(?:[\w'-]{1,20}[ \t]){0,3}"
             + LABEL + r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?"
             r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+)"
             r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
-        )),
+        )), a_ticket_pass_in_line),
         keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api"),
         keywords_in="lower",
         validate=validators.password,
@@ -496,7 +497,8 @@ DETECTORS: tuple[Detector, ...] = (
         examples=("Qz7xK2mP9w", "hunter2Secret!"),
         counterexamples=("### Password\n\nReset it from the link below.\n",
                          "Password\nManager\n", "## Password policy\n\nUse 12 characters.\n",
-                         "Forgot password?\n\nClick here.\n", "passport\nAB12345\n"),
+                         "Forgot password?\n\nClick here.\n", "passport\nAB12345\n",
+                         "Season pass: Gold2025"),
     ),
     Detector(
         id="password_column",
