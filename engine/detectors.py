@@ -438,9 +438,10 @@ DETECTORS: tuple[Detector, ...] = (
         # `setPassword("...")`, an XML `<password>` element, `your password is: ...`,
         # `new password: ...`, Portuguese `senha provisória: ...`.
         regex=re.compile(
-            r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password|requirepass"
+            r"(?i:identified[ \t]+by|password(?<=with[ \t]password)"
+            r"|password(?<=with[ \t]encrypted[ \t]password)|requirepass"
             r"|--pass(?:word|wd)?[= ]|set_?password[ \t]*\(|<password>"
-            r"|(?:new[ \t]+)?password[ \t]+(?:is|was|has[ \t]+been|will[ \t]+be|remains)"
+            r"|password[ \t]+(?:is|was|has[ \t]+been|will[ \t]+be|remains)"
             r"(?:[ \t]+(?:now|still|currently|temporarily|set|changed|reset|updated)){0,2}"
             r"(?:[ \t]+to)?"
             r"|password(?=[ \t]+')|password[ \t]*\|"
@@ -449,15 +450,16 @@ DETECTORS: tuple[Detector, ...] = (
             r"|type=\"password\"(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
             r"|'[^'<>]{0,100}'|[^\s\"'<>]{1,100}))*?[ \t]+value="
             r"|(?:login|credentials?)[ \t]*:[ \t]*[^\s/:]{1,64}[ \t]*/"
-            r"|new[ \t]+password|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
+            r"|password(?<=new[ \t]password)|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
             r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
             r"(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
         ),
+        # (Every match starts at one of its keywords: `with`/`new` before `password` are
+        # read behind it, so that the regex is tried at each keyword alone.)
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
-                  "<password>", "password ", "password|", "with password",
-                  "encrypted password", "new password", "senha ", 'key="password"',
-                  'type="password"', "login", "credential"),
+                  "<password>", "password", "senha ", 'key="password"', 'type="password"',
+                  "login", "credential"),
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
