@@ -19,6 +19,8 @@ _HEADER_CELL = re.compile(
     r"(?:[A-Za-z][\w-]{0,19}[ _.-]){0,2}" + LABEL + r"(?:[ \t]*\([^()]{1,40}\))?:?")
 #: Where a header may name a password: the name as a word of its own (not `passport`).
 _NAMED = re.compile(r"(?<![A-Za-z0-9])" + LABEL + r"(?![A-Za-z])")
+#: How each of `LABEL`'s names starts, in lower case (`_next_named`).
+_STEMS = ("pass", "pw", "senha", "contrase", "mot de passe", "secret", "token", "api")
 #: A table's separator line (`|---|:--:|`).
 _SEPARATOR = re.compile(r"[ \t|:-]*-[ \t|:-]*")
 #: A cell's value: one word, no space inside (a sentence in a cell is no password).
@@ -89,8 +91,10 @@ class Columns:
         if text.find("\n", pos, end) == -1:
             return  # (a header and a row: two lines at least)
         at = pos
+        lowered = text.lower() if text.isascii() else None
         while True:
-            named = _NAMED.search(text, at, end)
+            named = (_NAMED.search(text, at, end) if lowered is None
+                     else _next_named(text, lowered, at, end))
             if named is None:
                 return
             line_start = text.rfind("\n", 0, named.start()) + 1
@@ -114,6 +118,23 @@ class Columns:
 
     def __repr__(self) -> str:
         return "Columns()"
+
+
+def _next_named(text: str, lowered: str, at: int, end: int) -> re.Match[str] | None:
+    """`_NAMED.search(text, at, end)` in an ASCII text (`lowered` its lower case): the name
+    tried only where one of its stems occurs (the regex would be tried at every character)."""
+    best: re.Match[str] | None = None
+    for stem in _STEMS:
+        # (Only a stem starting before the best name so far: its end may lie past that.)
+        stop = end if best is None else min(end, best.start() + len(stem) - 1)
+        i = lowered.find(stem, at, stop)
+        while i != -1:
+            named = _NAMED.match(text, i, end)
+            if named is not None:
+                best = named
+                break
+            i = lowered.find(stem, i + 1, stop)
+    return best
 
 
 def _line_end(text: str, at: int, end: int) -> int:
