@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from replyguard.engine.layout import AtLineStarts
 
 #: How far back the marks are read, in characters.
 LOOK_BACK = 48
@@ -158,7 +162,7 @@ class Refusing:
 
     __slots__ = ("pattern", "refuse")
 
-    def __init__(self, pattern: re.Pattern[str],
+    def __init__(self, pattern: re.Pattern[str] | AtLineStarts,
                  refuse: Callable[[str, int, int], bool]) -> None:
         self.pattern = pattern
         self.refuse = refuse
