@@ -125,24 +125,45 @@ _INLINE_NAMES = (
 
 
 def _alternation(names: list[str]) -> str:
-    return "|".join(sorted(names, key=len, reverse=True))
+    """One of `names`, any case (ASCII), as a trie (`b(?:ig|r|...)?`): a character class
+    per letter, so that `re` tries one branch per character at a `<` that starts no name (an
+    alternation of the names under `(?i:...)` tried every name at every `<`: 3.5 microseconds
+    each, 110 ms for a window of 32,768 `<`)."""
+    firsts = "".join(sorted({name[0].lower() + name[0].upper() for name in names}))
+    return f"(?=[{firsts}]){_trie(names)}"
+
+
+def _trie(names: list[str]) -> str:
+    """`names` (ASCII letters and digits) as a trie of character classes."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        if name:
+            groups.setdefault(name[0].lower(), []).append(name[1:])
+    branches = []
+    for char, rest in sorted(groups.items()):
+        head = f"[{char}{char.upper()}]" if char.isalpha() else char
+        branches.append(head + _trie(rest) if any(rest) else head)
+    body = "|".join(branches)
+    if "" in names:
+        return f"(?:{body})?"
+    return body if len(branches) == 1 else f"(?:{body})"
 
 
 def _tag(names: list[str]) -> str:
     """A tag of one of `names` (any case) with no attributes: `<b>`, `</b>`, `<br/>`."""
-    return rf"</?(?i:{_alternation(names)})[ \t]*/?>"
+    return rf"</?{_alternation(names)}[ \t]*/?>"
 
 
 def _tag_with_attributes(names: list[str]) -> str:
     """A tag of one of `names` (any case): at most 256 characters of attributes (no `<` or
     `>` among them), an optional `/`, and `>`."""
-    return rf"</?(?i:{_alternation(names)})(?![A-Za-z0-9])(?:[\s/][^<>]{{0,256}})?>"
+    return rf"</?{_alternation(names)}(?![A-Za-z0-9])(?:[\s/][^<>]{{0,256}})?>"
 
 
 #: The start of a tag of `_TAG_NAMES` with attributes, up to them: it reads as a space, its
 #: attributes as they are, so that a value in one (`<img alt="4539 1488 0343 6467">`,
 #: `<a href="...?key=sk-...">`) is read as any other text.
-_OPENER = rf"</?(?i:{_alternation(_TAG_NAMES)})(?=[\s/][^<>]{{0,256}}>)"
+_OPENER = rf"</?{_alternation(_TAG_NAMES)}(?=[\s/][^<>]{{0,256}}>)"
 
 
 _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
