@@ -621,3 +621,10 @@ def _merged(first: Iterator[re.Match[str]],
         else:
             yield b
             b = next(second, None)
+
+
+def not_ascii(text: str) -> list[tuple[int, int]] | None:
+    """The runs of characters of `text` that are not ASCII, as `(start, end)`; None when
+    they are more than one in 128 (`_not_ascii`)."""
+    found = _not_ascii(text)
+    return None if found is None else found[0]

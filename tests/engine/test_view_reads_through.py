@@ -1,0 +1,64 @@
+"""What the canonical view reads through (engine.canon, engine.text, engine.find): format
+characters, combining marks, compatibility forms of digits and letters, inline tags glued to
+a value, line prefixes, encodings. Each case is checked with its exact released text on the
+request side, in a whole reply and in a reply streamed in random cuts."""
+
+from __future__ import annotations
+
+import pytest
+
+from replyguard.engine.reply import screen_reply
+from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
+from replyguard.engine.screen import screen_text
+
+REDACT_ALL = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")
+NEVER_SAY = compile_rules(ReplyRules(never_say=["guaranteed refund"]), "en")
+
+
+def _released(text: str, rules: object = REDACT_ALL) -> str:
+    """The text as released on the request side, which a whole reply and a reply streamed
+    in random cuts must equal."""
+    turn = screen_text(text, rules, "turn").text  # type: ignore[arg-type]
+    whole, _ = screen_reply(text, rules)  # type: ignore[arg-type]
+    streams = {screen_reply(text, rules, chunks=len(text) // 3 + 2, seed=seed)[0]  # type: ignore[arg-type]
+               for seed in range(3)}
+    assert (whole, streams) == (turn, {turn})
+    return turn
+
+
+FORMAT_CHARACTERS = [
+    ("Card 4111\u200e1111\u200e1111\u200e1111 ok.", "Card **** 1111 ok."),
+    ("Card 4111\u200f 1111\u200f 1111 1111 ok.", "Card **** 1111 ok."),
+    ("Card 4111\u061c1111 1111\u20661111\u2069 ok.", "Card **** 1111\u2069 ok."),
+    ("Card \u202a4111 1111 1111 1111\u202c ok.", "Card \u202a**** 1111\u202c ok."),
+    ("Card 4111\u20621111\u20631111\u20641111 ok.", "Card **** 1111 ok."),
+    ("Card 4111\u180e1111\u034f1111\ufe0f1111 ok.", "Card **** 1111 ok."),
+    ("Card 4\U000e0034111\U000e0031 1111 1111 1111 ok.", "Card **** 1111 ok."),
+    ("SSN 123\u200e-45-\u206a6789 ok.", "SSN ***6789 ok."),
+    ("Mail jane\u200e.doe@example\u2068.com ok.", "Mail j***@example.com ok."),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), FORMAT_CHARACTERS)
+def test_format_characters_are_read_through(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+def test_a_right_to_left_override_is_read_as_shown_and_masked_as_shown() -> None:
+    """`\u202e1111 1111 1111 1114` shows as the card 4111 1111 1111 1111: it is read in the
+    order it shows, and its mask written so that it shows as a mask does."""
+    text = "Card \u202e1111 1111 1111 1114\u202c ok."
+    assert _released(text) == "Card \u202e1111 ****\u202c ok."
+
+
+def test_an_override_to_the_end_of_the_line() -> None:
+    text = "Mail \u202emoc.elpmaxe@eod.enaj\nok"
+    assert _released(text) == "Mail \u202emoc.elpmaxe@***j\nok"
+
+
+@pytest.mark.parametrize("mark", ["\u200e", "\u200f", "\u2066", "\u202e", "\ufe0f", "\u034f"])
+def test_never_say_reads_through_a_format_character(mark: str) -> None:
+    text = f"You get a guaranteed{mark} refund."
+    whole, events = screen_reply(text, NEVER_SAY)
+    streams = {screen_reply(text, NEVER_SAY, chunks=9, seed=seed)[0] for seed in range(3)}
+    assert (whole, events, streams) == ("", {"reply_wording_removed": 1}, {""})
