@@ -71,6 +71,24 @@ def _forms_table() -> dict[int, str]:
     return table
 
 
+def _compatibility_alphanumerics() -> dict[int, str]:
+    """Digits and letters typed as forms of themselves, as the ASCII digit or letter: super-
+    and subscripts (`⁴¹¹¹`), circled, parenthesized and full-stop forms (`④`, `⑷`, `⒋`,
+    `Ⓦ`, `⒜`), dingbat circled digits (`➃`) and the enclosed forms of U+1F100-1F1FF (`🄰`):
+    the digit value Unicode gives them, or their compatibility decomposition (NFKC) without
+    its brackets and stop. (A number of two digits in one character, `⑩`, is not one.)"""
+    table: dict[int, str] = {}
+    for code in (*range(0xB2, 0xBA), *range(0x2070, 0x20A0), *range(0x2460, 0x2500),
+                 *range(0x2776, 0x2794), *range(0x1F100, 0x1F200)):
+        char = chr(code)
+        digit = unicodedata.digit(char, None)
+        folded = str(digit) if digit is not None else (
+            unicodedata.normalize("NFKC", char).strip("()."))
+        if len(folded) == 1 and folded.isascii() and folded.isalnum():
+            table[code] = folded
+    return table
+
+
 #: A decimal digit of a script other than ASCII (Unicode category Nd, as `\d` reads it).
 _OTHER_DIGIT = re.compile(r"[^\x00-\x7f](?<=\d)")
 
@@ -101,11 +119,13 @@ def _lookalike_letters() -> dict[int, str]:
 
 
 #: One character for one: what `canonical` reads each character as (`_dash_and_space_table`,
-#: `_forms_table`, `_lookalike_letters`; and `_digits`). Offsets are unchanged by it.
-ONE_FOR_ONE: dict[int, str] = {**_lookalike_letters(), **_forms_table(),
-                               **_dash_and_space_table()}
+#: `_forms_table`, `_compatibility_alphanumerics`, `_lookalike_letters`; and `_digits`).
+#: Offsets are unchanged by it.
+ONE_FOR_ONE: dict[int, str] = {**_lookalike_letters(), **_compatibility_alphanumerics(),
+                               **_forms_table(), **_dash_and_space_table()}
 #: `ONE_FOR_ONE` but for the look-alike letters (`canonical(text, letters=False)`).
-_FORMS_ONLY: dict[int, str] = {**_forms_table(), **_dash_and_space_table()}
+_FORMS_ONLY: dict[int, str] = {**_compatibility_alphanumerics(), **_forms_table(),
+                               **_dash_and_space_table()}
 #: `ONE_FOR_ONE` for ASCII text (whitespace and control characters only), as a bytes table.
 _ASCII_ONE = bytes(ord(ONE_FOR_ONE.get(b, chr(b))) for b in range(128)) + bytes(range(128, 256))
 

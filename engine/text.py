@@ -48,11 +48,16 @@ def _invisible() -> str:
     word joiner, BOM, soft hyphen, direction marks, embeddings, overrides and isolates,
     invisible operators, the Mongolian vowel separator, tag characters), the variation
     selectors (U+FE00-FE0F, Mongolian U+180B-180D and U+180F) and the combining grapheme
-    joiner (U+034F), in order. (No format character lies above U+1FFFF outside the tags'
-    plane, U+E0000-E0FFF.)"""
+    joiner (U+034F); and the combining marks of no script (U+0300-036F, U+1AB0-1AFF,
+    U+1DC0-1DFF, U+20D0-20FF, U+FE20-FE2F: accents typed apart, strokes and underlines over
+    a digit, `111\u0332\u0031`, the keycap of `4\ufe0f\u20e3`), in order. (No format
+    character lies above U+1FFFF outside the tags' plane, U+E0000-E0FFF.)"""
     codes = [code for code in (*range(0x80, 0x20000), *range(0xE0000, 0xE1000))
              if unicodedata.category(chr(code)) == "Cf"]
     codes += [0x34F, 0x180B, 0x180C, 0x180D, 0x180F, *range(0xFE00, 0xFE10)]
+    for low, high in ((0x300, 0x370), (0x1AB0, 0x1B00), (0x1DC0, 0x1E00), (0x20D0, 0x2100),
+                      (0xFE20, 0xFE30)):
+        codes += [code for code in range(low, high) if unicodedata.category(chr(code))[0] == "M"]
     return "".join(map(chr, sorted(set(codes))))
 
 

@@ -62,3 +62,36 @@ def test_never_say_reads_through_a_format_character(mark: str) -> None:
     whole, events = screen_reply(text, NEVER_SAY)
     streams = {screen_reply(text, NEVER_SAY, chunks=9, seed=seed)[0] for seed in range(3)}
     assert (whole, events, streams) == ("", {"reply_wording_removed": 1}, {""})
+
+
+COMBINING_MARKS = [
+    ("Card 411\u0332\u0031 1111 1111 1111 ok", "Card **** 1111 ok"),
+    ("Card 4\u03011\u030111 1111 1111 1111 ok", "Card **** 1111 ok"),
+    ("Card 4\u03361\u0336\u03361\u03361 1111 1111 1111 ok", "Card **** 1111 ok"),
+    ("IBAN GB8\u03362 WEST 1234 5698 7654 32 ok", "IBAN GB** **** 5432 ok"),
+    ("Mail jane\u0301.doe@example.com ok", "Mail j***@example.com ok"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), COMBINING_MARKS)
+def test_combining_marks_are_read_through(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+COMPATIBILITY_FORMS = [
+    ("Card \u2074\u00b9\u00b9\u00b9 \u00b9\u00b9\u00b9\u00b9 1111 1111 ok", "Card **** 1111 ok"),
+    ("Card \u2084\u2081\u2081\u2081 1111 1111 1111 ok", "Card **** 1111 ok"),
+    ("Card ④①①① ①①①① ①①①① ①①①① ok", "Card **** 1111 ok"),
+    ("Card ⑷⑴⑴⑴ 1111 1111 1111 ok", "Card **** 1111 ok"),
+    ("Card ⒋⒈⒈⒈ 1111 1111 1111 ok", "Card **** 1111 ok"),
+    ("Card ➃➀➀➀ ➀➀➀➀ 1111 1111 ok", "Card **** 1111 ok"),
+    ("Card 4\ufe0f\u20e31\ufe0f\u20e31\ufe0f\u20e31\ufe0f\u20e3 1111 1111 1111 ok",
+     "Card **** 1111 ok"),
+    ("IBAN ⒼⒷ82 ⓌⒺⓈⓉ 1234 5698 7654 32 ok", "IBAN GB** **** 5432 ok"),
+    ("Area 12 m² and 3³ ok", "Area 12 m² and 3³ ok"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), COMPATIBILITY_FORMS)
+def test_compatibility_forms_read_as_the_digit_or_letter(text: str, released: str) -> None:
+    assert _released(text) == released
