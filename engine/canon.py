@@ -541,7 +541,7 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
         return None
     if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
             not one[end].isspace()):
-        if not blank and _INLINE_TAGS.fullmatch(gap):
+        if not blank and _INLINE_TAGS.fullmatch(gap) and not _ends_element(gap, one[end]):
             return ""  # (inline tags between two characters show as nothing: `45<b>67`)
         if join and _wrapped_after_hyphen(gap, start, one):
             return ""  # (`123-45-\n6789`: a value wrapped after its own hyphen)
@@ -550,6 +550,19 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
     if blank:
         return None
     return "\n" if "\n" in gap or "<" in gap else " "
+
+
+def _ends_element(gap: str, after: str) -> bool:
+    """Do inline tags between two characters start by ending an element, before a letter, a
+    digit, a tag or another element (`</b>1990`, `</span><span>12/26`)? They then read as a
+    space, so that a value ends there and its mask covers no tag after it. (An element
+    opened and closed in them, `4539<b></b>1488`, ends nothing: it shows as nothing.)"""
+    return gap.startswith("</") and (after.isalnum() or after == "<"
+                                     or _OPENING_TAG.search(gap) is not None)
+
+
+#: The start of an opening tag (`_ends_element`).
+_OPENING_TAG = re.compile("<[A-Za-z]")
 
 
 def _wrapped_after_hyphen(gap: str, start: int, one: str) -> bool:

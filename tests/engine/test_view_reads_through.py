@@ -95,3 +95,22 @@ COMPATIBILITY_FORMS = [
 @pytest.mark.parametrize(("text", "released"), COMPATIBILITY_FORMS)
 def test_compatibility_forms_read_as_the_digit_or_letter(text: str, released: str) -> None:
     assert _released(text) == released
+
+
+KEY = "sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD"
+ELEMENT_ENDS = [
+    ("<span>4111 1111 1111 1111</span><span>12/26</span>",
+     "<span>**** 1111</span><span>12/26</span>"),
+    ('<span>4111 1111 1111 1111</span><span class="d">12/26</span>',
+     '<span>**** 1111</span><span class="d">12/26</span>'),
+    ("SSN: <b>123-45-6789</b>1990 born", "SSN: <b>***6789</b>1990 born"),
+    ("Key <b>AKIAIOSFODNN7EXAMPLE</b>s", "Key <b>AKIA****MPLE</b>s"),
+    (f"Key <b>{KEY}</b>" + "x" * 200, "Key <b>sk-proj-****Q1cD</b>" + "x" * 200),
+    (f"Key <b>{KEY}</b>xx ok", "Key <b>sk-proj-****Q1cD</b>xx ok"),
+    ("SSN 123-45-<b>6789</b> ok", "SSN ***6789</b> ok"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), ELEMENT_ENDS)
+def test_an_element_ending_before_a_word_ends_the_value(text: str, released: str) -> None:
+    assert _released(text) == released
