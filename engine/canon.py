@@ -194,9 +194,14 @@ _INLINE_SET = frozenset(_INLINE_NAMES)
 _INLINE_TAGS = re.compile(rf"(?:{_tag(_INLINE_NAMES)}|{_COMMENT})+")
 #: A character reference to a space (`&nbsp;`, `&#160;`, `&#32;`).
 _SPACE_REF = r"&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);"
-#: A line's prefix after a line break: a quote, a heading, a list item's marker (`-`, `1.`) or
-#: a table row's first bar, with the spaces after it (`_EDIT`).
-_PREFIX = r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\|[ \t]*)"
+#: A line's prefix after a line break: a quote, a heading, a list item's marker (`-`, `1.`), a
+#: table row's first bar, or a comment's mark (`//`, `--`, `;`, `%`, `'`, `::`, `rem`, `#`),
+#: with the spaces after it (`_EDIT`).
+_PREFIX = (r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\|[ \t]*"
+           r"|(?://++|--|;++|%++|'|::|(?i:rem)(?=[ \t])|#(?=[0-9A-Za-z]))[ \t]*+)")
+#: A line continued by a backslash before its break (a shell's `4111 1111 \`), read as a
+#: gap's start (`_EDIT`).
+_CONTINUED = r"\\(?=\n)"
 
 
 def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
@@ -205,8 +210,8 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
     # that `re` skips the rest of the text in C (the text is read `ONE_FOR_ONE` first: its
     # only whitespace is a space or a line break).
     return re.compile(
-        rf"(?P<gap>(?:\n|[ ](?=[ \n<&])|{tag}|{_COMMENT}|{_SPACE_REF})"
-        rf"(?:(?<=\n){_PREFIX}|[ \n]|{tag}|{_COMMENT}|{_SPACE_REF})*+)"
+        rf"(?P<gap>(?:\n|[ ](?=[ \n<&]|{_CONTINUED})|{_CONTINUED}|{tag}|{_COMMENT}|{_SPACE_REF})"
+        rf"(?:(?<=\n){_PREFIX}|[ \n]|{_CONTINUED}|{tag}|{_COMMENT}|{_SPACE_REF})*+)"
         rf"|(?P<opener>{opener})"
         r"|(?P<marks>[*_~`]++)"
         r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"

@@ -114,3 +114,23 @@ ELEMENT_ENDS = [
 @pytest.mark.parametrize(("text", "released"), ELEMENT_ENDS)
 def test_an_element_ending_before_a_word_ends_the_value(text: str, released: str) -> None:
     assert _released(text) == released
+
+
+LINE_PREFIXES = [
+    ("// Card 4111 1111\n// 1111 1111\n", "// Card **** 1111\n"),
+    ("-- SSN 123-45-\n-- 6789\n", "-- SSN ***6789\n"),
+    ("; Card 4111 1111\n; 1111 1111\n", "; Card **** 1111\n"),
+    ("% Card 4111 1111\n% 1111 1111\n", "% Card **** 1111\n"),
+    ("' Card 4111 1111\n' 1111 1111\n", "' Card **** 1111\n"),
+    (":: Card 4111 1111\n:: 1111 1111\n", ":: Card **** 1111\n"),
+    ("rem Card 4111 1111\nREM 1111 1111\n", "rem Card **** 1111\n"),
+    ("#Card 4111 1111\n#1111 1111\n", "#Card **** 1111\n"),
+    ("Card 4111 1111 \\\n1111 1111", "Card **** 1111"),
+    ("Card 4111 1111\\\n1111 1111", "Card **** 1111"),
+    ("Card 4111 1111 1111 1111\n// 5500 0055 5555 5559\n", "Card **** 1111\n// **** 5559\n"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), LINE_PREFIXES)
+def test_a_value_across_commented_or_continued_lines(text: str, released: str) -> None:
+    assert _released(text) == released
