@@ -89,6 +89,23 @@ def _compatibility_alphanumerics() -> dict[int, str]:
     return table
 
 
+def _more_lookalikes() -> dict[int, str]:
+    """Greek and Cyrillic letters that look like one ASCII letter but that the confusables
+    table does not list as one: `ε`, `є` as `e`; `κ` as `k`; `χ` as `x`."""
+    return {ord(c): letter for c, letter in zip("εєκχ", "eekx", strict=True)}
+
+
+def _small_forms() -> dict[int, str]:
+    """The small form variants (U+FE50-FE6B: `﹫`, `﹒`, `﹣`) as the ASCII characters they
+    decompose to (NFKC)."""
+    table: dict[int, str] = {}
+    for code in range(0xFE50, 0xFE6C):
+        folded = unicodedata.normalize("NFKC", chr(code))
+        if len(folded) == 1 and folded.isascii() and folded.isprintable():
+            table[code] = folded
+    return table
+
+
 #: A decimal digit of a script other than ASCII (Unicode category Nd, as `\d` reads it).
 _OTHER_DIGIT = re.compile(r"[^\x00-\x7f](?<=\d)")
 
@@ -119,13 +136,15 @@ def _lookalike_letters() -> dict[int, str]:
 
 
 #: One character for one: what `canonical` reads each character as (`_dash_and_space_table`,
-#: `_forms_table`, `_compatibility_alphanumerics`, `_lookalike_letters`; and `_digits`).
+#: `_forms_table`, `_small_forms`, `_compatibility_alphanumerics`, `_lookalike_letters`,
+#: `_more_lookalikes`; and `_digits`).
 #: Offsets are unchanged by it.
-ONE_FOR_ONE: dict[int, str] = {**_lookalike_letters(), **_compatibility_alphanumerics(),
-                               **_forms_table(), **_dash_and_space_table()}
-#: `ONE_FOR_ONE` but for the look-alike letters (`canonical(text, letters=False)`).
-_FORMS_ONLY: dict[int, str] = {**_compatibility_alphanumerics(), **_forms_table(),
+ONE_FOR_ONE: dict[int, str] = {**_lookalike_letters(), **_more_lookalikes(), **_small_forms(),
+                               **_compatibility_alphanumerics(), **_forms_table(),
                                **_dash_and_space_table()}
+#: `ONE_FOR_ONE` but for the look-alike letters (`canonical(text, letters=False)`).
+_FORMS_ONLY: dict[int, str] = {**_small_forms(), **_compatibility_alphanumerics(),
+                               **_forms_table(), **_dash_and_space_table()}
 #: `ONE_FOR_ONE` for ASCII text (whitespace and control characters only), as a bytes table.
 _ASCII_ONE = bytes(ord(ONE_FOR_ONE.get(b, chr(b))) for b in range(128)) + bytes(range(128, 256))
 
@@ -216,6 +235,7 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<marks>[*_~`]++)"
         r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
         r"|\\u[0-9A-Fa-f]{4})"
+        r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?40(?=[0-9A-Za-z])|\\x40(?=[0-9A-Za-z]))"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         r"|(?P<ref>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
     )
@@ -318,12 +338,24 @@ def plain(text: str) -> bool:
     Latin-1 whose characters above ASCII all read as themselves (prose with accents:
     `joão`, `Müller`)? Passes in C: a translation, a copy, and `in` tests."""
     if text.isascii():
-        return not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
+        return (not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
+                and not _encoded(text))
     try:
         rest = text.encode("latin-1").translate(None, NO_WORK)
     except UnicodeEncodeError:
         return False
-    return not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text
+    return (not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text
+            and not _encoded(text))
+
+
+#: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`).
+_ENCODINGS = ("=3D", "=3d", "%40", "%2540")
+
+
+def _encoded(text: str) -> bool:
+    """Does `text` hold `=` quoted-printable or `@` URL-encoded (`_ENCODINGS`)? (`\\x40`
+    is looked for with every backslash.)"""
+    return any(encoding in text for encoding in _ENCODINGS)
 
 
 def _as_itself(char: str) -> bool:
@@ -392,7 +424,7 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
         if _OTHER_DIGIT.search(text) is not None:
             table = _digits(text, table)
         one = text.translate(table)
-        return (one, any(mark in one for mark in _EDIT_STARTS),
+        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one),
                 _NO_SPACES_HERE.search(one) is not None)
     runs, marks = found
     wide = "".join([text[start:end] for start, end in runs])
@@ -410,7 +442,7 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
     one = "".join(parts)
     wide = wide.translate(table)
     may_edit = (bool(marks.translate(None, _NO_EDIT_START)) or "  " in one
-                or any(mark in wide for mark in _EDIT_STARTS))
+                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one))
     return one, may_edit, _NO_SPACES_HERE.search(wide) is not None
 
 
@@ -504,6 +536,8 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
     """The edit of a run of marks, an escape or a reference (`_EDIT`), if any."""
     if kind == "marks" and _at_edge(one, start, end):
         yield start, end, ""
+    elif kind == "encoded":  # (quoted-printable `=3D`, URL-encoded `%40`, `\x40`)
+        yield start, end, "=" if written[0] == "=" else "@"
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
     elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)

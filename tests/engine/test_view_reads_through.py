@@ -134,3 +134,20 @@ LINE_PREFIXES = [
 @pytest.mark.parametrize(("text", "released"), LINE_PREFIXES)
 def test_a_value_across_commented_or_continued_lines(text: str, released: str) -> None:
     assert _released(text) == released
+
+
+ENCODINGS = [
+    ("v=3D4111111111111111", "v=3D**** 1111"),
+    ("v=3d4111111111111111 ok", "v=3d**** 1111 ok"),
+    ("Mail jane.doe%40example.com ok", "Mail j***@example.com ok"),
+    ("Mail jane.doe%2540example.com ok", "Mail j***@example.com ok"),
+    ("Mail jane.doe\\x40example.com ok", "Mail j***@example.com ok"),
+    ("Mail jane.doe\ufe6bexample.com ok", "Mail j***@example.com ok"),
+    ("Key sk-proj-4fJk29sLqPz8XvTn7mWbQ1c\u03b5 ok", "Key sk-proj-****Q1c\u03b5 ok"),
+    ("Discount 50%40 off, x=3 and 100%", "Discount 50%40 off, x=3 and 100%"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), ENCODINGS)
+def test_encoded_signs_and_look_alikes(text: str, released: str) -> None:
+    assert _released(text) == released
