@@ -217,7 +217,7 @@ _SPACE_REF = r"&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);"
 #: table row's first bar, or a comment's mark (`//`, `--`, `;`, `%`, `'`, `::`, `rem`, `#`),
 #: with the spaces after it (`_EDIT`).
 _PREFIX = (r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\|[ \t]*"
-           r"|(?://++|--|;++|%++|'|::|(?i:rem)(?=[ \t])|#(?=[0-9A-Za-z]))[ \t]*+)")
+           r"|(?://++|--(?=[ \t])|;++|%++|'|::|(?i:rem)(?=[ \t])|#(?=[0-9A-Za-z]))[ \t]*+)")
 #: A line continued by a backslash before its break (a shell's `4111 1111 \`), read as a
 #: gap's start (`_EDIT`).
 _CONTINUED = r"\\(?=\n)"

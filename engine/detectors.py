@@ -386,10 +386,12 @@ DETECTORS: tuple[Detector, ...] = (
         id="credit_card",
         category="card",
         # Groups of four (any mix of `_CARD_SEP` between them, the first one ending the
-        # number where it goes on), 13 to 19 digits in one block, or 4-6-5 / 4-6-4.
+        # number where it goes on), 13 to 19 digits in one block, 4-6-5 / 4-6-4, or four
+        # groups of four with dots or slashes between them (`4111.1111.1111.1111`).
         regex=re.compile(
             _START_CARD + r"\d{3}(?:(?P<cs>" + _CARD_SEP + r")\d{4}(?:" + _CARD_SEP
-            + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5})"
+            + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5}"
+            + r"|(?P<cd>[./])\d{4}(?P=cd)\d{4}(?P=cd)\d{4}(?![./]\d))"
             + _END_GROUPED.format(sep="cs")
         ),
         keywords=(),
@@ -401,11 +403,13 @@ DETECTORS: tuple[Detector, ...] = (
         trim_groups=True,
         examples=("4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559",
                   "3782 822463 10005", "4222222222222", "4111 1111-1111 1111",
-                  "4111 - 1111 - 1111 - 1111", "4111- 1111 -1111 1111"),
+                  "4111 - 1111 - 1111 - 1111", "4111- 1111 -1111 1111", "4111.1111.1111.1111",
+                  "4111/1111/1111/1111"),
         counterexamples=("4111 1111 1111 1112", "0000 0000 0000 0000", "1234 5678 9012 3456 7890",
                          "order 4412", "order 112-4111111-1111111", "41 11 11 11 11 11 11 11",
                          "4111 - 1111 - 1111 - 1111 - 1111", "4111 -1111 -1111 -1111 -1111",
-                         "1234 - 4111 1111 1111 1111", "12345678901234567890"),
+                         "1234 - 4111 1111 1111 1111", "12345678901234567890",
+                         "4111.1111.1111.1111.1111", "4111.1111/1111.1111"),
     ),
     Detector(
         id="iban",
@@ -443,7 +447,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="us_ssn",
         category="national_id",
-        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}"
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[-. ]| - )\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s")),
         keywords=(),
         min_digits=9,
@@ -451,7 +455,7 @@ DETECTORS: tuple[Detector, ...] = (
         validate=validators.us_ssn,
         mask=masks.last4,
         priority=12,
-        examples=("123-45-6789", "123 45 6789", "078-05-1121"),
+        examples=("123-45-6789", "123 45 6789", "078-05-1121", "123.45.6789", "123 - 45 - 6789"),
         counterexamples=("000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567",
                          "123-45-0000", "2024-11-29"),
     ),

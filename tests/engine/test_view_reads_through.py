@@ -151,3 +151,18 @@ ENCODINGS = [
 @pytest.mark.parametrize(("text", "released"), ENCODINGS)
 def test_encoded_signs_and_look_alikes(text: str, released: str) -> None:
     assert _released(text) == released
+
+
+OTHER_SEPARATORS = [
+    ("Card 4111.1111.1111.1111 ok", "Card **** 1111 ok"),
+    ("Card 4111/1111/1111/1111 ok", "Card **** 1111 ok"),
+    ("v 4111.1111.1111.1111.1111 ok", "v 4111.1111.1111.1111.1111 ok"),
+    ("v 4111.1111/1111.1111 ok", "v 4111.1111/1111.1111 ok"),
+    ("SSN 123.45.6789 ok", "SSN ***6789 ok"),
+    ("SSN 123 - 45 - 6789 ok", "SSN ***6789 ok"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), OTHER_SEPARATORS)
+def test_values_grouped_with_dots_slashes_or_spaced_hyphens(text: str, released: str) -> None:
+    assert _released(text) == released
