@@ -188,21 +188,26 @@ def _trie(names: list[str]) -> str:
     return body if len(branches) == 1 else f"(?:{body})"
 
 
+#: A `<` that a `>` closes within 270 characters, no `<` between (longer than any tag read): a
+#: `<` before another (`<b<b<b`) fails here at once, not after two walks of the tag names.
+_CLOSED = r"<(?=[^<>]{1,270}>)"
+
+
 def _tag(names: list[str]) -> str:
     """A tag of one of `names` (any case) with no attributes: `<b>`, `</b>`, `<br/>`."""
-    return rf"</?{_alternation(names)}[ \t]*/?>"
+    return rf"{_CLOSED}/?{_alternation(names)}[ \t]*/?>"
 
 
 def _tag_with_attributes(names: list[str]) -> str:
     """A tag of one of `names` (any case): at most 256 characters of attributes (no `<` or
     `>` among them), an optional `/`, and `>`."""
-    return rf"</?{_alternation(names)}(?![A-Za-z0-9])(?:[\s/][^<>]{{0,256}})?>"
+    return rf"{_CLOSED}/?{_alternation(names)}(?![A-Za-z0-9])(?:[\s/][^<>]{{0,256}})?>"
 
 
 #: The start of a tag of `_TAG_NAMES` with attributes, up to them: it reads as a space, its
 #: attributes as they are, so that a value in one (`<img alt="4539 1488 0343 6467">`,
 #: `<a href="...?key=sk-...">`) is read as any other text.
-_OPENER = rf"</?{_alternation(_TAG_NAMES)}(?=[\s/][^<>]{{0,256}}>)"
+_OPENER = rf"{_CLOSED}/?{_alternation(_TAG_NAMES)}(?=[\s/][^<>]{{0,256}}>)"
 
 
 _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
