@@ -15,21 +15,35 @@ from aiohttp import web
 
 from replyguard.proxy.errors import NotFound, error_response
 from replyguard.proxy.live_rules import LIVE
+from replyguard.proxy.ops_thread import Heartbeat
 from replyguard.proxy.slow_clients import head_read
 from replyguard.proxy.state import LIFECYCLE, METRICS, PEERS, SESSION, WATCH
 
 #: The app whose state an admin listener's routes read.
 MAIN = web.AppKey("main", web.Application)
+#: The main event loop's heartbeat (proxy.ops_thread), when the app is served by a Server.
+BEAT = web.AppKey("heartbeat", Heartbeat)
 
 
 def _main(request: web.Request) -> web.Application:
     return request.app.get(MAIN) or request.app
 
 
+def _loop(app: web.Application) -> dict[str, float]:
+    beat = app.get(BEAT)
+    return {} if beat is None else {"loop_lag_ms": round(beat.lag_s() * 1000, 1)}
+
+
 async def healthz(request: web.Request) -> web.Response:
-    """`GET /healthz`: the process is up; `upstream`: could it last reach the upstream."""
+    """`GET /healthz`: the process is up and its main event loop runs (503 `stalled` once
+    the loop missed its heartbeat for `ops_thread.STALL_S`); `upstream`: could it last
+    reach the upstream; `loop_lag_ms`: how late the main loop is."""
     app = _main(request)
-    return web.json_response({"status": "ok", "upstream": app[WATCH].detail()})
+    beat = app.get(BEAT)
+    body = {"status": "ok", **_loop(app), "upstream": app[WATCH].detail()}
+    if beat is not None and beat.stalled():
+        return web.json_response({**body, "status": "stalled"}, status=503)
+    return web.json_response(body)
 
 
 async def readyz(request: web.Request) -> web.Response:
@@ -38,16 +52,16 @@ async def readyz(request: web.Request) -> web.Response:
     shutdown begins (503 `starting` / `stopping`); whatever the upstream's health."""
     app = _main(request)
     session = app.get(SESSION)
-    upstream = app[WATCH].detail()
+    details = {**_loop(app), "upstream": app[WATCH].detail()}
     if app[LIFECYCLE].stopping:
-        return web.json_response({"status": "stopping", "upstream": upstream}, status=503)
+        return web.json_response({"status": "stopping", **details}, status=503)
     if session is None or session.closed:
-        return web.json_response({"status": "starting", "upstream": upstream}, status=503)
+        return web.json_response({"status": "starting", **details}, status=503)
     live = app.get(LIVE)
     if live is not None and not live.ready:  # the store unreachable, no rules file to use
         return web.json_response({"status": "starting", "rules": "not loaded",
-                                  "upstream": upstream}, status=503)
-    return web.json_response({"status": "ready", "upstream": upstream})
+                                  **details}, status=503)
+    return web.json_response({"status": "ready", **details})
 
 
 async def metrics(request: web.Request) -> web.Response:

@@ -16,8 +16,9 @@ from aiohttp import web
 from replyguard.config.errors import ConfigError
 from replyguard.config.rules import load_rules
 from replyguard.config.settings import Settings
-from replyguard.proxy.health import ops_app
+from replyguard.proxy.health import BEAT, ops_app
 from replyguard.proxy.live_rules import LIVE
+from replyguard.proxy.ops_thread import Heartbeat, OpsThread
 from replyguard.proxy.slow_clients import KEEPALIVE_S, LINGER_S, GuardedHandler
 from replyguard.proxy.state import LIFECYCLE, METRICS, RULES, SETTINGS
 from replyguard.proxy.watchdog import STREAMS
@@ -52,34 +53,45 @@ class _GuardedSite(web.SockSite):
 
 
 class Server:
-    """An app served on `main` (and its ops routes on `admin`, when given) until `close()`."""
+    """An app served on `main` until `close()`; its ops routes also on `admin`, when given,
+    served by a thread of its own (proxy.ops_thread) so that probes and scrapes are answered
+    however busy the main event loop is."""
 
     def __init__(self, app: web.Application) -> None:
         self.app = app
-        self.runners: list[web.AppRunner] = []
+        self.runner: web.AppRunner | None = None
+        self.ops: OpsThread | None = None
 
     async def start(self, main: socket.socket, admin: socket.socket | None) -> None:
         settings = self.app[SETTINGS]
-        metrics = self.app[METRICS]
         timeout = settings.listen.shutdown_timeout_s
         self.app.on_shutdown.append(_stop_streams_before(timeout - STOP_MARGIN_S))
-        apps = [(self.app, main)] + ([(ops_app(self.app), admin)] if admin is not None else [])
-        for app, sock in apps:
-            runner = web.AppRunner(app, handle_signals=False, access_log=None,
-                                   handler_cancellation=True, shutdown_timeout=timeout)
-            await runner.setup()
-            site = _GuardedSite(runner, sock, settings.listen.backlog,
-                                settings.limits.header_timeout_s,
-                                metrics.client_timeouts_by("header").inc)
-            await site.start()
-            self.runners.append(runner)
+        beat = self.app[BEAT] = Heartbeat()
+        self.runner = web.AppRunner(self.app, handle_signals=False, access_log=None,
+                                    handler_cancellation=True, shutdown_timeout=timeout)
+        await self.runner.setup()
+        await self._site(self.runner, main).start()
+        beat.start()
+        if admin is not None:
+            self.ops = OpsThread(ops_app(self.app), admin, self._site, timeout)
+            await self.ops.start()
+
+    def _site(self, runner: web.AppRunner, sock: socket.socket) -> _GuardedSite:
+        settings, metrics = self.app[SETTINGS], self.app[METRICS]
+        return _GuardedSite(runner, sock, settings.listen.backlog,
+                            settings.limits.header_timeout_s,
+                            metrics.client_timeouts_by("header").inc)
 
     async def close(self) -> None:
         """Stop accepting, let requests finish (`listen.shutdown_timeout_s`; streams still
-        open near its end get an error event and `[DONE]`), then close."""
+        open near its end get an error event and `[DONE]`), then close. The ops routes
+        answer meanwhile (`/readyz` 503 `stopping`) and stop last."""
         self.app[LIFECYCLE].stopping = True
-        for runner in self.runners:  # the main app first: the ops routes answer meanwhile
-            await runner.cleanup()
+        if self.runner is not None:
+            await self.runner.cleanup()
+        self.app[BEAT].stop()
+        if self.ops is not None:
+            await self.ops.stop()
 
 
 def _stop_streams_before(delay_s: float) -> Callable[[web.Application], Awaitable[None]]:
