@@ -6,10 +6,13 @@ request side, in a whole reply and in a reply streamed in random cuts."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from replyguard.engine.reply import screen_reply
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
 from replyguard.engine.screen import screen_text
+from replyguard.engine.text import INVISIBLE
 
 REDACT_ALL = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")
 NEVER_SAY = compile_rules(ReplyRules(never_say=["guaranteed refund"]), "en")
@@ -42,6 +45,17 @@ FORMAT_CHARACTERS = [
 @pytest.mark.parametrize(("text", "released"), FORMAT_CHARACTERS)
 def test_format_characters_are_read_through(text: str, released: str) -> None:
     assert _released(text) == released
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 18), st.sampled_from(INVISIBLE.replace("\u202e", ""))),
+                max_size=4))
+def test_format_characters_and_marks_anywhere_inside_a_card(inserts: list[tuple[int, str]]
+                                                            ) -> None:
+    value = "4111 1111 1111 1111"
+    for at, char in sorted(inserts, reverse=True):
+        value = value[:at] + char + value[at:]
+    assert _released(f"Card {value} ok.") == "Card **** 1111 ok."
 
 
 def test_a_right_to_left_override_is_read_as_shown_and_masked_as_shown() -> None:
