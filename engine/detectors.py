@@ -121,10 +121,11 @@ _NEAR_RUN = (0, 5)
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
 _CARD_SEP = r"(?: ?- ?| )"
-#: A card starts as a number does, and also right after a space that ends an ungrouped run
-#: of 13 digits or more (a list of cards: `4111111111111111 5500005555555559`); never after
-#: a digit and a spaced hyphen (inside `4111 - 1111 - ...`).
-_START_CARD = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d)|(?<=\d[ \t]\d)(?=\d{12}))"
+#: A card starts as a number does (or after `@`: `@4111 1111 1111 1111`), and also right
+#: after a space that ends an ungrouped run of 13 digits or more (a list of cards:
+#: `4111111111111111 5500005555555559`); never after a digit and a spaced hyphen (inside
+#: `4111 - 1111 - ...`).
+_START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d)|(?<=\d[ \t]\d)(?=\d{12}))"
                r"(?<![A-Za-z]-\d)"
                r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
 
@@ -420,7 +421,7 @@ DETECTORS: tuple[Detector, ...] = (
         # kind of separator (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
-            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -])[A-Za-z0-9]{4}(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ .-])[A-Za-z0-9]{4}(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
             r"(?:(?P=gs)[A-Za-z0-9]{1,3})?)(?![\w])(?!-[A-Za-z0-9])"
         ),
         # `AA 00 00` is the UK NINO's too (one scan for both); `AA 00 AAAA 0` starts a
@@ -437,7 +438,8 @@ DETECTORS: tuple[Detector, ...] = (
                   "gb82 west 1234 5698 7654 32", "Gb82West12345698765432",
                   "GB82-WEST-1234-5698-7654-32", "gb82-west-1234-5698-7654-32",
                   "DE89 370400440532013000", "GB 82 WEST 1234 5698 7654 32",
-                  "DE 89 3704 0044 0532 0130 00", "NL91-ABNA-0417-1643-00"),
+                  "DE 89 3704 0044 0532 0130 00", "NL91-ABNA-0417-1643-00",
+                  "GB82.WEST.1234.5698.7654.32"),
         counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234",
                          "gb82 west 1234 5698 7654 33", "ab12 with some more text here",
                          "sha256 digest 1234 5678 9012", "GB82-WEST-1234-5698-7654-33",
@@ -467,32 +469,32 @@ DETECTORS: tuple[Detector, ...] = (
         # (the shapes that can start a match) are more than a word and a number of prose
         # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match.
         regex=re.compile(
-            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6})"
-            r" ?[A-Da-d](?![\w])"
+            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6})"
+            r" ?|-\d\d-\d\d-\d\d-)[A-Da-d](?![\w])"
         ),
-        keywords=("AA00", "AA 00 00", "AA 000000"),
+        keywords=("AA00", "AA 00 00", "AA 000000", "AA_00_00_00_A"),
         keywords_in="shape",
         reach=(0, 12),
         validate=validators.uk_nino,
         mask=masks.last4,
         priority=12,
         examples=("AB123456C", "AB 12 34 56 C", "JG103759A", "ab123456c", "Ab 123456 c",
-                  "AB12 34 56C", "AB 12 3456 C"),
+                  "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
                          "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C"),
     ),
     Detector(
         id="br_cpf",
         category="national_id",
-        regex=re.compile(_START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)"
-                         r"(?!,\d\d?(?![\d/,;|\t]))"),
+        regex=re.compile(_START_NUM + r"\d\d(?:(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)"
+                         r"(?!,\d\d?(?![\d/,;|\t]))| \d{3} \d{3} \d\d(?![\w@])(?! ?\d))"),
         keywords=(),
         min_digits=11,
         reach=_NEAR_RUN,
         validate=validators.br_cpf,
         mask=masks.last4,
         priority=12,
-        examples=("529.982.247-25", "52998224725", "111.444.777-35"),
+        examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25"),
         counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00"),
     ),
     Detector(
