@@ -353,14 +353,29 @@ def plain(text: str) -> bool:
             and not _encoded(text))
 
 
-#: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`).
-_ENCODINGS = ("=3D", "=3d", "%40", "%2540")
+#: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`): a
+#: sign, and what follows it.
+_ENCODINGS = (("=", ("3D", "3d")), ("%", ("40", "2540")))
 
 
 def _encoded(text: str) -> bool:
     """Does `text` hold `=` quoted-printable or `@` URL-encoded (`_ENCODINGS`)? (`\\x40`
-    is looked for with every backslash.)"""
-    return any(encoding in text for encoding in _ENCODINGS)
+    is looked for with every backslash.) Each sign is looked for with `str.find` (a `memchr`)
+    and what follows each checked: a search for `=3D` itself reads every character (6 ns
+    each, 2.5% of the realistic corpus's cost with the four); where the signs are dense,
+    the encodings are searched for."""
+    for sign, codes in _ENCODINGS:
+        at = text.find(sign)
+        for _ in range(64):
+            if at == -1:
+                break
+            if text.startswith(codes, at + 1):
+                return True
+            at = text.find(sign, at + 1)
+        else:
+            if any(sign + code in text for code in codes):
+                return True
+    return False
 
 
 def _as_itself(char: str) -> bool:
