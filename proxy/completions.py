@@ -58,6 +58,7 @@ from replyguard.proxy.state import (
     GUARDRAILS,
     METRICS,
     OFFLOAD,
+    PINNED,
     REFUSING,
     RULES,
     SCREEN_CACHE,
@@ -92,7 +93,8 @@ def compiled_rules(request: web.Request) -> CompiledRules:
     if language not in LANGUAGES:
         raise BadRequest(f"{LANGUAGE_HEADER}: not a language ReplyGuard reads (known: "
                          f"{', '.join(LANGUAGES)})", code="invalid_language")
-    return app[RULES].for_language(language)
+    compiled = request.get(PINNED) or app[RULES].compiled  # pinned: see store_app
+    return compiled[language]
 
 
 def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools | None, bool]:

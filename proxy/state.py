@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -73,6 +74,10 @@ class RequestIds:
 
 SETTINGS = web.AppKey("settings", Settings)
 RULES = web.AppKey("rules", ActiveRules)
+#: The compiled rules a request is screened by, taken when it arrived together with the rules
+#: version its `X-ReplyGuard-Rules-Version` names (a swap meanwhile does not change them).
+PINNED: Any = web.RequestKey("replyguard_rules", dict) \
+    if hasattr(web, "RequestKey") else "replyguard_rules"
 METRICS = web.AppKey("metrics", Metrics)
 SESSION = web.AppKey("session", aiohttp.ClientSession)
 GUARDRAILS = web.AppKey("guardrails", Guardrails)

@@ -17,7 +17,7 @@ from replyguard.proxy import records_api, rules_admin
 from replyguard.proxy.errors import ProxyError
 from replyguard.proxy.live_rules import LIVE, LiveRules, version_header
 from replyguard.proxy.records import Recorder, field, is_model_route
-from replyguard.proxy.state import METRICS, RECORD, RULES, SETTINGS
+from replyguard.proxy.state import METRICS, PINNED, RECORD, RULES, SETTINGS
 from replyguard.proxy.store import Store
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -53,6 +53,7 @@ async def store_middleware(request: web.Request, handler: Handler) -> web.Stream
     app = request.app
     live = app.get(LIVE)
     request[VERSION] = version_header(live)
+    request[PINNED] = app[RULES].compiled  # the rules that version names, for this request
     version = live.version if live is not None else None
     resource = request.match_info.route.resource
     route = resource.canonical if resource is not None else "unmatched"

@@ -16,9 +16,10 @@ from conftest import streamed_text, user
 
 from replyguard.config.rules import load_rules
 from replyguard.config.settings import load_settings
+from replyguard.proxy import store_app
 from replyguard.proxy.app import create_app
 from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
-from replyguard.proxy.live_rules import LIVE, LiveRules
+from replyguard.proxy.live_rules import LIVE, LiveRules, version_header
 from replyguard.proxy.state import METRICS
 from replyguard.proxy.store import open_store
 
@@ -221,3 +222,31 @@ async def test_rules_given_at_start_that_the_file_no_longer_holds_are_replaced(
     finally:
         await client.close()
         await up.close()
+
+
+async def test_the_version_header_names_the_rules_the_request_is_screened_by(
+        proxy, store_url: str, monkeypatch) -> None:
+    """A version put in force after a request arrived, before its body was read: the request
+    is screened by the rules its header names (the ones in force when it arrived)."""
+    client = await proxy(store_url, REFUND)
+    arrived = asyncio.Event()
+
+    def seen(live: LiveRules | None) -> str:
+        arrived.set()
+        return version_header(live)
+
+    monkeypatch.setattr(store_app, "version_header", seen)
+    body = orjson.dumps(user("hi", stream=True))
+
+    async def trickled():
+        yield body[:5]
+        await arrived.wait()  # the chat request's head was read: its rules are taken
+        monkeypatch.setattr(store_app, "version_header", version_header)
+        assert (await _put(client, {"never_say": ["guaranteed refund"]})).status == 201
+        yield body[5:]
+
+    async with client.post("/v1/chat/completions", data=trickled(),
+                           headers={"Content-Type": "application/json"}) as r:
+        got = streamed_text(await r.read()), r.headers["X-ReplyGuard-Rules-Version"]
+    assert got == ("It is a guaranteed refund. Thanks.", "builtin")
+    assert await _reply(client) == ("Thanks.", "1")
