@@ -105,6 +105,9 @@ class Block:
     released: list[str] = field(default_factory=list)
     signature: str | None = None
     dropped: bool = False
+    #: The thinking deltas sent with the text the screen released in each (the output
+    #: stage may change the delta's text in place before it is written).
+    sent: list[tuple[dict[str, Any], str]] = field(default_factory=list)
 
 
 class Blocks:
@@ -246,7 +249,7 @@ def _whole_block(blocks: Blocks, state: Block, block: dict[str, Any],
         state.signature = block.get("signature") if state.kind == "thinking" else None
         text = joined(blocks.text(state, value), blocks.tail(state))
         out = {"type": state.kind, name: text.text}
-        if state.kind == "text" and text.text:
+        if text.text:
             slots.append((out, text))
         if state.kind == "thinking" and state.signature is not None:
             out["signature"] = state.signature
@@ -256,6 +259,17 @@ def _whole_block(blocks: Blocks, state: Block, block: dict[str, Any],
     if state.kind == "tool_use":
         return {**block, "input": blocks.input(block.get("input") or {})}
     return block
+
+
+def unsigned_changed(slots: list[Slot]) -> int:
+    """After the output stage: each whole `thinking` block in `slots` whose text the stage
+    changed loses its `signature`; how many lost one (`replyguard_thinking_unsigned`)."""
+    dropped = 0
+    for holder, text in slots:
+        if holder.get("type") == "thinking" and holder.get("thinking") != text.text \
+                and holder.pop("signature", None) is not None:
+            dropped += 1
+    return dropped
 
 
 def message_events(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -16,6 +16,7 @@ from replyguard.proxy import reply_keys
 from replyguard.proxy.api_messages import (
     MESSAGE_KEYS,
     TEXT_BLOCKS,
+    THINKING_UNSIGNED,
     Block,
     Blocks,
     InputScreen,
@@ -122,18 +123,29 @@ class MessageStream:
         before = state.reply.held if state.reply is not None else 0
         released = self._blocks.text(state, value)
         self.held += (state.reply.held if state.reply is not None else 0) - before
-        return self._released(state.index, state.kind, released)
+        return self._released(state.index, state.kind, released, state)
 
-    def _released(self, index: int, kind: str, text: Text) -> list[Out]:
-        """A delta carrying released text (none when there is none); a `text` block's
-        carries it in `Chunk.texts` too (the output stage, records keeping the text)."""
+    def _released(self, index: int, kind: str, text: Text,
+                  state: Block | None = None) -> list[Out]:
+        """A delta carrying released text (none when there is none), the text in
+        `Chunk.texts` too (the output stage; records keep a `text` block's); a thinking
+        delta noted in its block's `sent` (`_signed`)."""
         if not text.text:
             return []
         delta = {"type": TEXT_BLOCKS[kind][1], TEXT_BLOCKS[kind][0]: text.text}
         chunk = self._send({"type": "content_block_delta", "index": index, "delta": delta})
-        if kind == "text":  # (for the output stage, and for records keeping the text)
-            chunk.texts, chunk.text_only = [(delta, text)], True
+        chunk.texts, chunk.text_only = [(delta, text)], True
+        if state is not None and kind == "thinking" and self._blocks.pieces:
+            state.sent.append((delta, text.text))
         return [chunk]
+
+    def _signed(self, state: Block) -> bool:
+        """Is a thinking block's signature still sent? Not when the output stage changed a
+        delta's text (counted unsigned), asked once its deltas went through the stage."""
+        if all(holder.get("thinking") == text for holder, text in state.sent):
+            return True
+        self._blocks.counts[THINKING_UNSIGNED] += 1
+        return False
 
     def _delta(self, state: Block, delta: dict[str, Any]) -> Chunk:
         return self._send({"type": "content_block_delta", "index": state.index, "delta": delta})
@@ -172,10 +184,13 @@ class MessageStream:
         out: list[Out] = []
         if state.reply is not None:
             self.held = max(0, self.held - state.reply.held)
-            out += self._released(state.index, state.kind, self._blocks.tail(state))
+            out += self._released(state.index, state.kind, self._blocks.tail(state), state)
             if state.signature is not None:
-                out.append(self._delta(state, {"type": "signature_delta",
-                                               "signature": state.signature}))
+                signed = self._delta(state, {"type": "signature_delta",
+                                             "signature": state.signature})
+                if state.sent:
+                    signed.keep = lambda: self._signed(state)
+                out.append(signed)
         elif state.kind == "tool_use":
             screened = self._blocks.input("".join(state.given))
             out.append(self._delta(state, {"type": "input_json_delta",

@@ -31,7 +31,7 @@ from replyguard.proxy.messages import messages
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
 from replyguard.proxy.overload import PoolConnector, UpstreamWatch
-from replyguard.proxy.record import RECORD, RequestRecord
+from replyguard.proxy.record import RECORD, ROUTE_APIS, RequestRecord
 from replyguard.proxy.request_id import client_request_id
 from replyguard.proxy.slow_clients import head_read
 from replyguard.proxy.state import (
@@ -83,7 +83,9 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
     request_id = client_request_id(request.headers.get("X-Request-Id")) or app[REQUEST_IDS]()
     resource = request.match_info.route.resource
     route = resource.canonical if resource is not None else "unmatched"
-    record = request[RECORD] = RequestRecord(request_id, route, request.method)
+    record = request[RECORD] = RequestRecord(request_id, route, request.method,
+                                             _api(route, request.match_info.handler))
+    record.started = started
     try:
         try:
             response = await handler(request)
@@ -110,19 +112,26 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
         record_request(app, record)
 
 
+def _api(route: str, handler: object) -> str:
+    """The API a request's route speaks (`RequestRecord.api`)."""
+    if handler is routes.passthrough:
+        return "passthrough"
+    return ROUTE_APIS.get(route, "other")
+
+
 def record_request(app: web.Application, record: RequestRecord) -> None:
-    """The end of every request, its record finished: the counts and request metrics, and
-    the access log line (request id, route, status, latency, verdict, outcome and counts:
-    never any text of the request or the reply)."""
+    """The end of every request, its record finished: the counts and request metrics
+    (labelled by the API), and the access log line (request id, API, route, status, latency,
+    verdict, outcome and counts: never any text of the request or the reply)."""
     metrics = app[METRICS]
     if record.counts:
         metrics.count(record.counts)
     if record.route in _OPS_ROUTES:
         return
-    metrics.requests_by(record.route, record.status).inc()
-    metrics.request_latency_by(record.route).observe(record.latency_s)
+    metrics.requests_by(record.route, record.status, record.api).inc()
+    metrics.request_latency_by(record.route, record.api).observe(record.latency_s)
     if record.verdict:
-        metrics.turns_by(record.verdict).inc()
+        metrics.turns_by(record.verdict, record.api).inc()
     if app[SETTINGS].log.access and access_log.isEnabledFor(logging.INFO):
         access_log.info(orjson.dumps(record.access_line()).decode())
 

@@ -223,7 +223,7 @@ async def _verdict(request: web.Request, metrics: Metrics, kind: Kind, body: dic
     except ProxyError:
         raise
     except Exception as exc:
-        metrics.screening_errors.labels("request").inc()
+        metrics.screening_errors_by("request", request[RECORD].api).inc()
         raise ScreeningFailed(f"screening the request failed ({type(exc).__name__}); nothing "
                               "was sent upstream") from exc
     finally:
@@ -253,10 +253,10 @@ async def _input_guardrails(request: web.Request, kind: Kind, body: dict[str, An
     check, how = await guard.check_turn(app[SESSION], turn_text(verdict, kind),
                                         str(body.get("model") or ""),
                                         upstream_headers(request, settings),
-                                        user_text(verdict, kind))
+                                        user_text(verdict, kind), api=record.api)
     if check is None:
         return None
-    app[METRICS].guardrail_blocks.labels(check).inc()
+    app[METRICS].guardrail_blocks_by(check, record.api).inc()
     record.verdict, record.guardrail = "blocked", f"{check} ({how})"
     reply = guard.block_message(check, rules.language)
     if settings.reply_temperature > 0 and stage is not None:
@@ -333,7 +333,8 @@ async def call_upstream(request: web.Request, url: str, base: str, body: dict[st
                                              allow_redirects=False, headers=headers
                                              ) as upstream:
             answered = True
-            metrics.upstream_latency_by(record.route).observe(time.perf_counter() - started)
+            metrics.upstream_latency_by(record.route, record.api).observe(
+                time.perf_counter() - started)
             try:
                 return await answer(upstream)
             finally:
@@ -343,13 +344,13 @@ async def call_upstream(request: web.Request, url: str, base: str, body: dict[st
         if answered:
             raise
         failed = fault(exc, base)
-        count_fault(metrics, failed)  # overload (503) or an upstream fault
+        count_fault(metrics, failed, record.api)  # overload (503) or an upstream fault
         raise failed from None
 
 
 async def _refused(turn: _Turn, upstream: aiohttp.ClientResponse) -> web.Response:
     """An upstream error status, counted, as the client's error (its text masked)."""
-    turn.metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
+    turn.metrics.upstream_errors_by(f"http_{upstream.status // 100}xx", turn.record.api).inc()
     rules, headers = turn.rules, returned_headers(upstream)
     error = await error_from_status(upstream, turn.settings.upstream.base_url,
                                     lambda text: screen_text(text, rules, "tool").text)
@@ -379,19 +380,22 @@ async def _relay(request: web.Request, turn: _Turn,
     finally:
         metrics.active_streams.dec()
         add_counts(record.counts, screen.counts())
-        _stream_metrics(metrics, record, turn)
+        stream_metrics(metrics, record, turn.own_s, turn.started)
 
 
-def _stream_metrics(metrics: Metrics, record: RequestRecord, turn: _Turn) -> None:
-    """A relayed stream's added latency, time to first text and fault, by its outcome."""
-    route, outcome = record.route, record.outcome or "ok"
-    metrics.added_latency_by(route).observe(turn.own_s + record.own_s)
+def stream_metrics(metrics: Metrics, record: RequestRecord, own_s: float,
+                   started: float) -> None:
+    """A relayed stream's added latency (`own_s`, the proxy's seconds before the upstream
+    call, and the relay's), time to first text (from `started`, perf_counter) and fault, by
+    its outcome; the same on every API."""
+    route, api, outcome = record.route, record.api, record.outcome or "ok"
+    metrics.added_latency_by(route, api).observe(own_s + record.own_s)
     if record.first_text_at is not None:
-        metrics.first_token_by(route).observe(record.first_text_at - turn.started)
+        metrics.first_token_by(route, api).observe(record.first_text_at - started)
     if outcome == "screening_failed":
-        metrics.screening_errors.labels("reply").inc()
+        metrics.screening_errors_by("reply", api).inc()
     elif outcome.startswith("upstream"):
-        metrics.upstream_errors_by(record.fault or outcome).inc()
+        metrics.upstream_errors_by(record.fault or outcome, api).inc()
     elif outcome == "client_gone":
         metrics.client_disconnects.inc()
 
@@ -411,11 +415,11 @@ async def _whole_reply(request: web.Request, turn: _Turn,
         screen_completion, make_screen=turn.make_screen, kind=turn.kind, calls=turn.calls,
         pieces=texts is not None, texts=texts)
     try:
-        parsed = await read_whole(upstream, screen, record.counts, record.route, turn.own_s,
+        parsed = await read_whole(upstream, screen, record, turn.own_s,
                               metrics, settings.limits.max_response_bytes,
                               request.app[OFFLOAD], turn.json_reply, _PATHS[turn.kind][1])
     except UpstreamError as exc:  # too large, broke off, timed out, not a completion
-        metrics.upstream_errors_by(exc.kind).inc()
+        metrics.upstream_errors_by(exc.kind, record.api).inc()
         raise
     if turn.stage is not None:
         await stage_texts(slots, turn.stage)
@@ -456,11 +460,11 @@ def turn_text(verdict: RequestVerdict, kind: Kind) -> str:
 
 
 async def read_whole(upstream: aiohttp.ClientResponse,
-                     screen: Callable[[dict[str, Any]], Counter[str]], counts: Counter[str],
-                     route: str, own: float, metrics: Metrics, limit: int, offload: Offload,
+                     screen: Callable[[dict[str, Any]], Counter[str]], record: RequestRecord,
+                     own: float, metrics: Metrics, limit: int, offload: Offload,
                      json_reply: bool = False, key: str = "choices") -> dict[str, Any]:
-    """Read and screen a whole (non-streamed) upstream completion; one over `limit` bytes is
-    refused (502) rather than held in memory whole."""
+    """Read and screen a whole (non-streamed) upstream completion, its counts added to
+    `record`'s; one over `limit` bytes is refused (502) rather than held in memory whole."""
     raw = await read_body(upstream, limit)
     started = time.perf_counter()
     try:
@@ -474,13 +478,14 @@ async def read_whole(upstream: aiohttp.ClientResponse,
         raise UpstreamError(f"the upstream answered without any {key}",
                             code="upstream_protocol")
     try:
-        add_counts(counts, await offload.run(
+        add_counts(record.counts, await offload.run(
             len(raw), screen, parsed, threshold=JSON_OFFLOAD_CHARS if json_reply else None))
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc
     except ScreeningError as exc:
-        metrics.screening_errors.labels("reply").inc()
+        metrics.screening_errors_by("reply", record.api).inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    metrics.added_latency_by(route).observe(own + time.perf_counter() - started)
+    metrics.added_latency_by(record.route, record.api).observe(
+        own + time.perf_counter() - started)
     return parsed

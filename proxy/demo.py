@@ -4,7 +4,9 @@ A scripted upstream (proxy.fake_upstream, the shop's script) streams its replies
 chunks and makes the `refund_card` tool call; ReplyGuard runs in front of it with the shop's
 rules, its refund tool declared and the prompt-injection guardrail; an `openai.AsyncOpenAI`
 client streams each turn through ReplyGuard, runs the tool when asked, and prints what it saw;
-two more turns show a false refund claim replaced and a blocked prompt injection. Then: what
+two more turns show a false refund claim replaced and a blocked prompt injection, and the
+first turn is asked again through the Responses API (`responses.create`) and Anthropic's
+Messages API (`POST /v1/messages`, as the anthropic SDK sends it). Then: what
 the model was given, the counts read back from `/metrics`, and a reply rules change taking
 effect live (a new version through `/v1/reply-rules`, then a rollback), with its store in a
 temporary SQLite file. Everything listens on
@@ -87,6 +89,23 @@ async def _stream_turn(client: openai.AsyncOpenAI, messages: list[dict[str, Any]
     return "".join(text), [calls[k] for k in sorted(calls)]
 
 
+async def _other_apis(client: openai.AsyncOpenAI, base: str) -> None:
+    """The card turn through the Responses API and through Anthropic's Messages API."""
+    print("\nThe Responses API (client.responses.create):")
+    print(TURNS[0])
+    response = await client.responses.create(model="shop-model", input=TURNS[0])
+    print(f" -> {response.output_text}")
+    print("\nAnthropic's Messages API (POST /v1/messages, as the anthropic SDK sends it):")
+    print(TURNS[0])
+    ask = {"model": "shop-model", "max_tokens": 200,
+           "messages": [{"role": "user", "content": TURNS[0]}]}
+    headers = {"x-api-key": "demo-key", "anthropic-version": "2023-06-01"}
+    async with aiohttp.ClientSession() as session, \
+            session.post(f"{base}/v1/messages", json=ask, headers=headers) as resp:
+        message = await resp.json()
+    print(f" -> {''.join(b['text'] for b in message['content'] if b['type'] == 'text')}")
+
+
 async def _ask(session: aiohttp.ClientSession, base: str) -> str:
     """LIVE_TURN once: `[rules VERSION] reply`."""
     async with session.post(f"{base}/v1/chat/completions", json={
@@ -127,6 +146,7 @@ async def _run(rules_path: str, chunk_chars: int, store_url: str) -> int:
     upstream_url = await upstream.start()
     settings = load_settings(None, env={}, overrides={
         "upstream.base_url": upstream_url, "replies.rules": rules_path, "log.access": False,
+        "upstream.anthropic_base_url": upstream_url.removesuffix("/v1"),
         "guardrails.prompt_injection.enabled": True, "tools": DEMO_TOOLS,
         "admin.token": DEMO_TOKEN, "store.url": store_url})
     app = create_app(settings, load_rules(rules_path), store=open_store(store_url))
@@ -167,12 +187,14 @@ async def _run(rules_path: str, chunk_chars: int, store_url: str) -> int:
             print(BLOCKED_TURN)
             reply, _ = await _stream_turn(client, [{"role": "user", "content": BLOCKED_TURN}])
             print(f" -> {reply}")
+            await _other_apis(client, base)
         print(f"\nThe model was given: {upstream.last_user_turns}")
         async with aiohttp.ClientSession() as session, session.get(f"{base}/metrics") as resp:
             exposition = await resp.text()
         print("\nCounts read back from /metrics:")
         for line in exposition.splitlines():
-            if line.startswith(("reply_", "replyguard_guardrail_blocks_total")) and \
+            if line.startswith(("reply_", "replyguard_guardrail_blocks_total",
+                                "replyguard_turns_total")) and \
                     "_created" not in line:
                 name, _, value = line.partition(" ")
                 if float(value) > 0:

@@ -1,6 +1,7 @@
-"""A scripted, OpenAI-compatible upstream for the demo, the proxy's tests and benchmarks: Chat
-Completions (stream or not), legacy Completions, Embeddings, Models and Moderations in OpenAI's
-wire format, with faults (error status, delays, dropped streams) scripted per reply."""
+"""A scripted upstream for the demo, the proxy's tests and benchmarks: Chat Completions, the
+Responses API (proxy.fake_apis) and Anthropic's Messages API (stream or not, each in its own
+wire format), legacy Completions, Embeddings, Models and Moderations, with faults (error
+status, delays, dropped streams) scripted per reply."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from replyguard.proxy import fake_apis
 from replyguard.proxy.sse import DONE, encode_event
 
 __all__ = ["SHOP_SCRIPT", "Reply", "Script", "ScriptedUpstream", "fake_embedding", "seed_script"]
@@ -33,7 +35,9 @@ class Reply:
     calls, else "stop". `status` != 200 answers an OpenAI-style error with that status.
     `delay_s` waits before answering; `chunk_delay_s` waits between stream chunks; `drop_after`
     aborts a stream's connection once that many content chunks were written (no [DONE]);
-    `chunk_chars` overrides the upstream's content chunk size (in characters).
+    `chunk_chars` overrides the upstream's content chunk size (in characters). `reasoning`:
+    the model's reasoning, sent by the Responses API as a reasoning item's summary and by
+    the Messages API as a (signed) thinking block, not by chat.
     """
 
     content: str = ""
@@ -44,6 +48,7 @@ class Reply:
     chunk_delay_s: float = 0.0
     drop_after: int | None = None
     chunk_chars: int | None = None
+    reasoning: str = ""
 
     @property
     def finish(self) -> str:
@@ -155,9 +160,11 @@ Events = list[list[tuple[dict, bool]]]  # per choice: (choice object, is a conte
 class ScriptedUpstream:
     """An OpenAI-compatible server answering from `script`.
 
-    Records `seen` (each valid request body, in order, for chat, completions, embeddings and
-    moderations), `seen_auth` (the Authorization header of each, in step with `seen`),
-    `last_user_turns` (the last user message of each chat request: what the model was given) and
+    Records `seen` (each valid request body, in order, for chat, Responses, Messages,
+    completions, embeddings and moderations), `seen_auth` (the Authorization header of each,
+    on Messages the `x-api-key` one when sent, in step with `seen`), `last_user_turns` (the
+    last user message of each chat, Responses or Messages request: what the model was given)
+    and
     `cancelled` (streams whose client went away before the end). Responses carry `model` as
     given here, whatever the request asked; `created` fixes the timestamp (default: now).
     """
@@ -186,6 +193,8 @@ class ScriptedUpstream:
         """A fresh aiohttp application serving the /v1 routes (for `aiohttp_client`)."""
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/v1/responses", self._responses)
+        app.router.add_post("/v1/messages", self._messages)
         app.router.add_post("/v1/completions", self._completions)
         app.router.add_post("/v1/embeddings", self._embeddings)
         app.router.add_post("/v1/moderations", self._moderations)
@@ -213,7 +222,8 @@ class ScriptedUpstream:
             "model": self.model, "system_fingerprint": "fp_fake",
         }  # fmt: skip
 
-    async def _body(self, request: web.Request) -> dict | web.Response:
+    async def _body(self, request: web.Request, key: str | None = None
+                    ) -> dict | web.Response:
         try:
             body = orjson.loads(await request.read())
         except orjson.JSONDecodeError:
@@ -221,7 +231,8 @@ class ScriptedUpstream:
         if not isinstance(body, dict):
             return _error(400, "The request body must be a JSON object.")
         self.seen.append(body)
-        self.seen_auth.append(request.headers.get("Authorization"))
+        given = request.headers.get(key) if key is not None else None
+        self.seen_auth.append(given or request.headers.get("Authorization"))
         return body
 
     async def _fault(self, reply: Reply) -> web.Response | None:
@@ -306,19 +317,26 @@ class ScriptedUpstream:
         ]  # fmt: skip
         if with_usage:
             chunks.append((head | {"choices": [], "usage": usage}, False))
+        events = [(encode_event(orjson.dumps(chunk)), content) for chunk, content in chunks]
+        return await self._write(request, reply, [*events, (DONE, False)])
+
+    async def _write(self, request: web.Request, reply: Reply,
+                     events: list[tuple[bytes, bool]]) -> web.StreamResponse:
+        """Write a stream's events (bytes, whether it carries reply text), each with its own
+        write, the reply's faults applied (`drop_after` counts the text-carrying ones)."""
         resp = web.StreamResponse(headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         resp.content_type = "text/event-stream"
         written = 0
         try:
             await resp.prepare(request)
-            for j, (chunk, content) in enumerate([*chunks, (None, False)]):
+            for j, (data, content) in enumerate(events):
                 if reply.drop_after is not None and written >= reply.drop_after:
                     if request.transport is not None:
                         request.transport.abort()
                     return resp
                 if j and reply.chunk_delay_s:
                     await asyncio.sleep(reply.chunk_delay_s)
-                await resp.write(DONE if chunk is None else encode_event(orjson.dumps(chunk)))
+                await resp.write(data)
                 written += content
             await resp.write_eof()
         except asyncio.CancelledError:
@@ -327,6 +345,58 @@ class ScriptedUpstream:
         except ConnectionResetError:  # the client went away: nothing left to write to
             self.cancelled += 1
         return resp
+
+    async def _responses(self, request: web.Request) -> web.StreamResponse:
+        body = await self._body(request)
+        if isinstance(body, web.Response):
+            return body
+        messages = fake_apis.responses_chat(body)
+        if isinstance(messages, str):
+            return _error(400, messages, "input")
+        return await self._api(request, body, messages, anthropic=False)
+
+    async def _messages(self, request: web.Request) -> web.StreamResponse:
+        body = await self._body(request, "x-api-key")
+        if isinstance(body, web.Response):
+            return body
+        messages = fake_apis.messages_chat(body)
+        if isinstance(messages, str):
+            return _json(fake_apis.anthropic_error(400, messages), 400)
+        return await self._api(request, body, messages, anthropic=True)
+
+    async def _api(self, request: web.Request, body: dict, messages: list[dict], *,
+                   anthropic: bool) -> web.StreamResponse:
+        """A Responses or Messages request, read as chat `messages`, answered in its API's
+        shape: whole, or its event stream when `stream` is true."""
+        users = [m for m in messages if m.get("role") == "user"]
+        self.last_user_turns.append(_text(users[-1].get("content")) if users else "")
+        reply = self.script(messages)
+        if reply.delay_s:
+            await asyncio.sleep(reply.delay_s)
+        if reply.status != 200:
+            text = f"Scripted fault: status {reply.status}."
+            return _json(fake_apis.anthropic_error(reply.status, text), reply.status) \
+                if anthropic else _error(reply.status, text)
+        sent = _words(reply.content) + _words(reply.reasoning) + \
+            sum(_words(str(c)) for c in reply.tool_calls)
+        usage = (sum(_words(_text(m.get("content"))) for m in messages), sent)
+        size = reply.chunk_chars or self.chunk_chars
+
+        def ids() -> int:
+            return next(self._ids)
+
+        def pieces(text: str) -> list[str]:
+            return _pieces(text, size)
+
+        if anthropic:
+            whole = fake_apis.message(body, reply, ids, usage)
+            events = fake_apis.message_events
+        else:
+            whole = fake_apis.response(body, reply, self.model, ids, self.created, usage)
+            events = fake_apis.response_events
+        if body.get("stream") is True:
+            return await self._write(request, reply, events(whole, pieces))
+        return _json(whole)
 
     async def _completions(self, request: web.Request) -> web.StreamResponse:
         body = await self._body(request)
@@ -402,7 +472,8 @@ class ScriptedUpstream:
 
 def main(argv: list[str] | None = None) -> None:
     """`replyguard fake-upstream --port 9000`: serve the shop's script, any other turn echoed
-    back, until Ctrl-C."""
+    back, until Ctrl-C: chat completions and the Responses API under `/v1`, Anthropic's
+    Messages API at `/v1/messages` (its root is the server's)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9000)
@@ -410,7 +481,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     upstream = ScriptedUpstream(seed_script(SHOP_SCRIPT, echo=True),
                                 chunk_chars=max(1, args.chunk_chars))
-    print(f"fake upstream: http://{args.host}:{args.port}/v1 (Ctrl-C to stop)")
+    print(f"fake upstream: http://{args.host}:{args.port}/v1 (Anthropic Messages: "
+          f"http://{args.host}:{args.port}; Ctrl-C to stop)")
     web.run_app(upstream.app(), host=args.host, port=args.port, print=None)
 
 

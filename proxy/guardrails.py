@@ -89,18 +89,19 @@ class Guardrails:
         return GENERAL_BLOCK.get(language, GENERAL_BLOCK["en"])
 
     async def check_turn(self, session: aiohttp.ClientSession, text: str, model: str,
-                         auth: Mapping[str, str], everything: str | None = None
-                         ) -> tuple[str | None, str | None]:
+                         auth: Mapping[str, str], everything: str | None = None,
+                         *, api: str) -> tuple[str | None, str | None]:
         """Run the enabled input checks on `text` (the screened turn); the local patterns
         read `everything` (every user message of the request, joined by newlines: an
         injection kept in the history or split over messages reaches the model too) when
-        given. Returns (check that blocks or None, how: "pattern", "flagged" or "error")."""
+        given. `api`: the API the request speaks (the metrics' label). Returns (check that
+        blocks or None, how: "pattern", "flagged" or "error")."""
         s = self.settings
         if s.prompt_injection.enabled:
             started = time.perf_counter()
             read = everything if everything is not None else text
             match = await self.offload.run(len(read), detect_injection, read)
-            self._observe("prompt_injection_local", "input", started)
+            self._observe("prompt_injection_local", "input", started, api)
             if match is not None:
                 return "prompt_injection", "pattern"
         parts = windows(text, s.window_chars)
@@ -117,7 +118,7 @@ class Guardrails:
                 calls["prompt_injection"] = fail
             if s.topic.enabled:
                 calls["topic"] = fail
-            return await self._run(calls)
+            return await self._run(calls, api)
         calls = {}
         if s.moderation.enabled and s.moderation.input:
             calls["moderation"] = lambda: self._moderated(session, parts, auth)
@@ -129,14 +130,14 @@ class Guardrails:
             question = TOPIC_QUESTION.format(site_name=s.topic.site_name)
             calls["topic"] = lambda: self._judged(session, s.topic.judge, question, parts,
                                                   model, auth, flag_on=False)
-        return await self._run(calls)
+        return await self._run(calls, api)
 
-    async def _run(self, calls: dict[str, Callable[[], Awaitable[bool]]]
+    async def _run(self, calls: dict[str, Callable[[], Awaitable[bool]]], api: str
                    ) -> tuple[str | None, str | None]:
         """Run the external checks concurrently; the first to block in reporting order."""
         if not calls:
             return None, None
-        tasks = {name: asyncio.ensure_future(self._bounded(name, "input", call))
+        tasks = {name: asyncio.ensure_future(self._bounded(name, "input", call, api))
                  for name, call in calls.items()}
         try:
             for name in ORDER:  # in reporting order: a later check never waits for nothing
@@ -149,8 +150,8 @@ class Guardrails:
             for task in tasks.values():
                 task.cancel()
 
-    async def _bounded(self, name: str, stage: str, call: Callable[[], Awaitable[bool]]
-                       ) -> str | None:
+    async def _bounded(self, name: str, stage: str, call: Callable[[], Awaitable[bool]],
+                       api: str) -> str | None:
         """Run one check within its timeout: "flagged", "error" (when its `on_error` is
         block), or None to let the turn through."""
         spec = getattr(self.settings, name)
@@ -161,18 +162,19 @@ class Guardrails:
         except (CheckError, TimeoutError) as exc:
             kind = "timeout" if isinstance(exc, TimeoutError) else \
                 "too_long" if isinstance(exc, TooLong) else "error"
-            self.metrics.guardrail_errors.labels(name, stage, kind).inc()
+            self.metrics.guardrail_errors.labels(name, stage, kind, api).inc()
             decision = "closed" if spec.on_error == "block" else "open"
-            self.metrics.guardrail_decisions.labels(name, stage, decision).inc()
+            self.metrics.guardrail_decisions.labels(name, stage, decision, api).inc()
             log.warning("guardrail %s (%s) failed: %s; failing %s", name, stage,
                         "timed out" if kind == "timeout" else exc, decision)
             return "error" if decision == "closed" else None
         finally:
-            self._observe(name, stage, started)
+            self._observe(name, stage, started, api)
         return "flagged" if flagged else None
 
-    def _observe(self, name: str, stage: str, started: float) -> None:
-        self.metrics.guardrail_seconds.labels(name, stage).observe(time.perf_counter() - started)
+    def _observe(self, name: str, stage: str, started: float, api: str) -> None:
+        self.metrics.guardrail_seconds.labels(name, stage, api).observe(
+            time.perf_counter() - started)
 
     async def _moderated(self, session: aiohttp.ClientSession, parts: Sequence[str],
                          auth: Mapping[str, str]) -> bool:
@@ -212,7 +214,7 @@ class Guardrails:
                 flags[i] = flagged
             return any(answers)
 
-        verdict = await self._bounded("moderation", "output", call)
+        verdict = await self._bounded("moderation", "output", call, record.api)
         if verdict == "error":
             record.guardrail_output = "blocked_on_error"
             raise OutputBlocked("the reply could not be checked by moderation (on_error: "

@@ -10,6 +10,7 @@ then through the output stage when one is on. Errors are in Anthropic's shape.
 from __future__ import annotations
 
 import secrets
+import time
 from functools import partial
 from typing import Any
 
@@ -24,7 +25,13 @@ from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.tools import CompiledTools
-from replyguard.proxy.api_messages import error_body, message_events, screen_message
+from replyguard.proxy.api_messages import (
+    THINKING_UNSIGNED,
+    error_body,
+    message_events,
+    screen_message,
+    unsigned_changed,
+)
 from replyguard.proxy.api_messages_stream import MessageStream
 from replyguard.proxy.body import read_json
 from replyguard.proxy.completions import (
@@ -34,6 +41,7 @@ from replyguard.proxy.completions import (
     output_stage,
     product_reply,
     screen_maker,
+    stream_metrics,
     turn_text,
     user_text,
 )
@@ -117,7 +125,7 @@ async def _verdict(request: web.Request, body: dict[str, Any], rules: CompiledRu
     except ProxyError:
         raise
     except Exception as exc:
-        app[METRICS].screening_errors.labels("request").inc()
+        app[METRICS].screening_errors_by("request", request[RECORD].api).inc()
         raise ScreeningFailed(f"screening the request failed ({type(exc).__name__}); nothing "
                               "was sent upstream") from exc
 
@@ -125,6 +133,7 @@ async def _verdict(request: web.Request, body: dict[str, Any], rules: CompiledRu
 async def _messages(request: web.Request) -> web.StreamResponse:
     app = request.app
     settings, record = app[SETTINGS], request[RECORD]
+    started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
     tools, refusing = compiled_tools(request, rules.language)
@@ -138,8 +147,11 @@ async def _messages(request: web.Request) -> web.StreamResponse:
         assert verdict.reply is not None
         return await answer(request, body, await _product(stage, verdict.reply, rules,
                                                           verdict.kind == "withhold"))
+    checked = time.perf_counter()
     if guard.input and (blocked := await _input_checks(request, body, verdict, rules, stage)):
         return blocked
+    # The proxy's own seconds before the upstream call (the guardrails' wait left out).
+    record.own_s += checked - started
     forward = {**body, **fields}
     if tools is not None:
         forward = offered_tools(tools, forward)
@@ -173,10 +185,10 @@ async def _input_checks(request: web.Request, body: dict[str, Any], verdict: Req
     check, how = await guard.check_turn(app[SESSION], turn_text(verdict, "chat"),
                                         str(body.get("model") or ""),
                                         openai_headers(request, settings),
-                                        user_text(verdict, "chat"))
+                                        user_text(verdict, "chat"), api=record.api)
     if check is None:
         return None
-    app[METRICS].guardrail_blocks.labels(check).inc()
+    app[METRICS].guardrail_blocks_by(check, record.api).inc()
     record.verdict, record.guardrail = "blocked", f"{check} ({how})"
     reply = await _product(stage, guard.block_message(check, rules.language), rules)
     return await answer(request, body, reply)
@@ -217,11 +229,13 @@ async def _answered(request: web.Request, settings: Settings, upstream: aiohttp.
     finally:
         metrics.active_streams.dec()
         add_counts(record.counts, screen.counts())
+        stream_metrics(metrics, record, 0.0, record.started)
 
 
 async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> web.Response:
     """An upstream error status as the client's Anthropic error (its text masked)."""
-    request.app[METRICS].upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
+    request.app[METRICS].upstream_errors_by(f"http_{upstream.status // 100}xx",
+                                            request[RECORD].api).inc()
     rules = compiled_rules(request)
     error = await error_from_status(upstream,
                                     request.app[SETTINGS].upstream.anthropic_base_url,
@@ -240,10 +254,35 @@ async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> we
 
 async def _whole_reply(request: web.Request, upstream: aiohttp.ClientResponse, stream: bool,
                        stage: OutputStage | None, screen_whole: Any) -> web.StreamResponse:
-    """A whole message, read (within the limit) and screened; streamed when the client asked
-    for a stream and the upstream answered whole."""
+    """A whole message, read (within the limit) and screened, then through the output stage
+    when there is one; streamed when the client asked for a stream and the upstream
+    answered whole."""
+    record, metrics = request[RECORD], request.app[METRICS]
+    slots: list[Slot] | None = [] if stage is not None else None
+    try:
+        screened = await _screened_message(request, upstream, partial(screen_whole,
+                                                                      texts=slots))
+    except UpstreamError as exc:  # too large, broke off, timed out, not a message
+        metrics.upstream_errors_by(exc.kind, record.api).inc()
+        raise
+    if stage is not None and slots:
+        await stage_texts(slots, stage)
+        record.counts[THINKING_UNSIGNED] += unsigned_changed(slots)
+    headers = returned_headers(upstream, RETURNED)
+    if stream:
+        return await _stream(request, screened, headers)
+    return web.Response(body=orjson.dumps(screened), headers=headers,
+                        content_type="application/json")
+
+
+async def _screened_message(request: web.Request, upstream: aiohttp.ClientResponse,
+                            screen_whole: Any) -> dict[str, Any]:
+    """The upstream's whole message, screened (its counts and the proxy's time recorded).
+    Raises UpstreamError (not a message, a shape that cannot be screened, too large),
+    ScreeningFailed."""
     record, limit = request[RECORD], request.app[SETTINGS].limits.max_response_bytes
     raw = await read_body(upstream, limit)
+    started = time.perf_counter()
     try:
         parsed = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -252,23 +291,17 @@ async def _whole_reply(request: web.Request, upstream: aiohttp.ClientResponse, s
         raise UpstreamError("the upstream answered with something that is not a message",
                             code="upstream_protocol")
     try:
-        slots: list[Slot] | None = [] if stage is not None else None
-        screened, counts = await request.app[OFFLOAD].run(
-            len(raw), partial(screen_whole, texts=slots), parsed)
+        screened, counts = await request.app[OFFLOAD].run(len(raw), screen_whole, parsed)
     except ChunkShapeError as exc:
         raise UpstreamError(f"{exc}; nothing of the reply was sent",
                             code="upstream_protocol") from exc
     except ScreeningError as exc:
-        request.app[METRICS].screening_errors.labels("reply").inc()
+        request.app[METRICS].screening_errors_by("reply", record.api).inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
     add_counts(record.counts, counts)
-    if stage is not None and slots:
-        await stage_texts(slots, stage)
-    headers = returned_headers(upstream, RETURNED)
-    if stream:
-        return await _stream(request, screened, headers)
-    return web.Response(body=orjson.dumps(screened), headers=headers,
-                        content_type="application/json")
+    request.app[METRICS].added_latency_by(record.route, record.api).observe(
+        record.own_s + time.perf_counter() - started)
+    return screened
 
 
 # ---------------------------------------------------------------- direct answers

@@ -2,7 +2,8 @@
 (docs/metrics.md).
 
 Each app owns one `Metrics` with its own CollectorRegistry (no global state). Counts carry no
-text and no value: labels are routes, statuses, check names and class names only.
+text and no value: labels are routes, statuses, check names, class names and the API a
+request spoke (`api`, one of a fixed set: proxy.record.APIS) only.
 """
 
 from __future__ import annotations
@@ -86,27 +87,27 @@ class Metrics:
         self.seed = {
             name: Counter(name, f"reply count {name}", registry=r) for name in SEED_COUNTS
         }
-        self.requests = Counter("replyguard_requests", "HTTP requests by route and status",
-                                ("route", "status"), registry=r)
+        self.requests = Counter("replyguard_requests", "HTTP requests by route, status and API",
+                                ("route", "status", "api"), registry=r)
         self.request_latency = Histogram(
             "replyguard_request_seconds", "time from request to the end of the response",
-            ("route",), buckets=_LATENCY_BUCKETS, registry=r)
+            ("route", "api"), buckets=_LATENCY_BUCKETS, registry=r)
         self.upstream_latency = Histogram(
             "replyguard_upstream_seconds", "time from the upstream call to its response headers",
-            ("route",), buckets=_LATENCY_BUCKETS, registry=r)
+            ("route", "api"), buckets=_LATENCY_BUCKETS, registry=r)
         self.added_latency = Histogram(
             "replyguard_added_seconds", "time spent in the proxy itself (screening, parsing)",
-            ("route",), buckets=_ADDED_BUCKETS, registry=r)
+            ("route", "api"), buckets=_ADDED_BUCKETS, registry=r)
         self.first_token = Histogram(
             "replyguard_first_token_seconds", "time from request to the first released text",
-            ("route",), buckets=_LATENCY_BUCKETS, registry=r)
+            ("route", "api"), buckets=_LATENCY_BUCKETS, registry=r)
         self.active_streams = Gauge("replyguard_active_streams", "streams being relayed now",
                                     registry=r)
         self.screening_errors = Counter(
             "replyguard_screening_errors", "screening faults (nothing unscreened released)",
-            ("stage",), registry=r)
+            ("stage", "api"), registry=r)
         self.upstream_errors = Counter(
-            "replyguard_upstream_errors", "upstream faults by kind", ("kind",), registry=r)
+            "replyguard_upstream_errors", "upstream faults by kind", ("kind", "api"), registry=r)
         self.client_disconnects = Counter(
             "replyguard_client_disconnects", "clients gone before the end of a stream",
             registry=r)
@@ -135,18 +136,19 @@ class Metrics:
             "replyguard_rules_version", "the stored rules version in force (0: none)",
             registry=r, multiprocess_mode="max")
         self.guardrail_blocks = Counter(
-            "replyguard_guardrail_blocks", "turns blocked by guardrail check", ("check",),
+            "replyguard_guardrail_blocks", "turns blocked by guardrail check", ("check", "api"),
             registry=r)
         self.guardrail_seconds = Histogram(
             "replyguard_guardrail_seconds", "time a guardrail check took (stage input/output; "
-            "check prompt_injection_local: the built-in patterns)", ("check", "stage"),
+            "check prompt_injection_local: the built-in patterns)", ("check", "stage", "api"),
             buckets=_LATENCY_BUCKETS, registry=r)
         self.guardrail_errors = Counter(
             "replyguard_guardrail_errors", "guardrail checks that failed (kind error/timeout)",
-            ("check", "stage", "kind"), registry=r)
+            ("check", "stage", "kind", "api"), registry=r)
         self.guardrail_decisions = Counter(
             "replyguard_guardrail_fail_decisions", "failed checks let through (open) or "
-            "blocked (closed) by their on_error", ("check", "stage", "decision"), registry=r)
+            "blocked (closed) by their on_error", ("check", "stage", "decision", "api"),
+            registry=r)
         self.guardrail_output_removed = Counter(
             "replyguard_guardrail_output_removed", "reply sentences removed by output "
             "moderation", registry=r)
@@ -167,7 +169,8 @@ class Metrics:
         self.unknown_counts = Counter(
             "replyguard_unknown_counts", "engine counts with no metric of their own (a bug)",
             registry=r)
-        self.turns = Counter("replyguard_turns", "request turns by verdict", ("verdict",),
+        self.turns = Counter("replyguard_turns", "request turns by verdict and API",
+                             ("verdict", "api"),
                              registry=r)
         self.screen_cache_hits = Counter(
             "replyguard_screen_cache_hits", "resent texts (history, system prompt) found "
@@ -189,6 +192,8 @@ class Metrics:
         self.turns_by = Children(self.turns)
         self.upstream_errors_by = Children(self.upstream_errors)
         self.client_timeouts_by = Children(self.client_timeouts)
+        self.screening_errors_by = Children(self.screening_errors)
+        self.guardrail_blocks_by = Children(self.guardrail_blocks)
 
     def count(self, counts: Mapping[str, int]) -> None:
         """Add the engine's counts (name -> increment). A name with no metric of its own is not

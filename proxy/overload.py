@@ -118,10 +118,10 @@ class UpstreamWatch:
             self._set(False)
 
 
-def count_fault(metrics: Metrics, error: ProxyError) -> None:
-    """Count an error raised for an upstream call: overload in `replyguard_overloaded_total`,
-    anything else as an upstream fault of its kind."""
+def count_fault(metrics: Metrics, error: ProxyError, api: str) -> None:
+    """Count an error raised for an upstream call of a request speaking `api`: overload in
+    `replyguard_overloaded_total`, anything else as an upstream fault of its kind."""
     if isinstance(error, Overloaded):
         metrics.overloaded.inc()
     else:
-        metrics.upstream_errors_by(getattr(error, "kind", "upstream_error")).inc()
+        metrics.upstream_errors_by(getattr(error, "kind", "upstream_error"), api).inc()

@@ -110,12 +110,15 @@ class Chunk:
     """One event to send, encoded by an adapter (`body`, plain JSON, written as the `data` of
     an SSE event named `event`), with the released texts it carries (`texts`, for the output
     stage) and whether it carries nothing but text (`text_only`: one the output stage
-    empties is then not sent)."""
+    empties is then not sent). `keep` (when given) is asked when the chunk's turn to be
+    written comes, every chunk before it through the output stage: False, it is not sent
+    (a thinking block's signature, once the stage changed its text)."""
 
     body: dict[str, Any]
     texts: list[Slot] = field(default_factory=list)
     text_only: bool = False
     event: str | None = None
+    keep: Callable[[], bool] | None = None
 
 
 #: What a stream adapter gives the relay to write: chunks, or bytes written as they are.

@@ -13,7 +13,20 @@ from aiohttp import web
 
 from replyguard.proxy.counts import new_counts
 
-__all__ = ["RECORD", "RequestRecord"]
+__all__ = ["APIS", "RECORD", "ROUTE_APIS", "RequestRecord"]
+
+#: The API each served model route speaks: the `api` of its record, access log line and
+#: metric series. A route of `passthrough` is `passthrough`; every other one (ReplyGuard's
+#: own: check-reply, the admin API, the console; an unmatched path) is `other`.
+ROUTE_APIS: dict[str, str] = {
+    "/v1/chat/completions": "chat", "/v1/completions": "completions",
+    "/v1/responses": "responses", "/v1/responses/{id}": "responses",
+    "/v1/responses/{id}/input_items": "responses", "/v1/messages": "messages",
+    "/v1/embeddings": "embeddings", "/v1/models": "models", "/v1/models/{model}": "models",
+}
+#: Every `api` value: a fixed set, so the metrics' `api` label stays bounded.
+APIS: tuple[str, ...] = ("chat", "completions", "responses", "messages", "embeddings",
+                         "models", "passthrough", "other")
 
 
 @dataclass(slots=True)
@@ -27,12 +40,14 @@ class RequestRecord:
     `protocol`); `guardrail`: the input check that blocked the turn and how; `guardrail_output`:
     what moderation did to the reply (`flagged`, `blocked_on_error`). `own_s`: seconds of the
     proxy's own work on the reply; `first_text_at`: when the first screened text went out
-    (perf_counter). `status` and `latency_s` are set at the end.
+    (perf_counter). `status` and `latency_s` are set at the end. `api`: the API the route
+    speaks (one of `APIS`); `started`: when the request came (perf_counter).
     """
 
     request_id: str
     route: str
     method: str = "POST"
+    api: str = "other"
     counts: Counter[str] = field(default_factory=new_counts)
     verdict: str | None = None
     outcome: str | None = None
@@ -40,6 +55,7 @@ class RequestRecord:
     guardrail: str | None = None
     guardrail_output: str | None = None
     own_s: float = 0.0
+    started: float = 0.0
     first_text_at: float | None = None
     status: int = 500
     latency_s: float = 0.0
@@ -48,8 +64,9 @@ class RequestRecord:
 
     def access_line(self) -> dict[str, Any]:
         """The access log's JSON object for this request."""
-        return {"request_id": self.request_id, "method": self.method, "route": self.route,
-                "status": self.status, "latency_ms": round(self.latency_s * 1000, 3),
+        return {"request_id": self.request_id, "method": self.method, "api": self.api,
+                "route": self.route, "status": self.status,
+                "latency_ms": round(self.latency_s * 1000, 3),
                 "verdict": self.verdict, "outcome": self.outcome, "guardrail": self.guardrail,
                 "guardrail_output": self.guardrail_output, "counts": dict(self.counts)}
 

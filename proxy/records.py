@@ -47,8 +47,8 @@ _NOT_MODEL = ("/metrics", "/healthz", "/readyz", "/v1/check-reply", "/v1/reply-r
               "/v1/records", "unmatched")
 _SCREENED = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/responses",
                        "/v1/embeddings", "/v1/messages"})
-#: The API a route speaks, when it is not OpenAI's.
-_APIS = {"/v1/messages": "anthropic"}
+#: The stored-Response routes: a Response (or its input items) fetched and screened.
+_STORED = frozenset({"/v1/responses/{id}", "/v1/responses/{id}/input_items"})
 _OUTPUT_CHECKS = {"flagged": "moderation", "blocked_on_error": "moderation"}
 
 
@@ -81,13 +81,16 @@ def _message_text(message: dict[str, Any]) -> str | None:
 
 
 def verdict_of(info: Any, route: str, status: int) -> str:
-    """forward, withhold, exact, blocked (the screen's verdict), passthrough (a route
-    forwarded unscreened), or error (the request failed)."""
+    """forward, withhold, exact, blocked (the screen's verdict; forward too for a stored
+    Response fetched and screened), passthrough (a route forwarded unscreened), or error
+    (the request failed)."""
     verdict = field(info, "verdict")
     if status >= 500:
         return "error"
     if verdict:
         return str(verdict)
+    if route in _STORED:
+        return "forward" if status < 400 else "error"
     if route in _SCREENED or status >= 400:  # a screened route ended before its verdict
         return "error"
     return "passthrough"
@@ -227,7 +230,7 @@ class Recorder:
             model = self._model(found.group(1)) if found else None
         row: dict[str, Any] = {
             "created_at": float(at), "tenant": None, "key_id": None, "request_id": request_id,
-            "api": _APIS.get(route, "openai"), "route": route, "method": method, "model": model,
+            "api": field(info, "api") or "other", "route": route, "method": method, "model": model,
             "rules_version": version, "verdict": verdict_of(info, route, status),
             "guardrail": check, "stage": stage,
             "counts": orjson.dumps({k: v for k, v in counts.items() if v},

@@ -375,14 +375,21 @@ class _Pipelined(_Out):
 
 def _keep_texts(record: RequestRecord, item: Item) -> None:
     """Add the reply text a chunk carries, as sent, to the record's texts (records that
-    keep the screened text)."""
+    keep the screened text): chat's and legacy completions' `content` and `text`, a
+    Responses `output_text` delta, an Anthropic `text` delta; never reasoning or thinking."""
     if isinstance(item, Chunk) and record.texts is not None:
         record.texts += [str(holder.get(text.field) or "") for holder, text in item.texts
-                         if text.field in ("content", "text")]
+                         if text.field in ("content", "text") or (
+                             text.field == "delta"
+                             and holder.get("type") == "response.output_text.delta")]
 
 
 def _bytes(item: Item) -> bytes:
-    return item if isinstance(item, bytes) else _encode(item)
+    if isinstance(item, bytes):
+        return item
+    if item.keep is not None and not item.keep():
+        return b""
+    return _encode(item)
 
 
 async def _send(response: web.StreamResponse, data: bytes) -> None:

@@ -39,24 +39,39 @@ def response_object(request: dict[str, Any], text: str) -> dict[str, Any]:
 
 def item_events(item: dict[str, Any], index: int) -> list[dict[str, Any]]:
     """The events (without sequence numbers) that stream a whole output `item` at `index`:
-    added, and for a message each part's added, delta, done; then the item's done."""
+    added, each text part's added, delta, done (a message's content parts, a reasoning
+    item's summary parts); then the item's done."""
     kind = item.get("type")
-    empty = {**item, "content": []} if kind == "message" else item
+    key = "content" if kind == "message" else "summary" if kind == "reasoning" else None
+    empty = {**item, key: []} if key is not None else item
     out: list[dict[str, Any]] = [{"type": "response.output_item.added", "output_index": index,
                                   "item": empty}]
-    parts = item.get("content") if kind == "message" else None
-    for at, part in enumerate(parts or ()):
-        where = {"item_id": item.get("id"), "output_index": index, "content_index": at}
+    for at, part in enumerate((item.get(key) if key is not None else None) or ()):
+        out += _part_events(part, {"item_id": item.get("id"), "output_index": index}, at,
+                            summary=kind == "reasoning")
+    out.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    return out
+
+
+def _part_events(part: dict[str, Any], where: dict[str, Any], at: int, *,
+                 summary: bool) -> list[dict[str, Any]]:
+    """A whole text part's events: its added, one delta, its text's done, its done."""
+    if summary:
+        where = {**where, "summary_index": at}
+        field, family, events = "text", "response.reasoning_summary_text", \
+            "response.reasoning_summary_part"
+    else:
+        where = {**where, "content_index": at}
         field = "refusal" if part.get("type") == "refusal" else "text"
         family = "response.refusal" if field == "refusal" else "response.output_text"
-        blank = {**part, field: ""}
-        out.append({"type": "response.content_part.added", **where, "part": blank})
-        extra: dict[str, Any] = {"logprobs": []} if field == "text" else {}
-        if part.get(field):
-            out.append({"type": f"{family}.delta", **where, "delta": part[field], **extra})
-        out.append({"type": f"{family}.done", **where, field: part.get(field, ""), **extra})
-        out.append({"type": "response.content_part.done", **where, "part": part})
-    out.append({"type": "response.output_item.done", "output_index": index, "item": item})
+        events = "response.content_part"
+    extra: dict[str, Any] = {"logprobs": []} if family == "response.output_text" else {}
+    out: list[dict[str, Any]] = [{"type": f"{events}.added", **where,
+                                  "part": {**part, field: ""}}]
+    if part.get(field):
+        out.append({"type": f"{family}.delta", **where, "delta": part[field], **extra})
+    out.append({"type": f"{family}.done", **where, field: part.get(field, ""), **extra})
+    out.append({"type": f"{events}.done", **where, "part": part})
     return out
 
 

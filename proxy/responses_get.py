@@ -20,8 +20,14 @@ from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy.api_responses import screen_response
-from replyguard.proxy.completions import compiled_rules, compiled_tools, read_whole, screen_maker
-from replyguard.proxy.counts import new_counts
+from replyguard.proxy.completions import (
+    compiled_rules,
+    compiled_tools,
+    read_whole,
+    screen_maker,
+    stream_metrics,
+)
+from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.errors import UpstreamError, error_response
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter
@@ -64,7 +70,7 @@ async def _get(request: web.Request, tail: str) -> web.StreamResponse:
         if answered:
             raise
         failed = fault(exc, settings.upstream.base_url)
-        count_fault(app[METRICS], failed)
+        count_fault(app[METRICS], failed, request[RECORD].api)
         raise failed from None
 
 
@@ -75,7 +81,7 @@ async def _answer(request: web.Request, upstream: aiohttp.ClientResponse,
     rules = compiled_rules(request)
     headers = returned_headers(upstream)
     if upstream.status >= 400:
-        metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
+        metrics.upstream_errors_by(f"http_{upstream.status // 100}xx", record.api).inc()
         error = await error_from_status(upstream, settings.upstream.base_url,
                                         lambda text: screen_text(text, rules, "tool").text)
         if isinstance(error, bytes):
@@ -88,11 +94,16 @@ async def _answer(request: web.Request, upstream: aiohttp.ClientResponse,
     calls = CallFilter(tools) if tools is not None and refusing else None
     limit = settings.limits.max_response_bytes
     if upstream.content_type == "text/event-stream" and not tail:
+        screen = ResponsesStream(make, {}, calls, mask=partial(screen_value, rules=rules))
         record.outcome = "ok"
-        return await relay(request, upstream,
-                           ResponsesStream(make, {}, calls, mask=partial(screen_value,
-                                                                         rules=rules)), record,
-                           headers, limit, None, app[OFFLOAD])
+        metrics.active_streams.inc()
+        try:
+            return await relay(request, upstream, screen, record, headers, limit, None,
+                               app[OFFLOAD])
+        finally:
+            metrics.active_streams.dec()
+            add_counts(record.counts, screen.counts())
+            stream_metrics(metrics, record, 0.0, record.started)
     if tail:
         screen: Callable[[dict[str, Any]], Counter[str]] = partial(
             _screen_items, rules=rules, cache=app[SCREEN_CACHE])
@@ -102,10 +113,10 @@ async def _answer(request: web.Request, upstream: aiohttp.ClientResponse,
                          mask=partial(screen_value, rules=rules))
         key = "output"
     try:
-        parsed = await read_whole(upstream, screen, record.counts, record.route, 0.0, metrics,
+        parsed = await read_whole(upstream, screen, record, 0.0, metrics,
                                   limit, app[OFFLOAD], False, key)
     except UpstreamError as exc:
-        metrics.upstream_errors_by(exc.kind).inc()
+        metrics.upstream_errors_by(exc.kind, record.api).inc()
         raise
     return web.Response(body=orjson.dumps(parsed), headers=headers,
                         content_type="application/json")

@@ -93,7 +93,7 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
     except ProxyError:
         raise
     except Exception as exc:
-        metrics.screening_errors.labels("request").inc()
+        metrics.screening_errors_by("request", record.api).inc()
         raise ScreeningFailed(f"screening the input failed ({type(exc).__name__}); nothing "
                               "was sent upstream") from exc
     finally:
@@ -150,6 +150,7 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
     app = request.app
     settings, metrics = app[SETTINGS], app[METRICS]
     headers = upstream_headers(request, settings)
+    api = request[RECORD].api
     if raw and "Content-Type" in request.headers:
         headers["Content-Type"] = request.headers["Content-Type"]
     url = upstream_url(request, path)
@@ -159,7 +160,7 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
         async with app[SESSION].request(method, url, data=data, headers=headers,
                                         allow_redirects=False) as upstream:
             if upstream.status >= 400:
-                metrics.upstream_errors_by(f"http_{upstream.status // 100}xx").inc()
+                metrics.upstream_errors_by(f"http_{upstream.status // 100}xx", api).inc()
                 counted = True
                 if not raw:
                     return await _refused(request, upstream)
@@ -178,10 +179,10 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
         if response is None or not response.prepared:
             error = fault(exc, settings.upstream.base_url)
             if not counted:
-                count_fault(metrics, error)
+                count_fault(metrics, error, api)
             raise error from None
         if not counted:
-            metrics.upstream_errors_by("upstream_dropped").inc()
+            metrics.upstream_errors_by("upstream_dropped", api).inc()
         request[RECORD].outcome = "upstream_dropped"
         if request.transport is not None:
             request.transport.abort()

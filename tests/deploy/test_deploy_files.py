@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import jsonschema
+import pytest
 import yaml
 from conftest import tool
 
@@ -48,6 +49,57 @@ def test_alerts_query_only_exported_metrics() -> None:
     assert "offset" not in text  # every rule can fire in a deployment's first day
     missing = sorted(_queried(" ".join(r["expr"] for r in rules)) - _exported())
     assert missing == []
+
+
+def _labels() -> dict[str, set[str]]:
+    """Each exported series name -> the label names the proxy gives it (read from each
+    metric's declaration: a labelled metric has no sample before its first use)."""
+    registry = Metrics().registry
+    return {name: set(getattr(metric, "_labelnames", ()))
+            for metric, names in registry._collector_to_names.items() for name in names}
+
+
+#: Labels Prometheus or the scrape adds (target labels, the histogram's bucket bound).
+_SCRAPED = {"instance", "job", "le", "worker"}
+
+
+def _grouped_labels(expr: str) -> list[tuple[str, set[str]]]:
+    """Each `by (...)` clause of `expr` with the metrics it reads (their names)."""
+    return [(clause, _queried(expr)) for clause in re.findall(r"\bby \(([^)]*)\)", expr)]
+
+
+@pytest.mark.parametrize("where", ["dashboard", "alerts"])
+def test_every_grouping_label_is_one_the_metrics_carry(where: str) -> None:
+    if where == "dashboard":
+        dashboard = json.loads((DEPLOY / "grafana" / "replyguard-dashboard.json").read_text())
+        exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    else:
+        rules = yaml.safe_load((DEPLOY / "prometheus" / "alerts.yaml").read_text())
+        exprs = [r["expr"] for r in rules["groups"][0]["rules"]]
+    labels = _labels()
+    for expr in exprs:
+        for clause, names in _grouped_labels(expr):
+            wanted = {label.strip() for label in clause.split(",")} - _SCRAPED
+            carried = set().union(*(labels.get(n, set()) for n in names))
+            assert wanted <= carried, (expr, wanted - carried)
+
+
+def test_per_request_metrics_carry_the_api_label() -> None:
+    labels = _labels()
+    exported = _exported()
+    assert {name for name, names in labels.items() if "api" in names and name in exported} == {
+        "replyguard_requests_total", "replyguard_request_seconds_bucket",
+        "replyguard_request_seconds_count", "replyguard_request_seconds_sum",
+        "replyguard_upstream_seconds_bucket", "replyguard_upstream_seconds_count",
+        "replyguard_upstream_seconds_sum", "replyguard_added_seconds_bucket",
+        "replyguard_added_seconds_count", "replyguard_added_seconds_sum",
+        "replyguard_first_token_seconds_bucket", "replyguard_first_token_seconds_count",
+        "replyguard_first_token_seconds_sum", "replyguard_turns_total",
+        "replyguard_screening_errors_total", "replyguard_upstream_errors_total",
+        "replyguard_guardrail_blocks_total", "replyguard_guardrail_seconds_bucket",
+        "replyguard_guardrail_seconds_count", "replyguard_guardrail_seconds_sum",
+        "replyguard_guardrail_errors_total", "replyguard_guardrail_fail_decisions_total",
+    }
 
 
 def test_dashboard_has_an_instance_variable_every_query_uses() -> None:

@@ -200,7 +200,7 @@ async def test_client_disconnect_cancels_the_upstream(stack) -> None:
     await wait_for(lambda: gauge._value.get() == 0)
     text = await s.metrics_text()
     assert "replyguard_client_disconnects_total 1.0" in text
-    assert ('replyguard_requests_total{route="/v1/chat/completions",status="499"} 1.0'
+    assert ('replyguard_requests_total{api="chat",route="/v1/chat/completions",status="499"} 1.0'
             in text)
 
 
@@ -278,7 +278,8 @@ async def test_screening_raises_mid_stream_fails_closed(stack, monkeypatch) -> N
     assert raw == chunk(ROLE) + error_event(
         "screening the reply failed; the rest of it was not sent", "screening_failed",
         "server_error") + DONE
-    assert 'replyguard_screening_errors_total{stage="reply"} 1.0' in await s.metrics_text()
+    assert 'replyguard_screening_errors_total{api="chat",stage="reply"} 1.0' \
+        in await s.metrics_text()
 
 
 async def test_screening_raises_whole_is_500(stack, monkeypatch) -> None:
@@ -372,5 +373,5 @@ async def test_client_gone_before_the_upstream_answers_is_counted(stack) -> None
             break
         await asyncio.sleep(0.02)
     assert "replyguard_client_disconnects_total 1.0" in text
-    assert ('replyguard_requests_total{route="/v1/chat/completions",status="499"} 1.0'
+    assert ('replyguard_requests_total{api="chat",route="/v1/chat/completions",status="499"} 1.0'
             in text)

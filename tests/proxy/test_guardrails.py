@@ -161,7 +161,8 @@ async def test_each_check_blocks_and_reports_in_order(
     assert content(body) == reply
     assert len(s.upstream.seen) == (0 if reason else 1)  # a blocked turn reaches no model
     for check in ("moderation", "prompt_injection", "topic"):
-        assert await metric(s, f'replyguard_guardrail_blocks_total{{check="{check}"}}') == (
+        assert await metric(s, 'replyguard_guardrail_blocks_total{api="chat",'
+                                  f'check="{check}"}}') == (
             1.0 if check == reason else 0.0)
 
 
@@ -207,10 +208,11 @@ async def test_a_failing_check_follows_on_error(stack: StartUpstream, checks: An
         "guardrails__moderation__timeout_ms": 100, "guardrails__moderation__on_error": on_error})
     body = await ask(s, "Where is my parcel?")
     kind = "timeout" if fault == "timeout" else "error"
-    assert await metric(s, 'replyguard_guardrail_errors_total{check="moderation",'
+    assert await metric(s, 'replyguard_guardrail_errors_total{api="chat",check="moderation",'
                            f'kind="{kind}",stage="input"}}') == 1.0
     decision = "open" if on_error == "allow" else "closed"
-    assert await metric(s, 'replyguard_guardrail_fail_decisions_total{check="moderation",'
+    assert await metric(s, 'replyguard_guardrail_fail_decisions_total{api="chat",'
+                           'check="moderation",'
                            f'decision="{decision}",stage="input"}}') == 1.0
     if on_error == "allow":
         assert content(body) == "Your parcel ships on Monday."
@@ -226,7 +228,8 @@ async def test_a_judge_answer_other_than_yes_or_no_is_an_error(
     fake, url = await checks(answer={"topic": answer})
     s = await stack(upstream(), **all_on(url, guardrails__topic__on_error="block"))
     assert content(await ask(s, "Where is my parcel?")) == TOPIC_DEFAULT
-    assert await metric(s, 'replyguard_guardrail_errors_total{check="topic",kind="error",'
+    assert await metric(s, 'replyguard_guardrail_errors_total{api="chat",check="topic",'
+                           'kind="error",'
                            'stage="input"}') == 1.0
 
 
@@ -458,5 +461,6 @@ async def test_a_message_over_max_windows_follows_on_error(
     got = content(await ask(s, text))
     assert got == (TOPIC_DEFAULT if blocked else "Your parcel ships on Monday.")
     assert fake.calls == []  # nothing is sent, nothing is cut off
-    assert await metric(s, 'replyguard_guardrail_errors_total{check="topic",kind="too_long",'
+    assert await metric(s, 'replyguard_guardrail_errors_total{api="chat",check="topic",'
+                           'kind="too_long",'
                            'stage="input"}') == 1.0

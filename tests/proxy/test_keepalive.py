@@ -68,4 +68,4 @@ async def test_an_idle_upstream_ends_the_stream_with_an_error_event(stack) -> No
     assert events(raw)[-1] == "[DONE]"
     assert raw.count(KEEPALIVE) >= 2
     text = await s.metrics_text()
-    assert 'replyguard_upstream_errors_total{kind="idle"} 1.0' in text
+    assert 'replyguard_upstream_errors_total{api="chat",kind="idle"} 1.0' in text

@@ -92,21 +92,21 @@ async def test_requests_streams_and_histograms(stack) -> None:
     async with s.client.post("/v1/chat/completions", data=b"{") as resp:
         assert resp.status == 400
     got = samples(await s.metrics_text())
-    route = '{route="/v1/chat/completions"'
+    route = '{api="chat",route="/v1/chat/completions"'
     assert {k: v for k, v in got.items() if k.startswith("replyguard_requests_total")} == {
         f'replyguard_requests_total{route},status="200"}}': 4.0,
         f'replyguard_requests_total{route},status="400"}}': 1.0,
-        'replyguard_requests_total{route="unmatched",status="404"}': 1.0,
+        'replyguard_requests_total{api="other",route="unmatched",status="404"}': 1.0,
     }  # fmt: skip
     assert got["replyguard_active_streams"] == 0.0
-    assert got['replyguard_turns_total{verdict="forward"}'] == 3.0
-    assert got['replyguard_turns_total{verdict="withhold"}'] == 1.0
+    assert got['replyguard_turns_total{api="chat",verdict="forward"}'] == 3.0
+    assert got['replyguard_turns_total{api="chat",verdict="withhold"}'] == 1.0
     assert got[f"replyguard_request_seconds_count{route}}}"] == 5.0
     assert got[f"replyguard_upstream_seconds_count{route}}}"] == 3.0
     assert got[f"replyguard_added_seconds_count{route}}}"] == 3.0
     # The tool-call stream released no text: two streams had a first token.
     assert got[f"replyguard_first_token_seconds_count{route}}}"] == 2.0
-    inf = 'replyguard_request_seconds_bucket{le="+Inf",route="/v1/chat/completions"}'
+    inf = 'replyguard_request_seconds_bucket{api="chat",le="+Inf",route="/v1/chat/completions"}'
     assert got[inf] == 5.0
     assert "replyguard_screening_errors_total" not in "".join(
         k for k, v in got.items() if v)
@@ -130,8 +130,9 @@ async def test_upstream_fault_counted(stack) -> None:
     async with s.client.post("/v1/chat/completions", json=user("hi")) as resp:
         assert resp.status == 502
     got = samples(await s.metrics_text())
-    assert got['replyguard_upstream_errors_total{kind="http_5xx"}'] == 1.0
-    assert got['replyguard_requests_total{route="/v1/chat/completions",status="502"}'] == 1.0
+    assert got['replyguard_upstream_errors_total{api="chat",kind="http_5xx"}'] == 1.0
+    assert got['replyguard_requests_total{api="chat",route="/v1/chat/completions",'
+               'status="502"}'] == 1.0
 
 
 async def test_health_and_readiness(stack) -> None:

@@ -41,8 +41,8 @@ async def test_a_request_waiting_too_long_for_a_connection_gets_503_overloaded(s
     text = await s.metrics_text()
     assert sample(text, "replyguard_overloaded_total") == 1.0
     assert "replyguard_upstream_errors_total{" not in text
-    assert sample(text, 'replyguard_requests_total{route="/v1/chat/completions",status="503"}') \
-        == 1.0
+    assert sample(text, 'replyguard_requests_total{api="chat",route="/v1/chat/completions",'
+                        'status="503"}') == 1.0
 
 
 async def test_pool_wait_applies_to_passthrough_and_models(stack) -> None:
@@ -70,7 +70,7 @@ async def test_an_unreachable_upstream_is_a_detail_not_unreadiness(stack) -> Non
         assert (await resp.json())["upstream"]["reachable"] is False
     assert sample(await s.metrics_text(), "replyguard_upstream_reachable") == 0.0
     assert sample(await s.metrics_text(),
-                  'replyguard_upstream_errors_total{kind="connect"}') == 1.0
+                  'replyguard_upstream_errors_total{api="chat",kind="connect"}') == 1.0
 
 
 async def test_a_reachable_upstream_is_reported(stack) -> None:

@@ -53,7 +53,7 @@ def _rules(tmp_path: Path) -> str:
     return str(path)
 
 
-BASE = {"tenant": None, "key_id": None, "api": "openai", "method": "POST",
+BASE = {"tenant": None, "key_id": None, "api": "chat", "method": "POST",
         "rules_version": 1, "guardrail": None, "stage": None, "counts": {},
         "upstream_status": None, "text": None}
 
@@ -88,9 +88,10 @@ async def test_a_record_for_every_verdict(proxy, store_url: str, tmp_path: Path)
          "counts": {"reply_pd_detected_national_id": 1, "reply_pd_withheld": 1}},
         {**chat, "verdict": "exact", "counts": {"reply_exact_reply": 1}},
         {**chat, "verdict": "blocked", "guardrail": "prompt_injection", "stage": "input"},
-        {**BASE, "route": "/v1/embeddings", "model": "emb-1", "status": 200,
-         "verdict": "forward", "upstream_status": 200},
-        {**BASE, "route": "/v1/models", "method": "GET", "model": None, "status": 200,
+        {**BASE, "api": "embeddings", "route": "/v1/embeddings", "model": "emb-1",
+         "status": 200, "verdict": "forward", "upstream_status": 200},
+        {**BASE, "api": "models", "route": "/v1/models", "method": "GET", "model": None,
+         "status": 200,
          "verdict": "passthrough", "upstream_status": 200},
     ]
     assert [r["id"] for r in rows] == [6, 5, 4, 3, 2, 1]
@@ -295,7 +296,7 @@ async def test_the_upstream_status_is_recorded(proxy, store_url: str) -> None:
     assert (row["status"], row["upstream_status"], row["verdict"]) == (429, 429, "forward")
 
 
-async def test_a_messages_record_names_the_anthropic_api(proxy, tmp_path: Path) -> None:
+async def test_a_messages_record_names_the_messages_api(proxy, tmp_path: Path) -> None:
     from aiohttp.test_utils import TestServer
     from fake_anthropic import FakeAnthropic, says, text
 
@@ -318,6 +319,39 @@ async def test_a_messages_record_names_the_anthropic_api(proxy, tmp_path: Path) 
     finally:
         await upstream.close()
     assert [(r["api"], r["route"], r["verdict"], r["status"], r["text"]) for r in rows] == [
-        ("anthropic", "/v1/messages", "forward", 200, "Card **** 1111 noted."),
-        ("anthropic", "/v1/messages", "error", 400, None),
-        ("anthropic", "/v1/messages", "forward", 200, "Card **** 1111 noted.")]
+        ("messages", "/v1/messages", "forward", 200, "Card **** 1111 noted."),
+        ("messages", "/v1/messages", "error", 400, None),
+        ("messages", "/v1/messages", "forward", 200, "Card **** 1111 noted.")]
+
+
+async def test_stored_response_reads_are_responses_records(proxy, tmp_path: Path) -> None:
+    from aiohttp.test_utils import TestServer
+    from fake_responses import FakeResponses, Said
+
+    fake = FakeResponses(lambda _body: Said("Card 4111 1111 1111 1111 noted."),
+                         items=[{"type": "message", "role": "user", "content": [
+                             {"type": "input_text", "text": "card 4111 1111 1111 1111"}]}])
+    upstream = TestServer(fake.app(), host="127.0.0.1")
+    await upstream.start_server()
+    try:
+        client = await proxy(f"sqlite:///{tmp_path}/rg.db", records__text="screened",
+                             upstream_url=str(upstream.make_url("/v1")))
+        for path in ("/v1/responses/resp_1", "/v1/responses/resp_1?stream=true",
+                     "/v1/responses/resp_1/input_items"):
+            async with client.get(path) as resp:
+                assert resp.status == 200
+                await resp.read()
+        rows = await _records(client, 3)
+        metrics = (await (await client.get("/metrics")).text()).splitlines()
+    finally:
+        await upstream.close()
+    assert [(r["api"], r["route"], r["method"], r["verdict"], r["status"], r["text"])
+            for r in reversed(rows)] == [
+        ("responses", "/v1/responses/{id}", "GET", "forward", 200, "Card **** 1111 noted."),
+        ("responses", "/v1/responses/{id}", "GET", "forward", 200, "Card **** 1111 noted."),
+        ("responses", "/v1/responses/{id}/input_items", "GET", "forward", 200, None)]
+    assert [line for line in metrics if line.startswith("replyguard_requests_total{")] == [
+        'replyguard_requests_total{api="responses",route="/v1/responses/{id}",status="200"} 2.0',
+        'replyguard_requests_total{api="responses",route="/v1/responses/{id}/input_items",'
+        'status="200"} 1.0',
+        'replyguard_requests_total{api="other",route="/v1/records",status="200"} 1.0']

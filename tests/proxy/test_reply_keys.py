@@ -44,7 +44,8 @@ async def client_gets(stack: Any, parts: list[bytes], *, stream: bool, path: str
         {"model": "m", "prompt": "hi", "stream": stream}
     async with s.client.post(path, json=body) as resp:
         raw = await resp.read()
-    return resp.status, raw, upstream_errors(await s.metrics_text())
+    return resp.status, raw, upstream_errors(await s.metrics_text(),
+                                             "chat" if path == CHAT else "completions")
 
 
 def error_json(message: str, code: str = "upstream_protocol") -> dict[str, Any]:

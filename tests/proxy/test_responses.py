@@ -447,4 +447,5 @@ async def test_counts_and_route_metrics_are_those_of_chat(stack, stream: bool) -
             got[name] = float(value)
     assert got["reply_pd_detected_card_total"] == 2.0
     assert got["reply_pd_redacted_total"] == 2.0
-    assert got['replyguard_requests_total{route="/v1/responses",status="200"}'] == 1.0
+    assert got['replyguard_requests_total{api="responses",route="/v1/responses",'
+               'status="200"}'] == 1.0

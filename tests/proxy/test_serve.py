@@ -113,7 +113,7 @@ async def test_workers_share_one_port_and_one_summed_metrics(serve) -> None:
         for admin in (False, True):  # any worker answers; each sums all
             for _ in range(3):
                 got = _samples(await _scrape(session, served.url("/metrics", admin)))
-                assert got['replyguard_requests_total{route="/v1/chat/completions",'
+                assert got['replyguard_requests_total{api="chat",route="/v1/chat/completions",'
                            'status="200"}'] == 20.0
                 assert got["replyguard_workers"] == 2.0
                 assert got['process_resident_memory_bytes{worker="0"}'] > 0

@@ -23,14 +23,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def upstream_errors(text: str) -> dict[str, float]:
-    """The exposition's `replyguard_upstream_errors_total` samples: kind -> value."""
+def upstream_errors(text: str, api: str = "chat") -> dict[str, float]:
+    """The exposition's `replyguard_upstream_errors_total` samples: kind -> value, every one
+    labelled with `api`."""
     out = {}
-    prefix = ERRORS + '{kind="'
     for line in text.splitlines():
-        if line.startswith(prefix):
+        if line.startswith(ERRORS + "{"):
             labels, _, value = line.rpartition(" ")
-            out[labels[len(prefix):-2]] = float(value)
+            assert f'api="{api}"' in labels, line
+            out[labels.split('kind="', 1)[1].split('"', 1)[0]] = float(value)
     return out
 
 
@@ -161,7 +162,7 @@ async def test_legacy_completions_fault_counted(stack) -> None:
     async with s.client.post("/v1/completions", json={"model": "m", "prompt": "hi"}) as resp:
         assert resp.status == 502
         assert (await resp.json())["error"]["code"] == "upstream_protocol"
-    assert upstream_errors(await s.metrics_text()) == {"protocol": 1.0}
+    assert upstream_errors(await s.metrics_text(), "completions") == {"protocol": 1.0}
 
 
 # -- the other routes: embeddings, models, passthrough ----------------------------------------
@@ -198,7 +199,8 @@ async def test_other_route_fault_counted_once(stack, upstream: Any, overrides: d
     async with s.client.request(method, path, json=body) as resp:
         assert resp.status == status
         assert (await resp.json())["error"]["code"] == code
-    assert upstream_errors(await s.metrics_text()) == {kind: 1.0}
+    api = path.split("/")[2] if "files" not in path else "passthrough"
+    assert upstream_errors(await s.metrics_text(), api) == {kind: 1.0}
 
 
 async def test_passthrough_broken_off_mid_body_is_counted_and_never_ends_clean(stack) -> None:
@@ -211,5 +213,6 @@ async def test_passthrough_broken_off_mid_body_is_counted_and_never_ends_clean(s
         with pytest.raises(aiohttp.ClientPayloadError):
             await resp.read()
     text = await s.metrics_text()
-    assert upstream_errors(text) == {"upstream_dropped": 1.0}
-    assert 'replyguard_requests_total{route="/v1/files{tail}",status="200"} 1.0' in text
+    assert upstream_errors(text, "passthrough") == {"upstream_dropped": 1.0}
+    assert ('replyguard_requests_total{api="passthrough",route="/v1/files{tail}",'
+            'status="200"} 1.0') in text
