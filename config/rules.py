@@ -62,6 +62,14 @@ class _Checker:
                 out[name] = item
         return out
 
+    def entry(self, key: str, value: object, known: tuple[str, ...]) -> dict[str, object] | None:
+        """An entry of a list, which must be a mapping (its `known` keys, as `mapping` reads
+        them); None, the error noted, when it is none."""
+        if not isinstance(value, dict):
+            self.fail(key, f"expected a mapping, got {_describe(value)}")
+            return None
+        return self.mapping(key, value, known)
+
     def text(self, key: str, value: object, required: bool = False) -> str | None:
         if value is None:
             if required:
@@ -121,10 +129,9 @@ def _personal_data(check: _Checker, value: object) -> dict[str, Action]:
 
 
 def _must_accompany(check: _Checker, key: str, value: object) -> MustAccompany | None:
-    if not isinstance(value, dict):
-        check.fail(key, f"expected a mapping, got {_describe(value)}")
+    entry = check.entry(key, value, MUST_ACCOMPANY_KEYS)
+    if entry is None:
         return None
-    entry = check.mapping(key, value, MUST_ACCOMPANY_KEYS)
     add = check.text(f"{key}.add", entry.get("add"), required=True)
     done = check.text(f"{key}.when_done", entry.get("when_done"))
     cited = check.text(f"{key}.when_cited", entry.get("when_cited"))
@@ -136,10 +143,9 @@ def _must_accompany(check: _Checker, key: str, value: object) -> MustAccompany |
 
 
 def _reply_exactly(check: _Checker, key: str, value: object) -> ReplyExactly | None:
-    if not isinstance(value, dict):
-        check.fail(key, f"expected a mapping, got {_describe(value)}")
+    entry = check.entry(key, value, REPLY_EXACTLY_KEYS)
+    if entry is None:
         return None
-    entry = check.mapping(key, value, REPLY_EXACTLY_KEYS)
     say = check.text(f"{key}.say", entry.get("say"), required=True)
     asked = check.text(f"{key}.when_asked", entry.get("when_asked"))
     cited = check.text(f"{key}.when_cited", entry.get("when_cited"))

@@ -101,6 +101,7 @@ class _ToolSettings:
     fresh_for_s: float | None = setting(None, optional(seconds))
     output_schema: Mapping[str, Any] | None = setting(None, optional(_schema))
     allowed: bool = setting(True, boolean)
+    screen_arguments: bool = setting(True, boolean)
 
 
 def tools_check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
@@ -109,7 +110,8 @@ def tools_check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
     Each tool: `writes` (bool), `claims` (phrases; a list for every language or a mapping
     en / pt-BR / * -> list), `phrasing` (`done`, `failed`, `not_done` templates; or a mapping
     of language -> those), `fresh_for_s` (seconds), `output_schema` (JSON Schema 2020-12),
-    `allowed` (bool, default true)."""
+    `allowed` (bool, default true), `screen_arguments` (bool, default true: the strings of
+    its calls' arguments in a reply are screened)."""
     if v is None:
         return MappingProxyType({})
     if not isinstance(v, Mapping):
@@ -125,7 +127,7 @@ def tools_check(v: object, key: str, given: bool, ctx: Ctx) -> Any:
         if spec is not BAD:
             out[name] = ToolSpec(name, spec.writes, spec.claims or MappingProxyType({}),
                                  spec.phrasing or MappingProxyType({}), spec.fresh_for_s,
-                                 spec.output_schema, spec.allowed)
+                                 spec.output_schema, spec.allowed, spec.screen_arguments)
     return BAD if len(ctx.errors) > before else MappingProxyType(out)
 
 

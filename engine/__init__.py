@@ -18,6 +18,7 @@ from replyguard.engine.actions import (
     cannot_do_sentence,
     forbidden_calls,
 )
+from replyguard.engine.arguments import screen_arguments, screen_arguments_value
 from replyguard.engine.check_reply import DETECTOR_REASONS, MAX_FINDINGS, ReplyFinding, check_reply
 from replyguard.engine.context import Passage, ToolCall, TurnContext, read_context
 from replyguard.engine.detector_sets import PHONE_REGIONS_BY_LANGUAGE, detectors_for
@@ -139,6 +140,8 @@ __all__ = [
     "rewording_accepted",
     "rewording_kept",
     "rewording_passes",
+    "screen_arguments",
+    "screen_arguments_value",
     "screen_fields",
     "screen_prompts",
     "screen_reply",

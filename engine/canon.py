@@ -148,19 +148,31 @@ _FORMS_ONLY: dict[int, str] = {**_small_forms(), **_compatibility_alphanumerics(
 #: `ONE_FOR_ONE` for ASCII text (whitespace and control characters only), as a bytes table.
 _ASCII_ONE = bytes(ord(ONE_FOR_ONE.get(b, chr(b))) for b in range(128)) + bytes(range(128, 256))
 
-#: HTML elements that format or lay out text: a tag of one reads as a space (an inline one
-#: between two characters that are no space, as nothing: `123-45-<b>6789</b>`). Text in angle
-#: brackets that is no such tag (`<voucher>`, `<order id>`) is read as it is.
+#: HTML elements (WHATWG's list, but those that hold no text: `script`, `style`, `head`...): a
+#: tag of one reads as a space (an inline one between two characters that are no space, as
+#: nothing: `123-45-<b>6789</b>`), its attributes as text (`_OPENER`). In the detectors' view
+#: any other well-formed tag without attributes (`<x>`, `<my-tag>`) reads as an inline one,
+#: and the text is also read with it as written (`Canonical.attributes`): angle-bracketed
+#: words name what follows in XML-like data (`<password>S3cret</password>`), and phrase lists
+#: read them as written (`<voucher>`, `<order id>`).
 _TAG_NAMES = (
-    "a abbr acronym b bdi bdo big blockquote br center cite code dd del details dfn div dl "
-    "dt em font h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span "
-    "strike strong sub summary sup table tbody td tfoot th thead tr tt u ul var wbr"
+    "a abbr acronym address article aside b bdi bdo big blink blockquote br caption center "
+    "cite code col colgroup data dd del details dfn dialog div dl dt em fieldset figcaption "
+    "figure font footer form h1 h2 h3 h4 h5 h6 header hgroup hr i img ins kbd label legend li "
+    "main mark menu meter nav nobr ol optgroup option output p pre progress q rb rp rt ruby s "
+    "samp search section slot small span strike strong sub summary sup table tbody td tfoot th "
+    "thead time tr tt u ul var wbr"
 ).split()
 #: Those whose tags show as nothing between two characters (not a line, a cell or an image).
 _INLINE_NAMES = (
-    "a abbr acronym b bdi bdo big cite code del dfn em font i ins kbd mark q s samp small span "
-    "strike strong sub sup tt u var wbr"
+    "a abbr acronym b bdi bdo big blink cite code data del dfn em font i ins kbd label mark "
+    "meter nobr output progress q rb rp rt ruby s samp slot small span strike strong sub sup "
+    "time tt u var wbr"
 ).split()
+#: The others: a tag of one between two characters reads as a space.
+_BLOCK_NAMES = sorted(set(_TAG_NAMES) - set(_INLINE_NAMES))
+#: A tag's name: ASCII letters and digits, with hyphens inside (a custom element's).
+_NAME = r"[A-Za-z][A-Za-z0-9]{0,31}(?:-[A-Za-z0-9]{1,31}){0,4}"
 
 
 def _alternation(names: list[str]) -> str:
@@ -194,8 +206,16 @@ _CLOSED = r"<(?=[^<>]{1,270}>)"
 
 
 def _tag(names: list[str]) -> str:
-    """A tag of one of `names` (any case) with no attributes: `<b>`, `</b>`, `<br/>`."""
-    return rf"{_CLOSED}/?{_alternation(names)}[ \t]*/?>"
+    """A tag of one of `names` (any case) with no attributes: `<b>`, `</b>`, `<br/>`, and
+    spaces or line breaks before its end (`<b\n>`)."""
+    return rf"{_CLOSED}/?{_alternation(names)}[ \t\n]*/?>"
+
+
+#: A well-formed tag of any name without attributes (the detectors' view); its name is at
+#: most 160 characters (`_NAME`) and its `<` closed (`_CLOSED`): linear time.
+_ANY_TAG = rf"{_CLOSED}/?{_NAME}[ \t\n]*/?>"
+#: A tag of a name that is no HTML element's (`Canonical.attributes`).
+_UNKNOWN_TAG = re.compile(rf"{_CLOSED}/?(?!{_alternation(_TAG_NAMES)}[ \t\n/>])[A-Za-z]")
 
 
 def _tag_with_attributes(names: list[str]) -> str:
@@ -214,35 +234,50 @@ _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
 #: An HTML comment (`<!-- -->`), read as a tag is.
 _COMMENT = r"<!--(?:(?!-->)[^<>]){0,256}-->"
 _INLINE_SET = frozenset(_INLINE_NAMES)
-#: Inline tags and comments and nothing else (`_gap`).
-_INLINE_TAGS = re.compile(rf"(?:{_tag(_INLINE_NAMES)}|{_COMMENT})+")
-#: A character reference to a space (`&nbsp;`, `&#160;`, `&#32;`).
-_SPACE_REF = r"&(?:nbsp|#160|#[xX][aA]0|#32|#[xX]20);"
-#: A line's prefix after a line break: a quote, a heading, a list item's marker (`-`, `1.`), a
-#: table row's first bar, or a comment's mark (`//`, `--`, `;`, `%`, `'`, `::`, `rem`, `#`),
-#: with the spaces after it (`_EDIT`).
+#: Inline tags (any but a block element's) and comments and nothing else (`_gap`).
+_INLINE_TAGS = re.compile(
+    rf"(?:{_CLOSED}/?(?!{_alternation(_BLOCK_NAMES)}[ \t\n/>]){_NAME}[ \t\n]*/?>|{_COMMENT})+")
+#: A character reference to a space (`&nbsp;`, `&#160;`, `&#32;`), or one without its `;` as
+#: browsers read it (`&nbsp`, `&#160`; HTML 5's "legacy" references).
+_SPACE_REF = (r"&(?:nbsp(?![A-Za-z=])|#160(?![0-9])|#[xX][aA]0(?![0-9A-Fa-f])|#32(?![0-9])"
+              r"|#[xX]20(?![0-9A-Fa-f]));?")
+#: A character reference: named, with its `;`, or one of the legacy names that browsers read
+#: without it (only those that stand for a space or for the markup characters: `&para`,
+#: `&not` are left as written, as they start URL parameters' names), or numeric.
+_REF = (r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};"
+        r"|(?:nbsp|amp|AMP|lt|LT|gt|GT|quot|QUOT)(?![A-Za-z=]))")
+#: A line's prefix after a line break (or JSON's `\n`): a quote, a heading, a list item's
+#: marker (`-`, `1.`), a table row's first bar, or a comment's mark (`//`, `--`, `;`, `%`,
+#: `'`, `::`, `rem`, `#`), with the spaces after it (`_EDIT`).
 _PREFIX = (r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\|[ \t]*"
            r"|(?://++|--(?=[ \t])|;++|%++|'|::|(?i:rem)(?=[ \t])|#(?=[0-9A-Za-z]))[ \t]*+)")
 #: A line continued by a backslash before its break (a shell's `4111 1111 \`), read as a
 #: gap's start (`_EDIT`).
 _CONTINUED = r"\\(?=\n)"
+#: What a gap holds but whitespace, tags and comments: JSON's escapes of a line break and
+#: a tab (`\n`, `\r`, `\t`, as two characters: a value in a tool's output), a URL's encoded
+#: space (`%20`) and a form's (`+`, between two digits: `_gap` reads it so in a query only).
+_ESCAPED_SPACE = r"\\[nrt]|%20|\+(?<=[0-9]\+)(?=[0-9])"
 
 
 def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
     # A gap starts with a line break, two spaces, a space before a tag or a reference, a tag,
-    # a comment or a space's reference: every alternative starts with its own character, so
-    # that `re` skips the rest of the text in C (the text is read `ONE_FOR_ONE` first: its
-    # only whitespace is a space or a line break).
+    # a comment, a space's reference or an escaped space: every alternative starts with its
+    # own character, so that `re` skips the rest of the text in C (the text is read
+    # `ONE_FOR_ONE` first: its only whitespace is a space or a line break).
     return re.compile(
-        rf"(?P<gap>(?:\n|[ ](?=[ \n<&]|{_CONTINUED})|{_CONTINUED}|{tag}|{_COMMENT}|{_SPACE_REF})"
-        rf"(?:(?<=\n){_PREFIX}|[ \n]|{_CONTINUED}|{tag}|{_COMMENT}|{_SPACE_REF})*+)"
+        rf"(?P<gap>(?:\n|[ ](?=[ \n<&]|{_CONTINUED})|{_CONTINUED}|{tag}|{_COMMENT}|{_SPACE_REF}"
+        rf"|{_ESCAPED_SPACE})"
+        rf"(?:(?:(?<=\n)|(?<=\\n)){_PREFIX}|[ \n]|{_CONTINUED}|{tag}|{_COMMENT}|{_SPACE_REF}"
+        rf"|{_ESCAPED_SPACE})*+)"
         rf"|(?P<opener>{opener})"
         r"|(?P<marks>[*_~`]++)"
         r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
         r"|\\u[0-9A-Fa-f]{4})"
         r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?40(?=[0-9A-Za-z])|\\x40(?=[0-9A-Za-z]))"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
-        r"|(?P<ref>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
+        rf"|(?P<ref>{_REF})"
+        "|(?P<dash>\u2014(?<=[0-9]\u2014)(?=[0-9]))"
     )
 
 
@@ -250,7 +285,9 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
 #: prefix of each line it starts), the start of a tag with attributes, a run of emphasis or
 #: code marks, a JSON `\\uXXXX` escape, a Markdown escape, a character reference. Each
 #: alternative starts with its own characters and repeats possessively: linear time.
-_EDIT = _edit_pattern(_tag(_TAG_NAMES), _OPENER)
+_EDIT = _edit_pattern(_ANY_TAG, _OPENER)
+#: The same with tags of HTML elements' names only (`canonical(any_tag=False)`).
+_EDIT_KNOWN = _edit_pattern(_tag(_TAG_NAMES), _OPENER)
 #: The same as a reader sees the text (`canonical(shown=True)`): a tag is a space whole, its
 #: attributes included (the `(?!)` opener never matches).
 _EDIT_SHOWN = _edit_pattern(_tag_with_attributes(_TAG_NAMES), "(?!)")
@@ -344,12 +381,14 @@ def plain(text: str) -> bool:
     `joão`, `Müller`)? Passes in C: a translation, a copy, and `in` tests."""
     if text.isascii():
         return (not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
+                and "%20" not in text and not ("+" in text and "=" in text)
                 and not _encoded(text))
     try:
         rest = text.encode("latin-1").translate(None, NO_WORK)
     except UnicodeEncodeError:
         return False
     return (not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text
+            and "%20" not in text and not ("+" in text and "=" in text)
             and not _encoded(text))
 
 
@@ -392,8 +431,8 @@ def _as_itself(char: str) -> bool:
 _LATIN_AS_ITSELF = bytes(code for code in range(128, 256) if _as_itself(chr(code)))
 
 
-def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False
-              ) -> Canonical:
+def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False,
+              any_tag: bool = True) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
     ASCII text with nothing to undo is its own view, found in one scan. With `letters`
     false, look-alike letters are left as they are (a mask shows a value's own letters).
@@ -402,15 +441,17 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
     view is the text as a reader sees it (phrase lists read it): a tag reads as a space whole,
     its attributes included, and between two words too; else (the detectors' view) a tag's
     attributes are read as text, so that a value in one is found, and inline tags between two
-    characters read as nothing (`123-45-<b>6789</b>`)."""
+    characters read as nothing (`123-45-<b>6789</b>`). With `any_tag` false, a tag is read
+    as one only when it names an HTML element (`<system>` stays as written: the injection
+    patterns read it)."""
     if text.isascii():
         if plain(text):
             return Canonical(text)
         one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
-        edits, joined = _edits(text, one, True, False, join, shown)
+        edits, joined = _edits(text, one, True, False, join, _pattern(shown, any_tag))
     else:
         one, may_edit, scripts = _read_one(text, ONE_FOR_ONE if letters else _FORMS_ONLY)
-        edits, joined = _edits(text, one, may_edit, scripts, join, shown)
+        edits, joined = _edits(text, one, may_edit, scripts, join, _pattern(shown, any_tag))
     if not edits:
         return Canonical(one)
     parts: list[str] = []
@@ -426,9 +467,15 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
         size += len(written)
         pos = end
     parts.append(one[pos:])
-    attributes = not shown and any(one[start] == "<" and one[end - 1].isalpha()
-                                   for start, end, _ in edits)  # (an opener's edit)
-    return Canonical("".join(parts), mapped, joined, attributes)
+    return Canonical("".join(parts), mapped, joined, not shown and _as_shown_too(one, edits))
+
+
+def _as_shown_too(one: str, edits: list[Edit]) -> bool:
+    """Is the text to be read as shown too (`Canonical.attributes`): did an edit read a tag's
+    attributes as text (an opener's), or read as a tag one that names no HTML element?"""
+    return any(one[start] == "<" and (one[end - 1].isalpha()
+                                      or _UNKNOWN_TAG.search(one, start, end) is not None)
+               for start, end, _ in edits)
 
 
 Edit = tuple[int, int, str]
@@ -506,21 +553,28 @@ _NOT_CONTROL = bytes(b for b in range(128) if 32 <= b < 127 or b == 10)
 #: ASCII bytes but those `_EDIT` can start with (a line break, `<&*_~` `` ` ``) and control
 #: characters, which read as spaces.
 _NO_EDIT_START = bytes(b for b in range(128)
-                       if 32 <= b < 127 and chr(b) not in "<&*_~`\\") + b"?"
+                       if 32 <= b < 127 and chr(b) not in "<&*_~`\\%+") + b"?"
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
-_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\")
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014")
 
 
-def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool, shown: bool
-           ) -> tuple[list[Edit], bool]:
+def _pattern(shown: bool, any_tag: bool) -> re.Pattern[str]:
+    """The edits' pattern of a view (`canonical`'s `shown` and `any_tag`)."""
+    if shown:
+        return _EDIT_SHOWN
+    return _EDIT if any_tag else _EDIT_KNOWN
+
+
+def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool,
+           pattern: re.Pattern[str]) -> tuple[list[Edit], bool]:
     """The edits of `text` in order, `(start, end, what the view holds instead)`, and whether
     one joined two numbers across a line or a run of spaces (`Canonical.joined`). `one` is the
     text read one character for one (`ONE_FOR_ONE`); a gap is read there, so that whatever
     it reads as a space counts as one. `may_edit`: `_EDIT` may match; `scripts`: a letter of
     a script written without spaces is there (`_SCRIPT_EDGE`)."""
-    pattern = _EDIT_SHOWN if shown else _EDIT
+    shown = pattern is _EDIT_SHOWN
     found: Iterator[re.Match[str]] = pattern.finditer(one) if may_edit else iter(())
     if scripts:
         found = _merged(found, _SCRIPT_EDGE.finditer(one))
@@ -560,6 +614,8 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, "=" if written[0] == "=" else "@"
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
+    elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`)
+        yield start, end, "-"
     elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
         yield start, end, _unicode_escape(written)
     elif kind == "ref" and text[start] == "&":
@@ -592,23 +648,26 @@ def _markup_as_typed(text: str, one: str, start: int, end: int) -> bool:
 def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> str | None:
     """What the view holds for a gap (`_EDIT`), None for the gap as it reads: one space,
     or (`join` false) a line break where the gap holds a line break or a tag, and the gap
-    as it is where it is whitespace alone. Whitespace at an end of the text stays."""
-    if gap == " ":
+    as it is where it is whitespace alone. Whitespace at an end of the text stays. A line
+    break before a list item's marker reads as one (`- 8080\n- 8443`: items are no value),
+    and a `+` between digits as a space in a URL's query only (`_in_query`)."""
+    if gap == " " or (gap == "+" and not _in_query(one, start)):
         return None
     blank = gap.isspace()
     if blank and (start == 0 or end == len(one)):
         return None
+    breaks = "\n" in gap or "<" in gap or "\\n" in gap or "\\r" in gap
     if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
             not one[end].isspace()):
         if not blank and _INLINE_TAGS.fullmatch(gap) and not _ends_element(gap, one[end]):
             return ""  # (inline tags between two characters show as nothing: `45<b>67`)
-        if join and _wrapped_after_hyphen(gap, start, one):
-            return ""  # (`123-45-\n6789`: a value wrapped after its own hyphen)
+        if join and breaks and _wrapped(gap, one, start, end):
+            return ""  # (`123-45-\n6789`: a value wrapped inside itself)
     if join:
-        return " "
+        return "\n" if breaks and _items_apart(gap, one, start, end) else " "
     if blank:
         return None
-    return "\n" if "\n" in gap or "<" in gap else " "
+    return "\n" if breaks else " "
 
 
 def _ends_element(gap: str, after: str) -> bool:
@@ -624,19 +683,92 @@ def _ends_element(gap: str, after: str) -> bool:
 _OPENING_TAG = re.compile("<[A-Za-z]")
 
 
-def _wrapped_after_hyphen(gap: str, start: int, one: str) -> bool:
-    """Does a line break (or `<br>`) follow a hyphen inside a word or number, and a letter or
-    digit the gap (`123-45-\n6789`, `GB82-WEST-<br>1234`, `sk-proj-\nZx9`)? Read joined,
-    and apart too (`Canonical.joined`)."""
-    return (one[start - 1] == "-" and start >= 2 and one[start - 2].isalnum()
-            and one[start + len(gap)].isalnum() and ("\n" in gap or "<" in gap))
+#: A line break (or JSON's `\n`) and a list item's marker (`_gap`).
+_LIST_ITEM = re.compile(r"(?:\n|\\n)[ ]{0,3}(?:[-*+]|[0-9]{1,9}[.)])[ ]")
+#: Two groups of digits at the end of a list item, or at the start of the next (`_items_apart`).
+_GROUPS_BEFORE = re.compile(r"[0-9]+ [0-9]+\Z")
+_GROUPS_AFTER = re.compile(r"[0-9]+ [0-9]")
+
+
+def _items_apart(gap: str, one: str, start: int, end: int) -> bool:
+    """Does a gap holding a line break between two digits end one list item and start
+    another, neither of them holding digits in groups where they meet? Items of one number
+    each are read apart (`- 8080` / `- 8443`: a list of ports is no card); a value typed in
+    groups across items (`- 4111 1111` / `- 1111 1111`) is read as one."""
+    return (one[start - 1].isdigit() and end < len(one) and one[end].isdigit()
+            and _LIST_ITEM.search(gap) is not None
+            and _GROUPS_BEFORE.search(one, max(0, start - 24), start) is None
+            and _GROUPS_AFTER.match(one, end) is None)
+
+
+#: A known secret's start and 8 characters of it at least, ending a token (`_wrapped`):
+#: `sk-`, `ghp_`, `eyJ`... as `engine.detectors` finds them.
+_SECRET_HEAD = re.compile(r"(?<![A-Za-z0-9])(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-"
+                          r"|xox[abprs]-|AIza|hf_|npm_|SG\.|AKIA|ASIA|eyJ)[\w.-]{8,}\Z")
+
+
+def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
+    """Does a line break (or `<br>`) between two characters that are no space wrap a value
+    inside itself, a letter or digit after it: after a hyphen inside a word or number
+    (`123-45-\n6789`, `GB82-WEST-<br>1234`), after the `@` of an address
+    (`zelda.quux@\nexample.org`), after a dot between digits ending a token that holds a
+    dot already (`529.982.\n247-25`; not `in 1990.\n2001`; `engine.segment` reads the
+    same), or inside a known secret's token, when what
+    follows reads as more of it, not as a word (`sk-proj-4fJk29\nPz8XvTn7`; not `...\nThen`)?
+    Read joined, and apart too (`Canonical.joined`)."""
+    before, after = one[start - 1], one[end]
+    if start < 2 or not after.isalnum():
+        return False
+    if before == "-":
+        return one[start - 2].isalnum()
+    if not ("\n" in gap or "\\n" in gap or _LINE_BREAK_TAG.search(gap) is not None):
+        return False  # (a tag that ends no line: `report@2x.png.</b> ok`)
+    if before == "@":
+        return one[start - 2].isalnum()
+    if before == ".":
+        return after.isdigit() and _DOTTED.search(_token_before(one, start - 1)) is not None
+    if not (before.isalnum() or before in "_-") or _SECRET_HEAD.search(
+            _token_before(one, start)) is None:
+        return False
+    word = _token_after(one, end)
+    return any(c.isdigit() for c in word) or not (word[1:].islower() or word.isupper())
+
+
+#: A number in dotted groups (`529.982`, before the dot that ends its line: `_wrapped`).
+_DOTTED = re.compile(r"[0-9]\.[0-9]+\Z")
+#: A tag that breaks a line (`<br>`, `<br/>`, `</p>`, `<div>`...): any block element's.
+_LINE_BREAK_TAG = re.compile(rf"</?{_alternation(_BLOCK_NAMES)}[ \t\n/>]")
+
+
+def _token_before(one: str, at: int) -> str:
+    """The run of characters that are no space ending at `at` (its last 300 at most)."""
+    floor = max(0, at - 300)
+    return one[max(one.rfind(" ", floor, at), one.rfind("\n", floor, at), floor - 1) + 1:at]
+
+
+def _token_after(one: str, at: int) -> str:
+    """The letters and digits from `at` on (64 at most)."""
+    end = at
+    limit = min(len(one), at + 64)
+    while end < limit and one[end].isalnum():
+        end += 1
+    return one[at:end]
+
+
+def _in_query(one: str, start: int) -> bool:
+    """Is the `+` at `start` in a URL's query or a form's fields, after `?name=` or `&name=`
+    in the same token (`?card=4111+1111+...`, where it stands for a space)?"""
+    floor = max(0, start - 256)
+    equals = one.rfind("=", floor, start)
+    field = max(one.rfind("?", floor, equals), one.rfind("&", floor, equals))
+    return field != -1 and equals != -1 and not any(c.isspace() for c in one[field:start])
 
 
 def _numbers_on_both_sides(one: str, start: int, end: int) -> bool:
     """Does a gap read as one space join two digits (two groups of a number, or two numbers)
     across more than one space?"""
-    if end - start < 2 and one[start] == " ":
-        return False
+    if (end - start < 2 and one[start] == " ") or one[start:end] in ("+", "%20"):
+        return False  # (one space, or what encodes one)
     return one[start - 1].isdigit() and end < len(one) and one[end].isdigit()
 
 
@@ -646,12 +778,14 @@ def _at_edge(one: str, start: int, end: int) -> bool:
     opening (the start, a space, punctuation or a letter of a script written without spaces
     before it: `(**x`, `:_x`, `-**6789`, `は__4111`), or closing (a word before it, then
     anything else: `x**-`, `x__|`; but `_` then `.` or `-` and a word, as inside a token:
-    `eyJ…_.eyJ…`). Marks inside a word are kept (`DB_PASSWORD`), and so is a mark escaped by
-    a backslash (`\\_`)."""
+    `eyJ…_.eyJ…`). Marks inside a word are kept (`DB_PASSWORD`, `ghp\\_abc`); a mark escaped
+    by a backslash at a word's edge is read as one (`\\_123-45-6789\\_`)."""
     size = len(one)
     before = one[start - 1] if start else " "
-    if before == "\\" or _a_mask(one, start, end):
-        return False  # (escaped: `\_` shows as `_`)
+    if _a_mask(one, start, end):
+        return False
+    if before == "\\":  # (escaped, `\_` shows as `_`: at a word's edge, read as a mark)
+        before = one[start - 2] if start > 1 else " "
     if not _in_word(before):
         return True
     after = one[end] if end < size else " "

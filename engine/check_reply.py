@@ -23,7 +23,8 @@ MAX_FINDINGS: Final = 20
 
 #: Why a reply must not contain what each detector finds, by the name its findings carry:
 #: the staff help desk's own detector names and reasons word for word, and names of the same
-#: form for the detectors it lacks (UK NINO, Brazilian CPF, a URL's password, a password in words).
+#: form for the detectors it lacks (UK NINO and NHS numbers, Brazilian CPF, a URL's password, a
+#: password in words, on a command line or confirmed).
 DETECTOR_REASONS: Final = MappingProxyType({
     "api_key": "Keys are secrets.",
     "aws_access_key": "Keys are secrets.",
@@ -39,6 +40,9 @@ DETECTOR_REASONS: Final = MappingProxyType({
     "uk_nino": "National Insurance numbers are personal data.",
     "url_password": "Passwords are secrets.",
     "password_phrase": "Passwords are secrets.",
+    "password_confirm": "Passwords are secrets.",
+    "cli_password": "Passwords are secrets.",
+    "uk_nhs": "NHS numbers are personal data.",
     "us_ssn": "Social security numbers are personal data.",
 })
 

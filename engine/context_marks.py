@@ -23,11 +23,11 @@ _KEY_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
 #: A key's name, read backwards from its end.
 _NAME_BACKWARDS = re.compile(r"[A-Za-z0-9_]{1,48}")
 #: Words that name the kind of number before it (`ISBN`, `order`, `invoice`, `tracking`,
-#: `ref`, `Unix time`; Portuguese `pedido`, `nota fiscal`, `protocolo`, `rastreio`).
+#: `ref`, `Unix time`, `NHS`; Portuguese `pedido`, `nota fiscal`, `protocolo`, `rastreio`).
 _WORDS = frozenset(
     "isbn isbn-10 isbn-13 issn order invoice tracking waybill shipment ref reference receipt "
     "ticket account acct sku serial unix epoch timestamp build pedido fatura protocolo "
-    "rastreio rastreamento nfe nf-e".split()) | {"unix time", "nota fiscal"}
+    "rastreio rastreamento nfe nf-e nhs".split()) | {"unix time", "nota fiscal"}
 #: What may open a parenthesis or a quotation before such a word.
 _OPENING = "([{\"'`"
 #: The second words of the two-word names among them.
@@ -73,6 +73,38 @@ def _id_key(tail: str) -> bool:
         return True
     first = _KEY_WORD.match(key)  # a key named after the kind of number (`order_no`, `orderNumber`)
     return first is not None and first.group().lower() in _WORDS
+
+
+#: Words that make `pass` a ticket's name, not a password's (`season pass: Gold2025`).
+_TICKETS = frozenset(
+    "season boarding bus day week weekly month monthly annual year ski travel rail train "
+    "metro subway transit tram ferry parking park gym museum zoo festival event concert "
+    "guest visitor vip backstage press hall library student fast express".split())
+
+
+def a_ticket_pass(text: str, start: int, end: int) -> bool:
+    """Whether the password label matched at `text[start:end]` is the word `pass` after a
+    word that makes it a ticket (`Season pass:`, `boarding-pass =`, `Bus Pass:`); `pass`
+    after another word still names a password (`wifi pass:`, `db pass:`)."""
+    if text[start + 4:start + 5].isalpha() or text[start:start + 4].lower() != "pass":
+        return False
+    before = text[max(0, start - 24):start]
+    if not before or before[-1] not in " \t-_":
+        return False
+    words = before[:-1].rsplit(None, 1)
+    return bool(words) and words[-1].lower().lstrip("\"'`([{*_") in _TICKETS
+
+
+def no_password_named_before(text: str, start: int, end: int) -> bool:
+    """Whether no password is named in the `LOOK_FOR_PASSWORD` characters before
+    `text[start:end]`: a `"confirm": "..."` field is a password's confirmation only beside
+    one (`{"new_password": ..., "confirm": ...}`)."""
+    before = text[max(0, start - LOOK_FOR_PASSWORD):start].lower()
+    return "pass" not in before and "pwd" not in before and "senha" not in before
+
+
+#: How far back a password's name is looked for (`no_password_named_before`).
+LOOK_FOR_PASSWORD = 256
 
 
 class Refusing:

@@ -17,7 +17,12 @@ from functools import partial
 from typing import Literal, Protocol
 
 from replyguard.engine import masks, validators
-from replyguard.engine.context_marks import Refusing, marked_as_other
+from replyguard.engine.context_marks import (
+    Refusing,
+    a_ticket_pass,
+    marked_as_other,
+    no_password_named_before,
+)
 
 KeywordsIn = Literal["text", "lower", "shape"]
 
@@ -38,7 +43,7 @@ class Finder(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Detector:
-    """One detector.
+    """One detector: what a value of its class looks like, how it is confirmed and masked.
 
     `id` names it (`credit_card`, `us_ssn`, ...); `category` is the class the rules act on
     (`card`, `national_id`, ...). `regex` finds candidates (group `group` is the value; a
@@ -47,27 +52,19 @@ class Detector:
     `validate` confirms a candidate (check digits, parsers); `mask` writes the masked value.
     `keywords_in` says what keywords are matched against: the text, its ASCII lower case
     (`"lower"`), or its shape (`"shape"`: `A` for an ASCII letter of either case, `0` for
-    a digit, space for a space, `_` for anything else). `trim_groups` retries a candidate that fails
-    validation without its trailing space-separated groups (an IBAN followed by a
-    capitalised word).
-
-    Where the regex runs (every match must lie in these windows; see `engine.find`):
-    with `reach=(before, after)`, only from `before` characters before to `after` characters
-    after each keyword occurrence or each `gate` match; with `reach=(0, after)`, only at
-    each keyword occurrence (every match starts at one); with `start`, only where `start`,
-    searched from `before` characters back, reaches the end of a keyword occurrence; with
-    `min_digits`, only around runs of digits and separators (` .()/+-`) holding at least
-    that many digits and passing `run_filter` (from the run's start less `before` to its
-    end plus `after`; every match must be a stretch of those characters starting with one
-    that is no space, so that it lies inside one run); without `reach`, over the whole
-    text when a keyword occurs (or always, with no keywords). `priority` orders
-    overlapping findings: the lower number keeps the text (card > iban > national_id >
-    ip_address > phone). `examples` must each be found whole;
-    `counterexamples` must give no finding of this detector.
+    a digit, space for a space, `_` for anything else). `trim_groups` retries a candidate
+    that fails validation without its trailing space-separated groups (an IBAN followed by a
+    capitalised word). `priority` orders overlapping findings: the lower number keeps the
+    text (card > iban > national_id > ip_address > phone). `examples` must each be found
+    whole; `counterexamples` must give no finding of this detector.
 
     `rest`, for a value of no bounded length (a key block, a token): what continues it past
     the end of the text read, so that a value running out of a window of text (`engine.find`)
     or out of a piece of a reply (`engine.reply`) is read, or dropped, to its real end.
+
+    Where in a text the regex is searched is no part of the declaration: the planner's table
+    (`engine.tuning`) holds the built-in detectors' windows; any other detector is searched
+    wherever its keywords allow, with the same findings.
     """
 
     id: str
@@ -82,11 +79,6 @@ class Detector:
     group: int | str = 0
     keywords_in: KeywordsIn = "text"
     trim_groups: bool = False
-    reach: tuple[int, int] | None = None
-    gate: re.Pattern[str] | None = None
-    min_digits: int = 0
-    run_filter: Callable[[str], bool] | None = None
-    start: re.Pattern[str] | None = None
     rest: re.Pattern[str] | None = None
 
 
@@ -113,10 +105,20 @@ _END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)"
 KEY_BODY = r"(?:[^-]|-(?!----))"
 #: The END line of a private key block (PEM or OpenPGP).
 KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-
-#: Where a number detector runs: from the start of a run of digits and separators to 5
-#: characters past its end (its look-aheads read at most 4 past a run: `,12/`).
-_NEAR_RUN = (0, 5)
+#: What a key block's body starts with, after the line breaks, quoting and markup between it
+#: and the BEGIN line: a base64 line (16 characters, or fewer and its end), an armor header
+#: (`Version: `), the `=` checksum, or the END line; or the end of the text read after a
+#: line's prefix (`# `, `! `: the body may follow in the next piece of a reply). A BEGIN
+#: line followed by anything else (a BEGIN line named in prose) is a
+#: value by itself: its mask covers that line only.
+KEY_BODY_START = (r"(?=(?:\\[nr]|<[Bb][Rr][ /]{0,2}>|[^A-Za-z0-9+/=]){0,16}"
+                  r"(?:[A-Za-z0-9+/=]{16}|[A-Za-z0-9+/=]{1,15}(?:\r?\n|\\[nr]|<[Bb][Rr])"
+                  r"|[A-Za-z][A-Za-z-]{1,30}: |-----END)"
+                  r"|\s*[^\sA-Za-z0-9+/=][^A-Za-z0-9+/=]{0,15}\Z)")
+#: The BEGIN line of a private key block.
+KEY_BEGIN = r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+#: The BEGIN line of a private key block, and its body when one follows.
+_KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?"
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
@@ -159,22 +161,17 @@ _DOMAIN_LABEL = f"[{_EU}{_CJK}](?:[{_EU}{_CJK}-]{{0,61}}[{_EU}{_CJK}])?"
 _TLD = f"(?:[{_EU_LETTERS}]{{2,24}}|[{_CJK}]{{1,24}}|xn--[A-Za-z0-9-]{{1,59}})"
 
 
-def dotted_quad(run: str) -> bool:
-    """A run of digits that may hold an IPv4 address: three dots at least."""
-    return run.count(".") >= 3
-
-
-#: The gate of the IPv6 detector: two colons at most four hex digits apart.
-COLON_PAIR = re.compile(r":[0-9A-Fa-f]{0,4}:")
+#: Where an address's local part starts, searched back from its `@` (the email detector's
+#: tuning, `engine.tuning`): a run of local-part characters of one kind or the other.
+EMAIL_START = re.compile(f"(?<![{_EU}._%+-])[{_EU}._%+-]{{1,64}}@\\Z"
+                         f"|(?<![{_CJK}])[{_CJK}]{{1,64}}@\\Z")
 
 DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="private_key",
         category="private_key",
         regex=re.compile(
-            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----" + KEY_BODY + "*"
-            r"(?:" + KEY_END + ")?"
-            r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}" + KEY_END
+            _KEY_BLOCK + r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}" + KEY_END
         ),
         keywords=("PRIVATE KEY",),
         validate=None,
@@ -233,7 +230,6 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ (one fast scan for all).
         keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG."),
-        reach=(11, 280),
         validate=validators.api_key,
         mask=masks.api_key,
         priority=2,
@@ -255,7 +251,6 @@ DETECTORS: tuple[Detector, ...] = (
         category="aws_access_key",
         regex=re.compile(r"(?:AKIA|ASIA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         keywords=("AKIA", "ASIA"),
-        reach=(0, 20),
         validate=None,
         mask=masks.aws_access_key,
         priority=3,
@@ -269,19 +264,24 @@ DETECTORS: tuple[Detector, ...] = (
         # camelCase name (`dbPassword`), with an optional `_`/`.`/`-` suffix
         # (`password_hash`, `PASSWORD_DB`) and a closing quote or bracket
         # (`$config['password']`); the operator (`:` `=` `:=` `=>` `==`); the value, quoted
-        # (C#'s verbatim `@"..."` too) or not.
-        regex=re.compile(
+        # (C#'s verbatim `@"..."` too) or not, or the first string of a list or of an object
+        # (`{"password": ["..."]}`, `{"password": {"value": "..."}}`); never an HTML
+        # attribute (`password: <code class="pw">`: the value is in the element). `pass`
+        # after a word naming a ticket (`Season pass:`) names no password.
+        regex=Refusing(re.compile(
             r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))"
             r"(?i:assword|asswd|wd|ass(?:phrase)?)"
             r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha))"
             r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}(?:[\"'`]?\]?)[ \t]{0,8}(?::=|=>|==?|:)[ \t]{0,8}"
+            r"(?:\[[ \t]{0,8}(?=[\"'])|\{[ \t]{0,8}[\"'][\w.-]{1,32}[\"'][ \t]{0,8}:[ \t]{0,8}"
+            r"(?=[\"']))?"
             # `&` ends the value only where a URL's next parameter starts (`&user=`).
-            r"(?:@(?=\"))?(?P<q>[\"'`]?)(?P<value>(?:" + _UNGLUED + r"[^\s\"'`&]"
+            r"(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])(?P<value>(?:"
+            + _UNGLUED + r"[^\s\"'`&]"
             r"|&(?![A-Za-z_]\w{0,30}=)){0,1023}" + _UNGLUED + r"[^\s\"'`&.,;:)])(?P=q)"
-        ),
+        ), a_ticket_pass),
         keywords=("pass", "pwd", "senha"),
         keywords_in="lower",
-        reach=(0, 1100),
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -298,7 +298,54 @@ DETECTORS: tuple[Detector, ...] = (
                          "const password = req.body.password;",
                          "if password == confirmPassword:", "password = input('Password: ')",
                          "password: null", "ALTER ROLE bob WITH PASSWORD NULL;",
-                         "password: (hidden)", "password = db_password"),
+                         "password: (hidden)", "password = db_password",
+                         "Season pass: Gold2025", "boarding pass = Zone4B",
+                         'password: <code class="pw">'),
+    ),
+    Detector(
+        id="password_confirm",
+        category="password",
+        # A `"confirm"` field beside a password's (`{"new_password": "...", "confirm": "..."}`):
+        # its confirmation, the same password (`"confirm_password"` is a password's name).
+        regex=Refusing(re.compile(
+            r"[\"'](?i:confirm(?:ation)?)[\"'][ \t]{0,8}(?::|=>?)[ \t]{0,8}(?P<q>[\"'])"
+            r"(?P<value>[^\s\"']{0,1023}[^\s\"'.,;:)])(?P=q)"
+        ), no_password_named_before),
+        keywords=('"confirm', "'confirm"),
+        keywords_in="lower",
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("S3cret!x", "hunter2Secret!"),
+        counterexamples=('{"confirm": "S3cret!x"}', '{"password": "", "confirm": true}',
+                         '{"pass": 1, "confirm": "yes"}'),
+    ),
+    Detector(
+        id="cli_password",
+        category="password",
+        # A password on a command line: MySQL's and MariaDB's `-p` glued to it (`mysql -u root
+        # -pS3cret!`; `-p` alone asks for one), sshpass's `-p`, curl's `-u`/`--user`
+        # `user:password` (`--password=` is `password_phrase`'s).
+        regex=re.compile(
+            r"(?:(?i:mysql(?:dump|admin|import|sh)?|mariadb(?:-dump|-admin)?)(?![\w-])"
+            r"(?:[ \t]+(?!-p)[^\s|;&]{1,200}){0,16}?[ \t]+-p(?=\S)"
+            r"|sshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*"
+            r"|(?P<user>curl(?:[ \t]+(?!-u|--user)[^\s|;&]{1,200}){0,16}?[ \t]+(?:-u|--user)"
+            r"(?:[ \t]+|=)?))"
+            r"(?P<q>[\"']?)(?(user)[^\s:\"']{1,64}:)"
+            r"(?P<value>[^\s\"']{0,127}[^\s\"'.,;:)])(?P=q)"
+        ),
+        keywords=("mysql", "mariadb", "sshpass", "curl"),
+        keywords_in="lower",
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("S3cret!Pw9", "hunter2Secret!"),
+        counterexamples=("mysql -u root -p mydb", "curl -u admin https://example.com",
+                         "mysql -P 3306 -h db", "sshpass -f ~/.pw ssh host",
+                         "curl -u admin: https://example.com"),
     ),
     Detector(
         id="password_phrase",
@@ -322,7 +369,6 @@ DETECTORS: tuple[Detector, ...] = (
                   "new password", "senha ", "password '", "password |", "password|",
                   'key="password"'),
         keywords_in="lower",
-        reach=(16, 1100),  # (`with encrypted ` before its keyword, the value after it)
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -344,7 +390,6 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?P<value>[A-Za-z0-9._~%!$&'()*+,;=:@-]{1,128})@(?=[\w\[%~-])"
         ),
         keywords=("://",),
-        reach=(0, 200),
         validate=validators.url_password,
         mask=masks.password,
         priority=4,
@@ -367,10 +412,6 @@ DETECTORS: tuple[Detector, ...] = (
             f"(?![{_EU}_@-])(?!\\.[{_EU}{_CJK}])"
         ),
         keywords=("@",),
-        reach=(65, 600),
-        # (Each branch tried only where a run of its characters starts: ~2.5x cheaper.)
-        start=re.compile(f"(?<![{_EU}._%+-])[{_EU}._%+-]{{1,64}}@\\Z"
-                         f"|(?<![{_CJK}])[{_CJK}]{{1,64}}@\\Z"),
         validate=validators.email,
         mask=masks.email,
         priority=5,
@@ -396,8 +437,6 @@ DETECTORS: tuple[Detector, ...] = (
             + _END_GROUPED.format(sep="cs")
         ),
         keywords=(),
-        min_digits=13,
-        reach=_NEAR_RUN,
         validate=validators.card,
         mask=masks.card,
         priority=10,
@@ -428,7 +467,6 @@ DETECTORS: tuple[Detector, ...] = (
         # spaced country code with a bank code of letters (`GB 82 WEST 1234`).
         keywords=("AA00", "AA 00 00", "AA 00 AAAA 0"),
         keywords_in="shape",
-        reach=(0, 44),
         validate=validators.iban,
         mask=masks.iban,
         priority=11,
@@ -452,8 +490,6 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(_START_SSN + r"\d\d(?P<s>[-. ]| - )\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s")),
         keywords=(),
-        min_digits=9,
-        reach=_NEAR_RUN,
         validate=validators.us_ssn,
         mask=masks.last4,
         priority=12,
@@ -474,7 +510,6 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         keywords=("AA00", "AA 00 00", "AA 000000", "AA_00_00_00_A"),
         keywords_in="shape",
-        reach=(0, 12),
         validate=validators.uk_nino,
         mask=masks.last4,
         priority=12,
@@ -484,13 +519,31 @@ DETECTORS: tuple[Detector, ...] = (
                          "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C"),
     ),
     Detector(
+        id="uk_nhs",
+        category="national_id",
+        # After `NHS` (`NHS number`, `NHS no.`): 10 digits (3-3-4 as printed) whose modulus 11
+        # check digit holds (NHS Digital's rule, python-stdnum). Unlabelled, such a number
+        # may be a phone's; labelled `NHS`, it is never read as one (`marked_as_other`).
+        regex=re.compile(
+            r"(?i:nhs)(?<![A-Za-z0-9]...)(?:[ \t]+(?i:number|num|no\.?|n[oº°]\.?))?"
+            r"[ \t]*[:#]?[ \t]*"
+            r"(?P<value>\d{3}([ -]?)\d{3}\2\d{4})(?![\w@])(?![ .-]?\d)"
+        ),
+        keywords=("nhs",),
+        keywords_in="lower",
+        validate=validators.uk_nhs,
+        mask=masks.last4,
+        priority=12,
+        group="value",
+        examples=("943 476 5919", "9434765919", "943-476-5919"),
+        counterexamples=("NHS number 943 476 5918", "NHS 111", "the NHS 2025 plan"),
+    ),
+    Detector(
         id="br_cpf",
         category="national_id",
         regex=re.compile(_START_NUM + r"\d\d(?:(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)"
                          r"(?!,\d\d?(?![\d/,;|\t]))| \d{3} \d{3} \d\d(?![\w@])(?! ?\d))"),
         keywords=(),
-        min_digits=11,
-        reach=_NEAR_RUN,
         validate=validators.br_cpf,
         mask=masks.last4,
         priority=12,
@@ -507,8 +560,6 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:[ .-]?\(?\d\)?){6,16}" + _END_NUM
         ), marked_as_other),
         keywords=(),
-        min_digits=8,
-        reach=(2, 3),
         # Valid in its numbering plan (libphonenumber): a `+` number in its own country's,
         # a national one in one of these regions' (`phone_detectors` makes other sets).
         validate=partial(validators.phone, regions=validators.DEFAULT_PHONE_REGIONS),
@@ -532,9 +583,6 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?![\w]|\.\d)"
         ),
         keywords=(),
-        min_digits=4,
-        run_filter=dotted_quad,
-        reach=_NEAR_RUN,
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,
@@ -551,8 +599,6 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:(?:\.\d{1,3}){3})?(?:%[A-Za-z0-9]{1,16})?(?![\w:])(?!\.\d)"
         ),
         keywords=(),
-        gate=COLON_PAIR,
-        reach=(8, 60),
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,

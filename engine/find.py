@@ -7,7 +7,7 @@ phone). Findings never carry the value itself, only where it is.
 Speed: Python's `re` pays for every position where a pattern's first character occurs, so
 a regex never sweeps the whole text when it need not. Cheap scans (`str.find`/`bytes.find`
 of keywords, one `bytes.translate` for digit runs and text shapes) mark the windows where a
-detector may match (`Detector.reach`), and its regex runs only there. Each keyword is
+detector may match (its tuning, `engine.tuning`), and its regex runs only there. Each keyword is
 scanned for once per text, however many detectors read it. Candidates are validated in the
 order overlaps are settled in, and one starting on text an earlier finding already holds
 is not validated at all (it could never be kept). None of this skips a place where a
@@ -28,8 +28,9 @@ from operator import attrgetter
 
 from replyguard.engine.canon import Canonical, canonical, plain
 from replyguard.engine.detectors import DETECTORS, Detector
-from replyguard.engine.plan import Plan
+from replyguard.engine.plan import Plan, Tuned
 from replyguard.engine.text import has_invisible, invisible_as_spaces, invisible_gaps, visible
+from replyguard.engine.tuning import Tuning
 from replyguard.engine.views import Views
 
 _MASKS = {d.id: d.mask for d in DETECTORS}
@@ -88,15 +89,15 @@ def _keyword_windows(hay: str | bytes, keywords: Iterable[str], before: int, aft
     return spans
 
 
-def _anchored(views: Views, detector: Detector) -> Iterator[re.Match[str]]:
+def _anchored(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.Match[str]]:
     """Matches of a detector whose matches start at a keyword occurrence (`reach` before 0)
-    or where its `start` pattern, searched back from a keyword and ending at the keyword's
+    or where its tuning's `start` pattern, searched back from a keyword and ending at the keyword's
     end, begins: the regex is tried once at each such place, the last match's end not
     overlapped. Where keywords are dense the regex runs over the whole text instead."""
     text = views.text
     where = detector.keywords_in
-    before, after = detector.reach or (0, 0)
-    regex, back = detector.regex, detector.start
+    before, after = tuning.reach or (0, 0)
+    regex, back = detector.regex, tuning.start
     length = len(text)
     last = 0
     places: list[tuple[int, int]] = []
@@ -122,23 +123,23 @@ def _anchored(views: Views, detector: Detector) -> Iterator[re.Match[str]]:
             yield match
 
 
-def _windows(views: Views, detector: Detector) -> Spans | None:
+def _windows(views: Views, detector: Detector, tuning: Tuning) -> Spans | None:
     """Where a keyword or gate detector runs: `[]` nowhere, None over the whole text."""
     text = views.text
-    before, after = detector.reach or (0, 0)
-    if detector.gate is not None:
+    before, after = tuning.reach or (0, 0)
+    if tuning.gate is not None:
         return _merge([(m.start() - before, m.end() + after)
-                       for m in detector.gate.finditer(text)], len(text))
+                       for m in tuning.gate.finditer(text)], len(text))
     if not detector.keywords:
         return None
     where = detector.keywords_in
     present = [key for key in detector.keywords if views.has(where, key)]
-    if detector.reach is None:
+    if tuning.reach is None:
         return None if present else []
     return _merge(_keyword_windows(views.hay(where), present, before, after), len(text))
 
 
-def _near_runs(views: Views, detectors: list[Detector], pending: list[Candidate],
+def _near_runs(views: Views, detectors: list[Tuned], pending: list[Candidate],
                claimed: bytearray, kept: list[tuple[int, int, Detector]]) -> list[Candidate]:
     """Add the candidates of the digit-run `detectors` (in order of priority) to `pending`,
     each regex run only around the runs it may match in, and settle into `kept` every
@@ -150,7 +151,7 @@ def _near_runs(views: Views, detectors: list[Detector], pending: list[Candidate]
     detector matches the empty string, so `search` from a match's end is `finditer`'s next).
     A run whose characters but trailing spaces findings of a lower priority number already
     hold (`claimed`) is not searched: a digit-run detector's match is a stretch of run
-    characters starting with one that is no space (`Detector.min_digits`), so it lies inside
+    characters starting with one that is no space (`Tuning.min_digits`), so it lies inside
     one run and would start on held text, never to be kept. Skipping it only leaves `last`
     short, so the next run's search may start inside this run: whatever it finds there is
     such a match, dropped, and the first match from the next run's start is the same.
@@ -159,7 +160,7 @@ def _near_runs(views: Views, detectors: list[Detector], pending: list[Candidate]
     text = views.text
     length = len(text)
     lowest = min(c[0] for c in pending) if pending else _NO_PRIORITY
-    for detector in detectors:
+    for detector, tuning in detectors:
         priority = detector.priority
         if lowest < priority:  # settle what ranks before this detector
             below = [c for c in pending if c[0] < priority]
@@ -167,8 +168,8 @@ def _near_runs(views: Views, detectors: list[Detector], pending: list[Candidate]
             _confirm_and_settle(text, below, claimed, kept)
             lowest = min(c[0] for c in pending) if pending else _NO_PRIORITY
         search = detector.regex.search
-        least, accept = detector.min_digits, detector.run_filter
-        before, after = detector.reach or (0, 0)
+        least, accept = tuning.min_digits, tuning.run_filter
+        before, after = tuning.reach or (0, 0)
         group = detector.group
         last = 0
         for start, end, digits in runs:
@@ -218,12 +219,13 @@ def _confirmed(text: str, detector: Detector, match: re.Match[str]) -> tuple[int
     return None
 
 
-def _matches(views: Views, detector: Detector) -> Iterator[re.Match[str]]:
+def _matches(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.Match[str]]:
     """The matches of a detector that reads keywords or a gate (not digit runs)."""
-    if detector.reach is not None and (detector.reach[0] == 0 or detector.start):
-        yield from _anchored(views, detector)
+    reach = tuning.reach
+    if reach is not None and (reach[0] == 0 or tuning.start):
+        yield from _anchored(views, detector, tuning)
         return
-    windows = _windows(views, detector)
+    windows = _windows(views, detector, tuning)
     if windows is None:
         yield from detector.regex.finditer(views.text)
     else:
@@ -313,7 +315,7 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     the whole of it.
 
     Cost is linear in `len(text)`: each detector's regex runs only in the windows where it
-    may match (`Detector.reach`, `min_digits`), found by cheap scans, or over the whole
+    may match (their tunings, `engine.tuning`), found by cheap scans, or over the whole
     text when one of its keywords occurs. The result is what one `finditer` of each regex
     over the whole view, then validation and settling overlaps by priority, would give.
     """
@@ -436,9 +438,9 @@ def _mirrored(spans: Spans, start: int, end: int) -> tuple[int, int]:
     return min(p[0] for p in pieces), max(p[1] for p in pieces)
 
 
-def _found(views: Views, detectors: Sequence[Detector]) -> list[tuple[int, int, Detector]]:
-    """The confirmed values settling by priority keeps among the matches of `detectors`, as
-    `(start, end, detector)` in order of position.
+def _found(views: Views, detectors: Sequence[Tuned]) -> list[tuple[int, int, Detector]]:
+    """The confirmed values settling by priority keeps among the matches of `detectors` (each
+    with its tuning), as `(start, end, detector)` in order of position.
 
     The keyword and gate detectors' candidates are taken first; then the digit-run
     detectors', lowest priority number first, each after every candidate of a lower number
@@ -447,19 +449,20 @@ def _found(views: Views, detectors: Sequence[Detector]) -> list[tuple[int, int, 
     candidates of its priorities, in settling order (priority, then position)."""
     text = views.text
     pending: list[Candidate] = []
-    numeric: list[Detector] = []
-    for detector in detectors:
-        if detector.min_digits:
-            numeric.append(detector)
+    numeric: list[Tuned] = []
+    for tuned in detectors:
+        detector, tuning = tuned
+        if tuning.min_digits:
+            numeric.append(tuned)
             continue
         priority, group = detector.priority, detector.group
         pending.extend((priority, m.start(group), detector, m)
-                       for m in _matches(views, detector))
+                       for m in _matches(views, detector, tuning))
     claimed = bytearray(len(text))
     kept: list[tuple[int, int, Detector]] = []
     if numeric and views.runs():
         if len(numeric) > 1:
-            numeric.sort(key=_PRIORITY)  # (stable: the set's order within a priority)
+            numeric.sort(key=_priority)  # (stable: the set's order within a priority)
         pending = _near_runs(views, numeric, pending, claimed, kept)
     if pending:
         _confirm_and_settle(text, pending, claimed, kept)
@@ -468,7 +471,8 @@ def _found(views: Views, detectors: Sequence[Detector]) -> list[tuple[int, int, 
     return kept
 
 
-_PRIORITY = attrgetter("priority")
+def _priority(tuned: Tuned) -> int:
+    return tuned[0].priority
 
 
 def _by_rank(candidate: Candidate) -> tuple[int, int]:

@@ -206,7 +206,7 @@ def normalize_injection_text(text: str) -> str:
     """
     if "<" in text or "*" in text or "~" in text or "`" in text:
         text = _MARKUP.sub("", text)
-    text = canonical(text, join=False).text  # references, tags, look-alike letters, forms
+    text = canonical(text, join=False, any_tag=False).text  # references, tags, letters, forms
     if not text.isascii():
         if _HIDDEN.search(text):
             if _TAGS.search(text):

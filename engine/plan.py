@@ -17,17 +17,22 @@ except ImportError:  # pragma: no cover - the wheel exists for Linux x86_64, whe
     hyperscan = None  # type: ignore[assignment]
 
 from replyguard.engine.detectors import Detector, KeywordsIn
+from replyguard.engine.tuning import Tuning, tuning_of
 from replyguard.engine.views import Views
+
+#: A detector with the tuning it is searched with (`engine.tuning`).
+Tuned = tuple[Detector, Tuning]
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
     """A detector set grouped, by position in the set, by what must occur in a text for each
-    to match: a run of digits holding `min_digits` (numeric detectors), a keyword of the
-    text's shape (only with a digit: the shape keywords hold one), of the text or of its
-    ASCII lower case, a gate match, or nothing. Keywords of the byte views are kept encoded."""
+    to match: a run of digits holding its tuning's `min_digits` (numeric detectors), a
+    keyword of the text's shape (only with a digit: the shape keywords hold one), of the text
+    or of its ASCII lower case, a gate match, or nothing. Keywords of the byte views are kept
+    encoded. `tuned` holds each detector with its tuning (`engine.tuning.tuning_of`)."""
 
-    detectors: tuple[Detector, ...]
+    tuned: tuple[Tuned, ...]
     numeric: tuple[tuple[int, int], ...]  # (min_digits, index)
     shape_keys: tuple[tuple[bytes, tuple[int, ...]], ...]
     text_keys: tuple[tuple[str, tuple[int, ...]], ...]
@@ -51,11 +56,12 @@ class Plan:
         """The plan of `detectors`, built."""
         numeric, gated, always = [], [], []
         keys: dict[KeywordsIn, dict[str, list[int]]] = {"text": {}, "lower": {}, "shape": {}}
-        for i, d in enumerate(detectors):
-            if d.min_digits:
-                numeric.append((d.min_digits, i))
-            elif d.gate is not None and d.keywords_in != "shape":
-                gated.append((d.gate, i))
+        tuned = tuple((d, tuning_of(d)) for d in detectors)
+        for i, (d, tuning) in enumerate(tuned):
+            if tuning.min_digits:
+                numeric.append((tuning.min_digits, i))
+            elif tuning.gate is not None and d.keywords_in != "shape":
+                gated.append((tuning.gate, i))
             elif not d.keywords:
                 always.append(i)
             else:
@@ -63,7 +69,7 @@ class Plan:
                     if d.keywords_in == "shape" and "0" not in key:
                         raise ValueError(f"{d.id}: shape keyword {key!r} holds no digit")
                     keys[d.keywords_in].setdefault(key, []).append(i)
-        return cls(tuple(detectors), tuple(numeric),
+        return cls(tuned, tuple(numeric),
                    tuple((k.encode(), tuple(v)) for k, v in keys["shape"].items()),
                    tuple((k, tuple(v)) for k, v in keys["text"].items()),
                    tuple((k.encode(), tuple(v)) for k, v in keys["lower"].items()),
@@ -72,8 +78,9 @@ class Plan:
                    tuple((k, tuple(v)) for k, v in keys["lower"].items()),
                    _digit_pattern(bool(numeric), keys["shape"]))
 
-    def active(self, views: Views) -> list[Detector]:
-        """The detectors that may match somewhere in the text, in the set's order.
+    def active(self, views: Views) -> list[Tuned]:
+        """The detectors that may match somewhere in the text, in the set's order, each with
+        its tuning.
 
         One `in` test a keyword, made here directly (not through `Views.has`): on a sentence
         the per-call overhead would be most of the cost."""
@@ -100,8 +107,8 @@ class Plan:
                 on.append(i)
         if not on:
             return []
-        detectors = self.detectors
-        return [detectors[i] for i in sorted(set(on))]
+        tuned = self.tuned
+        return [tuned[i] for i in sorted(set(on))]
 
     def clean(self, text: str) -> bool:
         """True when no detector of the plan can be active in the ASCII `text` of a sentence

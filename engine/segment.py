@@ -417,8 +417,10 @@ def _value_wraps(buf: str, event: Event, m: int, newlines: int, final: bool) -> 
     reads across lines (`engine.canon`) is then kept in one piece. Asked of line breaks (a
     blank line too) with no sentence end before them (`event`, `newlines`); emphasis and code
     marks at either end are passed over. None: need more text."""
-    if newlines < 1 or event[2] >= 0:
+    if newlines < 1:
         return False
+    if event[2] >= 0:
+        return _dotted_wraps(buf, event, m, newlines, final)
     newline = event[1]
     before = buf[max(0, newline - 64):newline].rstrip(" \t*_`~")
     last = before[-1:]
@@ -431,6 +433,24 @@ def _value_wraps(buf: str, event: Event, m: int, newlines: int, final: bool) -> 
     if start >= len(buf):
         return False if final else None
     return buf[start].isdigit() or (last == "-" and buf[start].isalnum())
+
+
+#: A number in dotted groups before its last dot (`529.982.`, `192.168.`) (`_dotted_wraps`).
+_DOTTED = re.compile(r"(?<!\S)\S*\d\.\d+\Z")
+
+
+def _dotted_wraps(buf: str, event: Event, m: int, newlines: int, final: bool) -> bool | None:
+    """Does a number in dotted groups run on past the dot that ends its line (`529.982.` /
+    `247-25`: a CPF wrapped after a dot, which `engine.canon` reads as one)? The event is
+    one `.` and one line break, a number holding a dot before it and a digit after it."""
+    punct = event[2]
+    if newlines != 1 or event[1] != punct + 1 or buf[punct] != ".":
+        return False
+    if _DOTTED.search(buf, max(0, punct - 64), punct) is None:
+        return False
+    if m >= len(buf):
+        return False if final else None
+    return buf[m].isdigit()
 
 
 def _safe_from(buf: str, pos: int) -> int:

@@ -45,7 +45,9 @@ class ToolSpec:
     done. `phrasing`: language -> `Phrasing`. `fresh_for_s`: how long a result stays fresh
     (its `as_of` / `retrieved_at`). `output_schema`: JSON Schema of the result; numeric
     `minimum` / `maximum` / `exclusiveMinimum` / `exclusiveMaximum` per property are read.
-    `allowed`: False -> its calls are refused (`forbidden_calls`).
+    `allowed`: False -> its calls are refused (`forbidden_calls`). `screen_arguments`:
+    False -> its calls' arguments in a reply are released as the model wrote them (by
+    default their strings are screened for personal data and secrets, engine.arguments).
     """
 
     name: str
@@ -55,6 +57,7 @@ class ToolSpec:
     fresh_for_s: float | None = None
     output_schema: Mapping[str, Any] | None = None
     allowed: bool = True
+    screen_arguments: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from stdnum import iban as _iban
 from stdnum import luhn
 from stdnum.br import cpf as _cpf
 from stdnum.exceptions import ValidationError
+from stdnum.gb import nhs as _nhs
 from stdnum.us import ssn as _ssn
 
 from replyguard.engine import phone_numbers
@@ -224,6 +225,11 @@ def api_key(value: str) -> bool:
         return True
     body = value[3:]
     return any(c.isdigit() for c in body) and any(c.isupper() for c in body)
+
+
+def uk_nhs(value: str) -> bool:
+    """An NHS number: 10 digits whose modulus 11 check digit holds (python-stdnum)."""
+    return _nhs.is_valid(digits(value))
 
 
 def password(value: str) -> bool:

@@ -1,14 +1,17 @@
-"""The chat-completions and legacy-completions adapter of the reply pipeline (proxy.pipeline).
+"""The chat-completions and legacy-completions adapter of the reply pipeline (proxy.pipeline),
+streamed (whole completions: proxy.api_chat_whole; the shapes both read: proxy.chat_shapes).
 
 Decodes each upstream choice (a streamed `chat.completion.chunk` or legacy `text_completion`
 chunk, or a whole completion's choice) into neutral events, screens them with one
 `ChoiceReply` per choice, and encodes the released items back, keeping the upstream envelope
 (`id`, `created`, `model`, `system_fingerprint`, choice `index`). Text fields screened:
 `content`, `refusal`, `reasoning_content`, `reasoning` (DeepSeek- and vLLM-style servers);
-`text` for legacy completions. Role chunks, `tool_calls` deltas and the usage chunk pass
-through; any other key, at the top, of a choice, of a delta or message, is kept only if it
-holds no text (proxy.reply_keys). A choice's held text and added sentences are sent in a
-chunk of their own just before that choice's `finish_reason` chunk. `logprobs` are dropped
+`text` for legacy completions. Role chunks and the usage chunk pass through; `tool_calls`
+(and legacy `function_call`) deltas are held to the choice's end, then sent judged and with
+their arguments screened, one delta per call (proxy.tool_calls); any other key, at the top,
+of a choice, of a delta or message, is kept only if it holds no text (proxy.reply_keys). A
+choice's held calls, held text and added sentences are sent in chunks of their own just
+before that choice's `finish_reason` chunk. `logprobs` are dropped
 wherever text is screened: they carry the raw tokens.
 """
 
@@ -17,13 +20,21 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 
 from replyguard.proxy import reply_keys
-from replyguard.proxy.counts import add_counts, new_counts
+from replyguard.proxy.chat_shapes import (
+    CHAT_FIELDS,
+    LEGACY_FIELDS,
+    TEXT_FIELDS,
+    Frame,
+    Kind,
+    chat_frame,
+    field_text,
+    text_frame,
+)
 from replyguard.proxy.errors import ProxyError, UpstreamError, error_event
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import (
@@ -31,109 +42,17 @@ from replyguard.proxy.pipeline import (
     Calls,
     ChoiceReply,
     Chunk,
-    Finish,
     Item,
     Out,
     Screen,
     Slot,
     Text,
-    WholeCalls,
     joined,
 )
 from replyguard.proxy.reply_keys import ChunkShapeError
 from replyguard.proxy.sse import DONE, SSEEvent
 
-__all__ = ["TEXT_FIELDS", "ChunkShapeError", "Kind", "StreamScreen",
-           "screen_completion"]
-
-Kind = Literal["chat", "text"]
-#: Text fields of a chat delta or message that a person may read, all screened.
-_CHAT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
-_TEXT_FIELDS = ("text",)
-#: Every field of a screened chunk's choice (or its delta) that carries released text.
-TEXT_FIELDS = (*_CHAT_FIELDS, "text")
-#: The keys of a chat delta or message passed on as such: the role (shape-checked), the text
-#: fields (screened) and the tool calls (for the client's code). Every other key holding
-#: text is dropped (fail closed): `audio` (its `transcript`, and the spoken words in `data`)
-#: cannot be screened; `reasoning_details`, `thinking_blocks` and other vendors' fields carry
-#: text no screen read; `annotations` point by offset into the text as the model wrote it;
-#: token logprobs carry the raw text. One holding no text (`annotations: []`) is kept.
-_PASSED = frozenset({"role", *_CHAT_FIELDS, "tool_calls", "function_call"})
-#: A completion-style `text`, a `message` inside a stream or a `delta` in a whole reply is
-#: not a chat shape: dropped from a chat choice whatever it holds.
-_ODD_CHUNK_KEYS = ("text", "message")
-_ODD_WHOLE_KEYS = ("text", "delta")
-
-
-
-def _text_value(value: object) -> str | None:
-    """A text field as a string: a string as it is, a list of text parts joined (some
-    servers send content parts); None for anything else."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "".join(p["text"] for p in value
-                       if isinstance(p, dict) and isinstance(p.get("text"), str))
-    return None
-
-
-def _field_text(holder: dict[str, Any], name: str, given: Any) -> str:
-    """The text of field `name` (`given`, present): "" for parts holding no text (then never
-    passed on as sent). Raises ChunkShapeError for a value that is not text."""
-    if type(given) is str:
-        return given
-    value = _text_value(given)
-    if value is None:
-        raise ChunkShapeError(f"the upstream sent a `{name}` that is not text")
-    if not value and isinstance(given, list):
-        holder[name] = ""
-    return value
-
-
-@dataclass(slots=True)
-class _Frame:
-    """One streamed choice as decoded: the choice to send (`new`), the object its text fields
-    come from (`source`) and go into (`target`), and whether it is held back if it ends up
-    carrying nothing (`held`)."""
-
-    new: dict[str, Any]
-    source: dict[str, Any]
-    target: dict[str, Any]
-    held: bool = False
-
-
-def _chat_frame(choice: dict[str, Any]) -> _Frame:
-    """A streamed chat choice: the delta's keys outside `_PASSED` holding text dropped, the
-    role and tool calls shape-checked."""
-    if choice.keys() <= reply_keys.STREAM_CHOICE_KEYS:
-        new = dict(choice)
-    else:
-        new = {k: v for k, v in choice.items() if k not in _ODD_CHUNK_KEYS}
-        reply_keys.others(new, reply_keys.STREAM_CHOICE_KEYS)
-    delta = choice.get("delta")
-    if delta is not None and not isinstance(delta, dict):
-        raise ChunkShapeError("a choice's `delta` must be an object")
-    source = delta or {}
-    held = False
-    if source.keys() <= _PASSED:
-        target = dict(source)
-    else:  # a chunk left with nothing once they are dropped is not sent
-        target = reply_keys.kept_others(source, _PASSED)
-        held = True
-    if "role" in target:
-        reply_keys.role(target["role"])
-    if "tool_calls" in target or "function_call" in target:
-        reply_keys.calls(target)
-    new["delta"] = target
-    return _Frame(new, source, target, held)
-
-
-def _text_frame(choice: dict[str, Any]) -> _Frame:
-    """A streamed legacy choice: its own `text`, other keys holding text dropped."""
-    new = dict(choice)
-    if not choice.keys() <= reply_keys.TEXT_CHOICE_KEYS:
-        reply_keys.others(new, reply_keys.TEXT_CHOICE_KEYS)
-    return _Frame(new, choice, new)
+__all__ = ["ChunkShapeError", "StreamScreen"]
 
 
 class StreamScreen:
@@ -151,8 +70,8 @@ class StreamScreen:
                  calls: CallFilter | None = None, pieces: bool = False) -> None:
         self._make = make_screen
         self._kind = kind
-        self._fields = _CHAT_FIELDS if kind == "chat" else _TEXT_FIELDS
-        self._frame = _chat_frame if kind == "chat" else _text_frame
+        self._fields = CHAT_FIELDS if kind == "chat" else LEGACY_FIELDS
+        self._frame = chat_frame if kind == "chat" else text_frame
         self._calls = calls
         self._pieces = pieces
         self._choices: dict[int, ChoiceReply] = {}
@@ -241,7 +160,9 @@ class StreamScreen:
         held = self._hold_calls(state, frame.target) or frame.held
         texts: list[Slot] = []
         for name in self._fields:
-            if name in frame.source:  # nothing to screen, nothing to pass on
+            # (absent or null, as OpenAI's tool-call chunks send `content` and `refusal`:
+            # nothing to screen, passed on as it is)
+            if name in frame.source and frame.source[name] is not None:
                 held = self._text(state, frame, name, texts) or held
         finish = choice.get("finish_reason")
         if finish is not None:
@@ -257,7 +178,7 @@ class StreamScreen:
     def _hold_calls(self, state: ChoiceReply, target: dict[str, Any]) -> bool:
         """With a tool refused, the call deltas are taken out of `target` and held to the
         finish (`ChoiceReply`); True when some were (a chunk left with nothing is not sent)."""
-        if self._calls is None:
+        if self._calls is None or "tool_calls" not in target and "function_call" not in target:
             return False
         tool_calls = target.get("tool_calls")
         function_call = target.get("function_call")
@@ -265,16 +186,18 @@ class StreamScreen:
         function_call = function_call if isinstance(function_call, dict) else None
         if tool_calls is None and function_call is None:
             return False
+        before = state.held
         state.feed(CallDeltas(tool_calls, function_call))
+        self.held += state.held - before
         if tool_calls is not None:
             del target["tool_calls"]
         if function_call is not None:
             del target["function_call"]
         return True
 
-    def _text(self, state: ChoiceReply, frame: _Frame, name: str, texts: list[Slot]) -> bool:
+    def _text(self, state: ChoiceReply, frame: Frame, name: str, texts: list[Slot]) -> bool:
         """Screen field `name` of the frame into its target; True when it is held back."""
-        value = _field_text(frame.target, name, frame.source[name])
+        value = field_text(frame.target, name, frame.source[name])
         if not value:
             return False
         before = state.held
@@ -285,7 +208,7 @@ class StreamScreen:
             texts.append((frame.target, text))
         return not text.text
 
-    def _finished(self, index: int, frame: _Frame, items: list[Item],
+    def _finished(self, index: int, frame: Frame, items: list[Item],
                   texts: list[Slot]) -> list[Chunk]:
         """A finishing choice: the held calls, the released text (this chunk's own `texts`,
         the tails and added sentences) in a chunk of its own, then the finish chunk."""
@@ -336,7 +259,7 @@ class StreamScreen:
         """Does a held chunk carry anything besides its (now empty) text?"""
         if self._kind == "text":
             return False
-        return any(k not in _CHAT_FIELDS for k in target)
+        return any(k not in CHAT_FIELDS for k in target)
 
     def _wrap(self, choice: dict[str, Any], texts: list[Slot] | None = None) -> Chunk:
         body = {**self._envelope, "choices": [choice]}
@@ -375,11 +298,11 @@ class StreamScreen:
 
     def counts(self) -> Counter[str]:
         """The counts of every choice's screens so far, and of the refused calls."""
-        total = new_counts()
+        total: Counter[str] = Counter()
         for state in self._choices.values():
             state.add_counts_to(total)
         if self._calls is not None:
-            add_counts(total, self._calls.counts)
+            total.update(self._calls.counts)
         return total
 
 
@@ -408,111 +331,3 @@ def _upstream_message(chunk: Any) -> str:
     parts = [f"{k} {error[k]}" for k in ("type", "code")
              if isinstance(error.get(k), str) and _ERROR_WORD.fullmatch(error[k])]
     return ", ".join(parts) or "no details"
-
-
-# ---------------------------------------------------------------- whole completions
-
-def screen_completion(
-    body: dict[str, Any], make_screen: Callable[[], Screen], kind: Kind = "chat",
-    calls: CallFilter | None = None, pieces: bool = False, texts: list[Slot] | None = None,
-) -> Counter[str]:
-    """Screen a whole (non-streamed) completion in place; returns the counts.
-
-    Each choice goes through a `ChoiceReply` as one delta per text field and a finish, as a
-    streamed one does. With `calls`, refused tool calls are removed and the content says it
-    cannot do them. Keys outside those (top-level, choice, message) are kept only if they
-    hold no text (proxy.reply_keys), as in a stream. `texts` (when given) gets each released
-    text and where it was put (for the output stage). Raises ChunkShapeError, engine
-    ScreeningError.
-    """
-    total = new_counts()
-    top = reply_keys.envelope(body)
-    for key in [key for key in body if key != "choices"]:  # in place, in the body's order
-        if key in top:
-            body[key] = top[key]
-        else:
-            del body[key]
-    choices = body.get("choices")
-    if choices is None:
-        return total
-    if not isinstance(choices, list):
-        raise ChunkShapeError("the upstream sent `choices` that is not a list")
-    for choice in choices:
-        if not isinstance(choice, dict):
-            raise ChunkShapeError("the upstream sent a choice that is not an object")
-        holder = _whole_holder(choice, kind)
-        if holder is None:
-            continue
-        state = ChoiceReply(make_screen, calls if kind == "chat" else None, pieces)
-        _screen_whole(state, choice, holder, kind, texts)
-        for screen in state.screens.values():
-            add_counts(total, screen.counts)
-    if calls is not None:
-        add_counts(total, calls.counts)
-    return total
-
-
-def _whole_holder(choice: dict[str, Any], kind: Kind) -> dict[str, Any] | None:
-    """A whole choice shape-checked (its other keys holding text dropped): the object holding
-    its text fields (the choice itself for legacy, its `message` for chat), None when there
-    is no message."""
-    reply_keys.index(choice)
-    reply_keys.finish_reason(choice.get("finish_reason"))
-    if "logprobs" in choice:
-        choice["logprobs"] = None
-    if kind == "text":
-        reply_keys.others(choice, reply_keys.TEXT_CHOICE_KEYS)
-        return choice
-    for key in _ODD_WHOLE_KEYS:
-        choice.pop(key, None)
-    reply_keys.others(choice, reply_keys.WHOLE_CHOICE_KEYS)
-    holder = choice.get("message")
-    if not isinstance(holder, dict):
-        if holder is not None:
-            raise ChunkShapeError("the upstream sent a `message` that is not an object")
-        return None
-    reply_keys.others(holder, _PASSED)
-    reply_keys.role(holder.get("role"))
-    reply_keys.calls(holder)
-    return holder
-
-
-def _screen_whole(state: ChoiceReply, choice: dict[str, Any], holder: dict[str, Any],
-                  kind: Kind, texts: list[Slot] | None) -> None:
-    """One whole choice through `state`: each text field as one delta, the calls, the finish;
-    the results put back in `holder` (and `choice`'s finish reason)."""
-    released: dict[str, Text] = {}
-    for name in _TEXT_FIELDS if kind == "text" else _CHAT_FIELDS:
-        given = holder.get(name)
-        if given is None:
-            continue
-        value = given if type(given) is str else _field_text(holder, name, given)
-        if value:
-            released[name] = state.text(name, value)
-    if kind == "chat" and ("tool_calls" in holder or "function_call" in holder):
-        tool_calls, function_call = holder.get("tool_calls"), holder.get("function_call")
-        given_calls = WholeCalls(tool_calls if isinstance(tool_calls, list) else None,
-                                 function_call if isinstance(function_call, dict) else None)
-        _put_calls(holder, given_calls, state.whole_calls(given_calls))
-    reason = choice.get("finish_reason")
-    for item in state.finish(reason):
-        if isinstance(item, Text):
-            head = released.get(item.field)
-            released[item.field] = item if head is None else joined(head, item)
-        elif isinstance(item, Finish) and item.reason != reason:
-            choice["finish_reason"] = item.reason
-    for name, text in released.items():
-        holder[name] = text.text
-        if texts is not None and text.text:
-            texts.append((holder, text))
-
-
-def _put_calls(holder: dict[str, Any], given: WholeCalls, kept: Calls) -> None:
-    """The refused calls of a whole message taken out of `holder`."""
-    if given.function_call is not None and kept.function_call is None:
-        del holder["function_call"]
-    if given.tool_calls is not None and kept.tool_calls is not given.tool_calls:
-        if kept.tool_calls:
-            holder["tool_calls"] = kept.tool_calls
-        else:
-            del holder["tool_calls"]

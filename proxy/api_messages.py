@@ -6,11 +6,13 @@ Each `text` and `thinking` block goes through a `ChoiceReply` of its own (releas
 by sentence, its tail at the block's stop). A `thinking` block the screen leaves unchanged
 keeps its `signature`; one it changes is released without it (counted as
 `replyguard_thinking_unsigned`). A `tool_use` block's `input` is held whole (streamed
-`input_json_delta`s joined), every string value in it screened (masked, withhold acting as
-redact, the JSON kept valid) and sent as one delta; a call of a tool the settings refuse is
-dropped and the reply says it cannot do it. `redacted_thinking` (encrypted) passes as it is.
-A block, delta or event of any other type passes only when it holds no text outside its
-identifier fields; one that does ends the reply with an error (fail closed).
+`input_json_delta`s joined), every string value in it screened and counted as a reply's
+(masked, withhold acting as redact, the JSON kept valid; input that is not JSON screened as
+text; proxy.permissions.CallFilter) and sent as one delta; a call of a tool the settings
+refuse is dropped and the reply says it cannot do it. `redacted_thinking` (encrypted)
+passes as it is. A block, delta or event of any other type passes only when it holds no
+text outside its identifier fields; one that does ends the reply with an error (fail
+closed).
 """
 
 from __future__ import annotations
@@ -24,9 +26,8 @@ import orjson
 
 from replyguard.engine.reply import Piece
 from replyguard.proxy import reply_keys
-from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.errors import ProxyError
-from replyguard.proxy.permissions import TOOL_CALLS_REFUSED, CallFilter
+from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import (
     ChoiceReply,
     Finish,
@@ -39,8 +40,8 @@ from replyguard.proxy.pipeline import (
 )
 from replyguard.proxy.reply_keys import ChunkShapeError
 
-__all__ = ["MESSAGE_KEYS", "TEXT_BLOCKS", "THINKING_UNSIGNED", "Block", "Blocks", "InputScreen",
-           "error_body", "message_events", "no_citations", "screen_message", "unknown"]
+__all__ = ["MESSAGE_KEYS", "TEXT_BLOCKS", "THINKING_UNSIGNED", "Block", "Blocks", "error_body",
+           "message_events", "no_citations", "screen_message", "unknown"]
 
 #: The count of thinking blocks the screen changed, released without their signature.
 THINKING_UNSIGNED = "replyguard_thinking_unsigned"
@@ -57,7 +58,6 @@ MESSAGE_KEYS = frozenset({"id", "type", "role", "model", "stop_reason", "stop_se
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
                 403: "permission_error", 404: "not_found_error", 413: "request_too_large",
                 429: "rate_limit_error", 503: "overloaded_error", 529: "overloaded_error"}
-InputScreen = Callable[[Any], Any]
 
 
 def error_body(error: ProxyError) -> dict[str, Any]:
@@ -88,18 +88,15 @@ def no_citations(block: dict[str, Any]) -> None:
                               "screen in place)")
 
 
-def _call(block: dict[str, Any]) -> dict[str, Any]:
-    """A `tool_use` block as the call filter reads a call (by its name)."""
-    return {"name": block.get("name")}
-
-
 @dataclass(slots=True)
 class Block:
     """One content block being screened: its type, its index as sent, its text screen (text
-    and thinking), the input JSON held (tool_use), the signature held (thinking)."""
+    and thinking), the tool's name and the input JSON held (tool_use), the signature held
+    (thinking)."""
 
     kind: str
     index: int
+    name: str = ""
     reply: ChoiceReply | None = None
     given: list[str] = field(default_factory=list)
     released: list[str] = field(default_factory=list)
@@ -113,18 +110,17 @@ class Block:
 class Blocks:
     """What the whole and streamed paths share: blocks judged and screened, counts."""
 
-    def __init__(self, make_screen: Callable[[], Screen], screen_input: InputScreen,
-                 calls: CallFilter | None, pieces: bool = False) -> None:
+    def __init__(self, make_screen: Callable[[], Screen], calls: CallFilter,
+                 pieces: bool = False) -> None:
         self._make = make_screen
         self.pieces = pieces  # keep each release's sentences (for the output stage)
-        self._screen_input = screen_input
         self._calls = calls
         self.blocks: dict[int, Block] = {}
         self.refused: list[str] = []  # refused calls not yet said
         self.refused_any = False
         self.kept_call = False
         self.sent = 0  # blocks sent so far (a dropped call shifts the next ones' index)
-        self.counts: Counter[str] = new_counts()
+        self.counts: Counter[str] = Counter()
 
     def start(self, given: int, block: dict[str, Any]) -> Block:
         """A block begins (`given`: its upstream index): its state, a refused call marked
@@ -137,8 +133,10 @@ class Blocks:
         if kind in TEXT_BLOCKS:
             state.reply = ChoiceReply(self._make, None, self.pieces)
         elif kind == "tool_use":
-            if self._calls is not None and self._calls.message([_call(block)])[1]:
-                self.refused.append(str(block.get("name")))
+            name = block.get("name")
+            state.name = name if isinstance(name, str) else ""
+            if self._calls.refuses({"name": state.name}):
+                self.refused.append(state.name)
                 self.refused_any = state.dropped = True
             self.kept_call = self.kept_call or not state.dropped
         elif kind != "redacted_thinking":
@@ -171,19 +169,23 @@ class Blocks:
             self.counts[THINKING_UNSIGNED] += 1
         return tail
 
-    def input(self, raw: str | dict[str, Any]) -> Any:
-        """A tool call's input, its strings screened."""
-        if isinstance(raw, str):
-            try:
-                raw = orjson.loads(raw) if raw.strip() else {}
-            except orjson.JSONDecodeError:
-                raise ChunkShapeError("the upstream sent a tool input that is not JSON") from None
-        return self._screen_input(raw)
+    def input(self, state: Block, given: Any) -> Any:
+        """A whole `tool_use` block's input (an object), its strings screened."""
+        return self._calls.value(state.name, given)
+
+    def input_json(self, state: Block) -> str:
+        """A streamed `tool_use` block's input, its `partial_json` pieces joined, screened:
+        the JSON text to send as one delta (`{}` for none; input that is not JSON screened
+        as text)."""
+        given = "".join(state.given)
+        if not given.strip():
+            return "{}"
+        return self._calls.arguments(state.name, given)
 
     def said(self) -> Text:
         """The sentence saying the refused calls not yet said cannot be done (a product
         sentence; "" when none)."""
-        if self._calls is None or not self.refused:
+        if not self.refused:
             return Text("text", "")
         said, self.refused = self._calls.sentences(self.refused, ""), []
         return Text("text", said, (Piece(said, True),) if self.pieces else None)
@@ -194,22 +196,22 @@ class Blocks:
             else reason
 
     def all_counts(self) -> Counter[str]:
-        """The counts so far: every block's screens, unsigned thinking, refused calls."""
-        total = new_counts()
-        add_counts(total, self.counts)
+        """The counts so far: every block's screens, unsigned thinking, the calls' (refused,
+        and their arguments' values)."""
+        total: Counter[str] = Counter()
+        total.update(self.counts)
         for state in self.blocks.values():
             if state.reply is not None and not state.reply.finished:
                 state.reply.add_counts_to(total)
-        if self._calls is not None:
-            total[TOOL_CALLS_REFUSED] += self._calls.counts[TOOL_CALLS_REFUSED]
+        total.update(self._calls.counts)
         return total
 
 
 # ---------------------------------------------------------------- a whole message
 
 def screen_message(message: dict[str, Any], make_screen: Callable[[], Screen],
-                   screen_input: InputScreen, calls: CallFilter | None = None,
-                   texts: list[Slot] | None = None) -> tuple[dict[str, Any], Counter[str]]:
+                   calls: CallFilter, texts: list[Slot] | None = None
+                   ) -> tuple[dict[str, Any], Counter[str]]:
     """A whole Anthropic `message`, screened: the message to send and the counts. `texts`
     (when given) gets each released `text` block's text and the block (for the output
     stage). Raises ChunkShapeError (a shape that cannot be screened, or an unknown block
@@ -217,7 +219,7 @@ def screen_message(message: dict[str, Any], make_screen: Callable[[], Screen],
     content = message.get("content")
     if not isinstance(content, list):
         raise ChunkShapeError("the upstream sent a message whose `content` is not a list")
-    blocks = Blocks(make_screen, screen_input, calls, pieces=texts is not None)
+    blocks = Blocks(make_screen, calls, pieces=texts is not None)
     slots: list[Slot] = [] if texts is None else texts
     out_content = []
     for given, block in enumerate(content):
@@ -257,7 +259,7 @@ def _whole_block(blocks: Blocks, state: Block, block: dict[str, Any],
             out["citations"] = block["citations"]
         return out
     if state.kind == "tool_use":
-        return {**block, "input": blocks.input(block.get("input") or {})}
+        return {**block, "input": blocks.input(state, block.get("input") or {})}
     return block
 
 

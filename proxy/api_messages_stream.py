@@ -19,7 +19,6 @@ from replyguard.proxy.api_messages import (
     THINKING_UNSIGNED,
     Block,
     Blocks,
-    InputScreen,
     error_body,
     no_citations,
     unknown,
@@ -38,9 +37,9 @@ class MessageStream:
     deltas are released sentence by sentence, each block's tail just before its stop; a tool
     call's input is held to its block's stop, then sent screened as one delta."""
 
-    def __init__(self, make_screen: Callable[[], Screen], screen_input: InputScreen,
-                 calls: CallFilter | None = None, pieces: bool = False) -> None:
-        self._blocks = Blocks(make_screen, screen_input, calls, pieces)
+    def __init__(self, make_screen: Callable[[], Screen], calls: CallFilter,
+                 pieces: bool = False) -> None:
+        self._blocks = Blocks(make_screen, calls, pieces)
         self.held = 0  # characters fed to the block screens and not yet released (about)
 
     @property
@@ -173,6 +172,7 @@ class MessageStream:
             return []
         if kind == "input_json_delta" and state.kind == "tool_use":
             state.given.append(str(delta.get("partial_json") or ""))
+            self.held += len(state.given[-1])
             return []
         unknown(delta, "content block delta")
         return []
@@ -192,9 +192,9 @@ class MessageStream:
                     signed.keep = lambda: self._signed(state)
                 out.append(signed)
         elif state.kind == "tool_use":
-            screened = self._blocks.input("".join(state.given))
+            self.held = max(0, self.held - sum(len(p) for p in state.given))
             out.append(self._delta(state, {"type": "input_json_delta",
-                                           "partial_json": orjson.dumps(screened).decode()}))
+                                           "partial_json": self._blocks.input_json(state)}))
         out.append(self._send({"type": "content_block_stop", "index": state.index}))
         return out
 

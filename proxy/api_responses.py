@@ -4,7 +4,8 @@ Response object's `output` items screened and rebuilt (the stream: proxy.respons
 Each `output_text` (and `refusal`) part of a `message` item, and each text of a `reasoning`
 item's `summary` and `content`, goes through its own `ChoiceReply` as one delta and a finish,
 as a streamed part does. A `function_call` to a refused tool (`allowed: false`) is removed and
-a message item saying it cannot be done is added at the end of the output. A `reasoning`
+a message item saying it cannot be done is added at the end of the output; every other
+call's `arguments` are screened (proxy.permissions.CallFilter). A `reasoning`
 item's `encrypted_content` is opaque and passes. A built-in tool's item (`web_search_call`,
 ...) has every string but its identifiers masked. Any other item type is kept only when it
 holds no string outside its identifier fields, else the reply fails closed (502). Top-level
@@ -20,8 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from replyguard.proxy import reply_keys
-from replyguard.proxy.counts import add_counts, new_counts
-from replyguard.proxy.permissions import CallFilter
+from replyguard.proxy.permissions import CallFilter, call_name
 from replyguard.proxy.pipeline import ChoiceReply, Screen, Slot, Text, joined_texts
 from replyguard.proxy.reply_keys import ChunkShapeError, plain
 
@@ -133,7 +133,7 @@ class PartScreen:
         return sum(reply.held for reply in self.parts.values())
 
     def counts(self) -> Counter[str]:
-        total = new_counts()
+        total: Counter[str] = Counter()
         for reply in self.parts.values():
             reply.add_counts_to(total)
         return total
@@ -224,10 +224,10 @@ def screen_response(body: dict[str, Any], make_screen: Callable[[], Screen],
     refused: list[str] = []
     for item in output:
         if calls is not None and isinstance(item, dict) and item.get("type") == "function_call":
-            _, refused_now = calls.message([item])
-            if refused_now:
-                refused += refused_now
+            if calls.refuses(item):
+                refused.append(call_name(item))
                 continue
+            item = calls.call(item)
         kept.append(_item(item, len(kept), screen, texts))
     if refused and calls is not None:
         kept.append(said_item(calls, refused, len(kept)))
@@ -238,5 +238,5 @@ def screen_response(body: dict[str, Any], make_screen: Callable[[], Screen],
         body["output_text"] = rebuilt_text(kept)
     total = screen.counts()
     if calls is not None:
-        add_counts(total, calls.counts)
+        total.update(calls.counts)
     return total

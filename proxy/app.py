@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from time import perf_counter
 
@@ -39,8 +40,6 @@ from replyguard.proxy.state import (
     LIFECYCLE,
     METRICS,
     OFFLOAD,
-    REFUSING,
-    REQUEST_IDS,
     RULES,
     SCREEN_CACHE,
     SESSION,
@@ -49,9 +48,7 @@ from replyguard.proxy.state import (
     WATCH,
     ActiveRules,
     Lifecycle,
-    RequestIds,
     compile_all_tools,
-    refusing,
     stamp,
 )
 from replyguard.proxy.store import Store
@@ -80,7 +77,8 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
     """
     started = perf_counter()
     app = request.app
-    request_id = client_request_id(request.headers.get("X-Request-Id")) or app[REQUEST_IDS]()
+    request_id = (client_request_id(request.headers.get("X-Request-Id"))
+                  or secrets.token_hex(8))
     resource = request.match_info.route.resource
     route = resource.canonical if resource is not None else "unmatched"
     record = request[RECORD] = RequestRecord(request_id, route, request.method,
@@ -185,8 +183,6 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[METRICS] = metrics if metrics is not None else Metrics()
     app[GUARDRAILS] = Guardrails(settings.guardrails, app[METRICS], settings.upstream.base_url)
     app[TOOLS] = compile_all_tools(settings)
-    app[REFUSING] = refusing(app[TOOLS])
-    app[REQUEST_IDS] = RequestIds()
     app[WATCH] = UpstreamWatch(app[METRICS])
     app[STREAMS] = LiveStreams()
     app[LIFECYCLE] = Lifecycle()

@@ -2,114 +2,80 @@
 Responses API's `/v1/responses` (its adapter: proxy.api_responses, proxy.responses_stream).
 
 Request: read and check the body, screen the turn and every other text the model is sent
-(proxy.request_side); a withheld turn or an exact reply is answered directly. Reply:
-a whole completion is screened whole; a stream is relayed through one ReplyScreen per choice.
+(proxy.request_side; what it is screened with: proxy.turn); a withheld turn or an exact
+reply is answered directly. Reply (the upstream call: proxy.upstream_reply): a whole
+completion is screened whole; a stream is relayed through one ReplyScreen per choice.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal
+from typing import Any
 
 import aiohttp
 import orjson
 from aiohttp import web
 
 from replyguard.config.settings import Settings
-from replyguard.engine.context import TurnContext, content_text
-from replyguard.engine.json_reply import JsonReplyScreen
-from replyguard.engine.reply import Piece, ReplyScreen, ScreeningError
 from replyguard.engine.request import RequestVerdict
 from replyguard.engine.request_fields import screen_value
-from replyguard.engine.rules import LANGUAGES, Action, CompiledRules
+from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
-from replyguard.engine.segment import split_sentences
 from replyguard.engine.tools import CompiledTools
 from replyguard.proxy import direct
-from replyguard.proxy.api_chat import ChunkShapeError, StreamScreen, screen_completion
+from replyguard.proxy.api_chat import StreamScreen
+from replyguard.proxy.api_chat_whole import screen_completion
 from replyguard.proxy.api_responses import rebuilt_text, screen_response
 from replyguard.proxy.body import read_json
-from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
-    BadRequest,
     ProxyError,
     ScreeningFailed,
     UpstreamError,
     error_response,
 )
 from replyguard.proxy.metrics import Metrics
-from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
 from replyguard.proxy.output import OutputStage, stage_texts
-from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter, offered_tools
-from replyguard.proxy.pipeline import Screen, Slot, StreamAdapter, Text
+from replyguard.proxy.pipeline import Screen, Slot, StreamAdapter
 from replyguard.proxy.record import RECORD, RequestRecord
 from replyguard.proxy.relay import relay
 from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
 from replyguard.proxy.responses_events import response_events
 from replyguard.proxy.responses_request import verdict_responses
 from replyguard.proxy.responses_stream import ResponsesStream
+from replyguard.proxy.screen_pool import WorkerLost
 from replyguard.proxy.state import (
-    AUDIENCES,
     GUARDRAILS,
     METRICS,
     OFFLOAD,
-    PINNED,
-    REFUSING,
-    RULES,
     SCREEN_CACHE,
     SESSION,
     SETTINGS,
-    TOOLS,
+)
+from replyguard.proxy.turn import (
+    Kind,
+    compiled_rules,
+    compiled_tools,
+    output_stage,
+    product_reply,
+    screen_maker,
+    turn_text,
+    user_text,
 )
 from replyguard.proxy.upstream import (
     error_from_status,
-    fault,
-    read_body,
     returned_headers,
     upstream_headers,
 )
+from replyguard.proxy.upstream_reply import call_upstream, read_whole
 
-#: The API a screened route speaks: chat completions, legacy completions, Responses.
-Kind = Literal["chat", "text", "responses"]
 #: Each API's upstream path (under the base URL) and the key a whole reply must have.
 _PATHS = {"chat": ("chat/completions", "choices"), "text": ("completions", "choices"),
           "responses": ("responses", "output")}
-LANGUAGE_HEADER = "X-ReplyGuard-Language"
-AUDIENCE_HEADER = "X-ReplyGuard-Audience"
-_LANGUAGES_BY_LOWER = {known.lower(): known for known in LANGUAGES}
-
-
-def compiled_rules(request: web.Request) -> CompiledRules:
-    """The rules for this request's language: the `X-ReplyGuard-Language` header (any case),
-    else the settings' language (never guessed from the text)."""
-    app = request.app
-    language = request.headers.get(LANGUAGE_HEADER) or app[SETTINGS].language
-    language = _LANGUAGES_BY_LOWER.get(language.lower(), language)
-    if language not in LANGUAGES:
-        raise BadRequest(f"{LANGUAGE_HEADER}: not a language ReplyGuard reads (known: "
-                         f"{', '.join(LANGUAGES)})", code="invalid_language")
-    compiled = request.get(PINNED) or app[RULES].compiled  # pinned: see store_app
-    return compiled[language]
-
-
-def compiled_tools(request: web.Request, language: str) -> tuple[CompiledTools | None, bool]:
-    """The declared tools (settings `tools:`) for this request's language and audience (the
-    `X-ReplyGuard-Audience` header, else the settings'), None when no tool is declared; and
-    whether one of them is refused (`allowed: false`)."""
-    app = request.app
-    audience = (request.headers.get(AUDIENCE_HEADER) or app[SETTINGS].audience).lower()
-    if audience not in AUDIENCES:
-        raise BadRequest(f"{AUDIENCE_HEADER}: not an audience ReplyGuard knows (known: "
-                         f"{', '.join(AUDIENCES)})", code="invalid_audience")
-    tools = app[TOOLS]
-    if not tools:
-        return None, False
-    return tools[language, audience], (language, audience) in app[REFUSING]
 
 
 def _json_reply(body: dict[str, Any]) -> bool:
@@ -172,10 +138,10 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
     check_output_kinds(body)
-    tools, refusing = compiled_tools(request, rules.language)
+    tools = compiled_tools(request, rules.language)  # (the audience header checked)
     tools = tools if kind != "text" else None
     verdict, fields = await _verdict(request, metrics, kind, body, rules, tools)
-    add_counts(record.counts, verdict.counts)
+    record.counts.update(verdict.counts)
     record.verdict = verdict.kind
     json_reply = kind != "text" and _json_reply(body)
     guard = app[GUARDRAILS]
@@ -198,7 +164,7 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
                  _forward_body(kind, body, fields, verdict, tools,
                                whole=kind == "responses" and stage is not None), rules,
                  screen_maker(settings, kind, verdict, rules, tools, json_reply),
-                 CallFilter(tools) if tools is not None and refusing else None, stage,
+                 CallFilter(rules, tools) if kind != "text" else None, stage,
                  json_reply, started, time.perf_counter() - started - waited)
 
 
@@ -216,10 +182,15 @@ async def _verdict(request: web.Request, metrics: Metrics, kind: Kind, body: dic
     size = request.content_length or 0
     try:
         if kind == "chat":
-            return await app[OFFLOAD].run(size, verdict_chat, body, rules, tools, cache)
+            return await app[OFFLOAD].run(size, verdict_chat, body, rules, tools, cache,
+                                          process=True)
         if kind == "responses":
-            return await app[OFFLOAD].run(size, verdict_responses, body, rules, tools, cache)
-        return await app[OFFLOAD].run(size, verdict_text, body, rules, cache)
+            return await app[OFFLOAD].run(size, verdict_responses, body, rules, tools, cache,
+                                          process=True)
+        return await app[OFFLOAD].run(size, verdict_text, body, rules, cache, process=True)
+    except WorkerLost:
+        metrics.screening_errors_by("request", request[RECORD].api).inc()
+        raise
     except ProxyError:
         raise
     except Exception as exc:
@@ -228,19 +199,6 @@ async def _verdict(request: web.Request, metrics: Metrics, kind: Kind, body: dic
                               "was sent upstream") from exc
     finally:
         metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
-
-
-def output_stage(request: web.Request, body: dict[str, Any], rules: CompiledRules,
-                  json_reply: bool) -> OutputStage:
-    """The output stage (moderation, rewording; one of them is on)."""
-    app = request.app
-    settings, guard = app[SETTINGS], app[GUARDRAILS]
-    return OutputStage(
-        app[SESSION], guard=guard if guard.output else None,
-        temperature=settings.reply_temperature, base_url=settings.upstream.base_url,
-        model=str(body.get("model") or ""), auth=upstream_headers(request, settings),
-        rules=rules, internals=settings.replies.internals,  # type: ignore[arg-type]
-        record=request[RECORD], whole=json_reply)
 
 
 async def _input_guardrails(request: web.Request, kind: Kind, body: dict[str, Any],
@@ -284,20 +242,6 @@ def _forward_body(kind: Kind, body: dict[str, Any], fields: dict[str, Any],
     return {**body, **fields, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
 
 
-def screen_maker(settings: Settings, kind: Kind, verdict: RequestVerdict,
-                  rules: CompiledRules, tools: CompiledTools | None,
-                  json_reply: bool) -> Callable[[], Screen]:
-    """What makes a fresh reply screen for each text field of each choice."""
-    screen_class = JsonReplyScreen if json_reply else ReplyScreen
-    internals: Action = settings.replies.internals  # type: ignore[assignment]
-    context = verdict.context if kind != "text" else TurnContext()
-    if tools is None:
-        return partial(screen_class, rules, context, settings.replies.max_sentence_chars,
-                       internals=internals)
-    return partial(screen_class, rules, context, settings.replies.max_sentence_chars,
-                   internals=internals, tools=tools, now=time.time())
-
-
 async def _forward(request: web.Request, turn: _Turn) -> web.StreamResponse:
     """Send the turn upstream and its answer back, screened: an error status as the client's
     error, a stream relayed, a whole completion screened whole. An upstream that does not
@@ -314,38 +258,6 @@ async def _forward(request: web.Request, turn: _Turn) -> web.StreamResponse:
 
     return await call_upstream(request, f"{base}/{_PATHS[turn.kind][0]}", base, turn.forward,
                                upstream_headers(request, turn.settings), answer)
-
-
-async def call_upstream(request: web.Request, url: str, base: str, body: dict[str, Any],
-                        headers: dict[str, str],
-                        answer: Callable[[aiohttp.ClientResponse], Awaitable[web.StreamResponse]]
-                        ) -> web.StreamResponse:
-    """POST `body` to `url` with `headers` (each API's own) and hand the upstream's response
-    to `answer`, its latency
-    observed and an output guardrail's flag counted. An upstream that does not answer
-    (refused, unreachable, timed out, broke off) is counted and raised as its fault, named
-    by `base` (never a URL with credentials)."""
-    metrics, record = request.app[METRICS], request[RECORD]
-    started = time.perf_counter()
-    answered = False
-    try:
-        async with request.app[SESSION].post(url, data=orjson.dumps(body),
-                                             allow_redirects=False, headers=headers
-                                             ) as upstream:
-            answered = True
-            metrics.upstream_latency_by(record.route, record.api).observe(
-                time.perf_counter() - started)
-            try:
-                return await answer(upstream)
-            finally:
-                if record.guardrail_output:
-                    metrics.guardrail_output_flagged.inc()
-    except Exception as exc:
-        if answered:
-            raise
-        failed = fault(exc, base)
-        count_fault(metrics, failed, record.api)  # overload (503) or an upstream fault
-        raise failed from None
 
 
 async def _refused(turn: _Turn, upstream: aiohttp.ClientResponse) -> web.Response:
@@ -379,7 +291,7 @@ async def _relay(request: web.Request, turn: _Turn,
                            request.app[OFFLOAD])
     finally:
         metrics.active_streams.dec()
-        add_counts(record.counts, screen.counts())
+        record.counts.update(screen.counts())
         stream_metrics(metrics, record, turn.own_s, turn.started)
 
 
@@ -417,7 +329,8 @@ async def _whole_reply(request: web.Request, turn: _Turn,
     try:
         parsed = await read_whole(upstream, screen, record, turn.own_s,
                               metrics, settings.limits.max_response_bytes,
-                              request.app[OFFLOAD], turn.json_reply, _PATHS[turn.kind][1])
+                              request.app[OFFLOAD], turn.json_reply, _PATHS[turn.kind][1],
+                              process=texts is None)
     except UpstreamError as exc:  # too large, broke off, timed out, not a completion
         metrics.upstream_errors_by(exc.kind, record.api).inc()
         raise
@@ -433,59 +346,3 @@ async def _whole_reply(request: web.Request, turn: _Turn,
                         content_type="application/json")
 
 
-async def product_reply(stage: OutputStage, text: str, language: str) -> str:
-    """A reply the product writes whole (withheld, blocked) through the output stage, each
-    sentence a product sentence (reworded at `reply_temperature`)."""
-    pieces = tuple(Piece(s, True) for s in split_sentences(text, language))
-    return await stage(Text("content", "".join(p.text for p in pieces), pieces))
-
-
-def user_text(verdict: RequestVerdict, kind: Kind) -> str:
-    """Every screened user message (every prompt), joined by newlines."""
-    if kind == "text":
-        return turn_text(verdict, kind)
-    return "\n".join(content_text(m.get("content")) for m in verdict.messages
-                     if isinstance(m, dict) and m.get("role") == "user")
-
-
-def turn_text(verdict: RequestVerdict, kind: Kind) -> str:
-    """The screened turn the guardrails read: the last user message (chat), every prompt
-    (legacy completions)."""
-    if kind == "text":
-        return "\n".join(str(m["content"]) for m in verdict.messages)
-    for message in reversed(verdict.messages):
-        if message.get("role") == "user":
-            return content_text(message.get("content"))
-    return ""
-
-
-async def read_whole(upstream: aiohttp.ClientResponse,
-                     screen: Callable[[dict[str, Any]], Counter[str]], record: RequestRecord,
-                     own: float, metrics: Metrics, limit: int, offload: Offload,
-                     json_reply: bool = False, key: str = "choices") -> dict[str, Any]:
-    """Read and screen a whole (non-streamed) upstream completion, its counts added to
-    `record`'s; one over `limit` bytes is refused (502) rather than held in memory whole."""
-    raw = await read_body(upstream, limit)
-    started = time.perf_counter()
-    try:
-        parsed = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        parsed = None
-    if not isinstance(parsed, dict):
-        raise UpstreamError("the upstream answered with something that is not a JSON object",
-                            code="upstream_protocol")
-    if key not in parsed:  # e.g. a 200 carrying {"error": ...}: never sent on as it is
-        raise UpstreamError(f"the upstream answered without any {key}",
-                            code="upstream_protocol")
-    try:
-        add_counts(record.counts, await offload.run(
-            len(raw), screen, parsed, threshold=JSON_OFFLOAD_CHARS if json_reply else None))
-    except ChunkShapeError as exc:
-        raise UpstreamError(f"{exc}; nothing of the reply was sent",
-                            code="upstream_protocol") from exc
-    except ScreeningError as exc:
-        metrics.screening_errors_by("reply", record.api).inc()
-        raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    metrics.added_latency_by(record.route, record.api).observe(
-        own + time.perf_counter() - started)
-    return parsed

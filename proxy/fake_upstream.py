@@ -317,8 +317,8 @@ class ScriptedUpstream:
         ]  # fmt: skip
         if with_usage:
             chunks.append((head | {"choices": [], "usage": usage}, False))
-        events = [(encode_event(orjson.dumps(chunk)), content) for chunk, content in chunks]
-        return await self._write(request, reply, [*events, (DONE, False)])
+        sse = [(encode_event(orjson.dumps(chunk)), content) for chunk, content in chunks]
+        return await self._write(request, reply, [*sse, (DONE, False)])
 
     async def _write(self, request: web.Request, reply: Reply,
                      events: list[tuple[bytes, bool]]) -> web.StreamResponse:

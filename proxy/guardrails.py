@@ -100,7 +100,7 @@ class Guardrails:
         if s.prompt_injection.enabled:
             started = time.perf_counter()
             read = everything if everything is not None else text
-            match = await self.offload.run(len(read), detect_injection, read)
+            match = await self.offload.run(len(read), detect_injection, read, process=True)
             self._observe("prompt_injection_local", "input", started, api)
             if match is not None:
                 return "prompt_injection", "pattern"

@@ -21,7 +21,6 @@ from aiohttp import web
 from replyguard.config.settings import Settings
 from replyguard.engine.reply import ScreeningError
 from replyguard.engine.request import RequestVerdict
-from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.tools import CompiledTools
@@ -34,18 +33,7 @@ from replyguard.proxy.api_messages import (
 )
 from replyguard.proxy.api_messages_stream import MessageStream
 from replyguard.proxy.body import read_json
-from replyguard.proxy.completions import (
-    call_upstream,
-    compiled_rules,
-    compiled_tools,
-    output_stage,
-    product_reply,
-    screen_maker,
-    stream_metrics,
-    turn_text,
-    user_text,
-)
-from replyguard.proxy.counts import add_counts
+from replyguard.proxy.completions import stream_metrics
 from replyguard.proxy.direct import SSE_HEADERS
 from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError
 from replyguard.proxy.messages_request import verdict_messages
@@ -65,8 +53,18 @@ from replyguard.proxy.state import (
     SETTINGS,
     prepare,
 )
+from replyguard.proxy.turn import (
+    compiled_rules,
+    compiled_tools,
+    output_stage,
+    product_reply,
+    screen_maker,
+    turn_text,
+    user_text,
+)
 from replyguard.proxy.upstream import error_from_status, read_body, returned_headers
 from replyguard.proxy.upstream import upstream_headers as openai_headers
+from replyguard.proxy.upstream_reply import call_upstream
 
 __all__ = ["FORWARDED", "RETURNED", "answer", "messages", "reply_message", "upstream_headers"]
 
@@ -121,7 +119,7 @@ async def _verdict(request: web.Request, body: dict[str, Any], rules: CompiledRu
     app = request.app
     try:
         return await app[OFFLOAD].run(request.content_length or 0, verdict_messages, body,
-                                      rules, tools, app[SCREEN_CACHE])
+                                      rules, tools, app[SCREEN_CACHE], process=True)
     except ProxyError:
         raise
     except Exception as exc:
@@ -136,9 +134,9 @@ async def _messages(request: web.Request) -> web.StreamResponse:
     started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
     rules = compiled_rules(request)
-    tools, refusing = compiled_tools(request, rules.language)
+    tools = compiled_tools(request, rules.language)
     verdict, fields = await _verdict(request, body, rules, tools)
-    add_counts(record.counts, verdict.counts)
+    record.counts.update(verdict.counts)
     record.verdict = verdict.kind
     guard = app[GUARDRAILS]
     stage = output_stage(request, body, rules, False) \
@@ -156,13 +154,11 @@ async def _messages(request: web.Request) -> web.StreamResponse:
     if tools is not None:
         forward = offered_tools(tools, forward)
     make_screen = screen_maker(settings, "chat", verdict, rules, tools, False)
-    screen_input = partial(screen_value, rules=rules)
-    calls = CallFilter(tools) if tools is not None and refusing else None
+    calls = CallFilter(rules, tools)
     pieces = stage is not None
     return await _forward(request, settings, forward, body.get("stream") is True, stage,
-                          partial(MessageStream, make_screen, screen_input, calls, pieces),
-                          partial(screen_message, make_screen=make_screen,
-                                  screen_input=screen_input, calls=calls))
+                          partial(MessageStream, make_screen, calls, pieces),
+                          partial(screen_message, make_screen=make_screen, calls=calls))
 
 
 async def _product(stage: OutputStage | None, reply: str, rules: CompiledRules,
@@ -228,7 +224,7 @@ async def _answered(request: web.Request, settings: Settings, upstream: aiohttp.
                            settings.limits.max_response_bytes, stage, request.app[OFFLOAD])
     finally:
         metrics.active_streams.dec()
-        add_counts(record.counts, screen.counts())
+        record.counts.update(screen.counts())
         stream_metrics(metrics, record, 0.0, record.started)
 
 
@@ -298,7 +294,7 @@ async def _screened_message(request: web.Request, upstream: aiohttp.ClientRespon
     except ScreeningError as exc:
         request.app[METRICS].screening_errors_by("reply", record.api).inc()
         raise ScreeningFailed("screening the reply failed; nothing of it was sent") from exc
-    add_counts(record.counts, counts)
+    record.counts.update(counts)
     request.app[METRICS].added_latency_by(record.route, record.api).observe(
         record.own_s + time.perf_counter() - started)
     return screened

@@ -1,16 +1,20 @@
 """Screening that can take long runs off the event loop, so no request holds up another.
 
-A request body or a whole reply of `OFFLOAD_CHARS` or more (a JSON reply of
-`JSON_OFFLOAD_CHARS`, streamed events with what a stream's screens hold of
-`STREAM_OFFLOAD_CHARS`) is screened in one worker thread: the
-event loop goes on serving every other client meanwhile. A thread is enough because the
-screening core never holds the interpreter for long: a long text is read in windows of
-32,768 characters (`engine.find.WINDOW`) and a reply sentence by sentence, so the
-interpreter changes hands between scans (every millisecond: `SWITCH_S`). Below the
-threshold, screening on the loop costs less than handing it to the thread: the slowest input
-families measured screen at about 1.3 to 2.5 ms a kilobyte (`a://a:`, `fe80::1 `, table
-rows), so 16 KB is about 30-40 ms in the worst case and well under 5 ms for ordinary text. A
-JSON reply screens each of its strings as a reply of its own, which costs more a kilobyte.
+A request body, a whole reply or a turn read by the injection patterns of `OFFLOAD_CHARS`
+or more (a JSON reply of `JSON_OFFLOAD_CHARS`) is screened in a screening process
+(`proxy.screen_pool`, `PROCESSES` of them, started on first use): a thread is not enough
+there, because a long text's screen holds the interpreter for long stretches the event loop
+would wait for, and not only in its scans: its findings (one object or more per value)
+trigger the garbage collector, one call that holds the interpreter for as long as there
+are objects (measured: 24 ms on 1 MB of `a://a:`, 108 ms on 4 MB of `fe80::1 `). Streamed
+events with what a stream's screens hold of `STREAM_OFFLOAD_CHARS` or more are screened in
+one worker thread: a stream's screens carry its state from event to event, and a batch holds
+the interpreter at most about 1 ms in one go (sentences of a few hundred characters; the
+switch interval is set to `SWITCH_S`). Below the thresholds, screening on the loop costs
+less than handing it over: the slowest input families measured screen at about 1.3 to
+2.5 ms a kilobyte (`a://a:`, `fe80::1 `, table rows), so 16 KB is about 30-40 ms in the
+worst case and well under 5 ms for ordinary text. A JSON reply screens each of its strings
+as a reply of its own, which costs more a kilobyte.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from replyguard.proxy.errors import ProxyError
+from replyguard.proxy.screen_pool import PROCESSES, ScreenPool
 
 #: Texts of this many characters (bytes of a body) or more are screened in the worker thread.
 OFFLOAD_CHARS = 16_384
@@ -55,29 +60,42 @@ class Overloaded(ProxyError):
 
 
 class Offload:
-    """Runs `fn(*args)` on the event loop when `size` is under `threshold`, else in the one
-    worker thread (started on first use); `refused` is called for each job refused
-    (`Overloaded`). A job whose caller went away (client gone) still
-    runs to its end: a thread cannot be stopped midway; its result is dropped."""
+    """Runs `fn(*args)` on the event loop when `size` is under `threshold`, else in the
+    screening processes (`process`: a job that can be sent there, `proxy.screen_pool`) or
+    in the one worker thread, each started on first use; `refused` is called for each job
+    refused (`Overloaded`). A job whose caller went away (client gone) still runs to its
+    end: a thread cannot be stopped midway; its result is dropped."""
 
     def __init__(self, threshold: int = OFFLOAD_CHARS, max_waiting: int = MAX_WAITING,
-                 refused: Callable[[], object] | None = None) -> None:
+                 refused: Callable[[], object] | None = None,
+                 processes: int = PROCESSES) -> None:
         self.threshold = threshold
         self._refused = refused  # called for each job refused (a metric's `inc`)
         self._max_waiting = max_waiting
         self._waiting = 0
         self._pool: ThreadPoolExecutor | None = None
+        #: The screening processes (`process` jobs).
+        self.processes = ScreenPool(processes)
 
     async def run(self, size: int, fn: Callable[..., T], *args: Any,
-                  threshold: int | None = None) -> T:
+                  threshold: int | None = None, process: bool = False) -> T:
         """`fn(*args)`, here when `size` is under `threshold` (default: the offload's own),
-        else in the worker thread. Raises Overloaded when too many jobs are waiting."""
+        else in a screening process when `process` (`fn` and `args` picklable; what `fn`
+        changes in place is not seen here), else in the worker thread. Raises Overloaded
+        when too many jobs are waiting, WorkerLost when the screening process stopped
+        before it answered."""
         if size < (self.threshold if threshold is None else threshold):
             return fn(*args)
         if self._waiting >= self._max_waiting:
             if self._refused is not None:
                 self._refused()
             raise Overloaded()
+        if process:
+            self._waiting += 1
+            try:
+                return await self.processes.run(fn, args)
+            finally:
+                self._waiting -= 1
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="replyguard-screen")
             # The loop waits for the interpreter at most this long while the worker screens
@@ -91,7 +109,9 @@ class Offload:
             self._waiting -= 1
 
     def close(self) -> None:
-        """Stop the worker once its job is done; jobs not started are cancelled."""
+        """Stop the worker thread once its job is done (jobs not started are cancelled) and
+        the screening processes at once."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+        self.processes.close()

@@ -1,6 +1,9 @@
-"""Tool calls the settings refuse (`tools.<name>.allowed: false`, docs/actions.md): removed
-from the model's reply before the client sees it, streamed or not, and the reply says plainly
-that it cannot do that. Also removed from the `tools` a request offers the model.
+"""The tool calls of a reply, judged and screened for every API: a call of a tool the settings
+refuse (`tools.<name>.allowed: false`, docs/actions.md) is removed from the model's reply
+before the client sees it, streamed or not, and the reply says plainly that it cannot do that;
+every other call's arguments have their strings screened for personal data and secrets
+(engine.arguments) unless its tool is declared `screen_arguments: false`. Refused tools are
+also taken out of the `tools` a request offers the model (`offered_tools`).
 """
 
 from __future__ import annotations
@@ -9,125 +12,136 @@ from collections import Counter
 from typing import Any
 
 from replyguard.engine.actions import cannot_do_sentence, forbidden_calls
+from replyguard.engine.arguments import (
+    screen_arguments,
+    screen_arguments_text,
+    screen_arguments_value,
+)
+from replyguard.engine.rules import CompiledRules
 from replyguard.engine.tools import CompiledTools
+
+__all__ = ["TOOL_CALLS_REFUSED", "CallFilter", "call_name", "offered_tools"]
 
 #: The count of refused tool calls (not one of the `reply_*` counts; exported by
 #: proxy.metrics).
 TOOL_CALLS_REFUSED = "replyguard_tool_calls_refused"
+#: The holders of a chat call's name and arguments: `function` (`arguments`, a JSON text)
+#: and `custom` (`input`, free text).
+_INNER = ("function", "custom")
 
 
 class CallFilter:
-    """Refuses tool calls for one response. `counts` gains TOOL_CALLS_REFUSED per call."""
+    """Judges and screens the tool calls of one response with `rules` and the declared
+    `tools` (None: none declared, no call is refused). `counts` gains TOOL_CALLS_REFUSED per
+    refused call and the `reply_pd_*` counts of the arguments screened.
 
-    def __init__(self, tools: CompiledTools) -> None:
+    Each method takes a call in the shape its API sends it: a chat `tool_calls` item
+    (`{"function": {"name", "arguments"}}`, `{"custom": {"name", "input"}}`), a legacy
+    `function_call`, a Responses `function_call` item (`{"name", "arguments"}`) or an
+    Anthropic `tool_use` block (`{"name", "input": {...}}`). Raises engine ScreeningError
+    for arguments nested too deep to screen.
+    """
+
+    def __init__(self, rules: CompiledRules, tools: CompiledTools | None = None) -> None:
+        self.rules = rules
         self.tools = tools
         self.counts: Counter[str] = Counter()
 
+    def refuses(self, call: Any) -> bool:
+        """Is `call` (any shape, judged by its whole name) refused? Counted when it is."""
+        if self.tools is None or not forbidden_calls(self.tools, [call]):
+            return False
+        self.counts[TOOL_CALLS_REFUSED] += 1
+        return True
+
     def message(self, calls: list[Any]) -> tuple[list[Any], list[str]]:
-        """A whole message's `tool_calls`: (the calls kept, names of the refused)."""
-        refused = set(forbidden_calls(self.tools, calls))
-        self.counts[TOOL_CALLS_REFUSED] += len(refused)
-        return ([c for i, c in enumerate(calls) if i not in refused],
-                [_name(calls[i]) for i in sorted(refused)])
+        """A whole message's `tool_calls`: (the calls kept, their arguments screened; names
+        of the refused). The kept list is `calls` itself when no call was refused or
+        changed."""
+        kept: list[Any] = []
+        refused: list[str] = []
+        changed = False
+        for call in calls:
+            if self.refuses(call):
+                refused.append(call_name(call))
+                changed = True
+                continue
+            screened = self.call(call)
+            changed = changed or screened is not call
+            kept.append(screened)
+        return (kept if changed else calls), refused
+
+    def call(self, call: Any) -> Any:
+        """`call` with its arguments screened (the same object when nothing changed)."""
+        if not isinstance(call, dict):
+            return call
+        for key in _INNER:
+            inner = call.get(key)
+            if isinstance(inner, dict):
+                screened = self._inner(inner)
+                return call if screened is inner else {**call, key: screened}
+        return self._inner(call)
+
+    def _inner(self, inner: dict[str, Any]) -> dict[str, Any]:
+        """A call's object holding its name with `arguments` / `input` screened."""
+        name = call_name(inner)
+        out = inner
+        for key in ("arguments", "input"):
+            if key not in inner:
+                continue
+            given = inner[key]
+            if isinstance(given, str):
+                screened = self.arguments(name, given) if key == "arguments" else \
+                    self.text(name, given)
+            else:
+                screened = self.value(name, given)
+            if screened is not given:
+                out = {**out, key: screened}
+        return out
+
+    def _screens(self, name: str) -> bool:
+        """Are the arguments of tool `name`'s calls screened (not opted out)?"""
+        spec = self.tools.spec(name) if self.tools is not None else None
+        return spec is None or spec.screen_arguments
+
+    def arguments(self, name: str, text: str) -> str:
+        """Tool `name`'s arguments, a JSON text, screened (engine.arguments)."""
+        if not self._screens(name):
+            return text
+        out, counts = screen_arguments(text, self.rules)
+        self.counts.update(counts)
+        return out
+
+    def text(self, name: str, text: str) -> str:
+        """Tool `name`'s free-form input (a custom tool's), screened as text."""
+        if not self._screens(name):
+            return text
+        out, counts = screen_arguments_text(text, self.rules)
+        self.counts.update(counts)
+        return out
+
+    def value(self, name: str, value: Any) -> Any:
+        """Tool `name`'s arguments as a JSON value (an object), screened; the same object
+        when nothing changed."""
+        if not self._screens(name) or not isinstance(value, dict | list | str):
+            return value
+        out, counts = screen_arguments_value(value, self.rules)
+        self.counts.update(counts)
+        return out
 
     def sentences(self, refused: list[str], text: str) -> str:
         """`text` (the released reply) followed by one plain sentence per refused tool."""
-        said = [cannot_do_sentence(self.tools, name, self.tools.language)
-                for name in dict.fromkeys(refused)]
-        if not said:
+        tools = self.tools
+        if tools is None or not refused:  # (only a declared tool is ever refused)
             return text
+        said = [cannot_do_sentence(tools, name, tools.language)
+                for name in dict.fromkeys(refused)]
         lead = " " if text and not text[-1].isspace() else ""
         return text + lead + " ".join(said)
 
 
-class StreamCalls:
-    """One streamed choice's `tool_calls` deltas (and a legacy `function_call`).
-
-    Every delta of a call is held until the choice finishes (`flush`): only then is a name
-    surely whole (servers may split a name over deltas, send it after the arguments, or
-    continue it after they start; parallel calls interleave). Each call is then judged by
-    its whole name and sent as one delta (its pieces joined), a refused one dropped; the
-    calls kept are numbered 0, 1, ... in the order they started, as clients index them. A
-    delta without an `index` belongs to the call its `id` names, else to the last call.
-    `refused`: names refused; `kept`: whether any call went through."""
-
-    def __init__(self, calls: CallFilter) -> None:
-        self.filter = calls
-        self.held: dict[Any, dict[str, Any]] = {}  # call key -> its deltas joined
-        self.last: Any = None
-        self.function: dict[str, Any] | None = None  # a legacy function_call, joined
-        self.refused: list[str] = []
-        self.kept = False
-
-    def _key(self, delta: dict[str, Any]) -> Any:
-        if delta.get("index") is not None:
-            return delta["index"]
-        if isinstance(delta.get("id"), str) and delta["id"]:
-            return f"id:{delta['id']}"
-        return self.last
-
-    def delta(self, deltas: list[Any]) -> list[Any]:
-        """Hold this chunk's `tool_calls` deltas; nothing is sent before `flush`."""
-        for delta in deltas:
-            if isinstance(delta, dict):
-                key = self.last = self._key(delta)
-                self.held[key] = _joined(self.held.get(key, {}), delta)
-        return []
-
-    def function_call(self, delta: dict[str, Any]) -> bool:
-        """Hold a legacy `function_call` delta (sent, joined, by `flush`)."""
-        self.function = _joined(self.function or {}, delta)
-        return False
-
-    def flush(self) -> dict[str, Any]:
-        """At the choice's end: the delta fields to send (`tool_calls`, `function_call`), the
-        refused calls left out; {} when there is nothing to send."""
-        out: dict[str, Any] = {}
-        calls: list[dict[str, Any]] = []
-        for joined in self.held.values():
-            if self._refused(_name(joined)):
-                continue
-            if "index" in joined:
-                joined = {**joined, "index": len(calls)}
-            calls.append(joined)
-        self.held.clear()
-        if calls:
-            out["tool_calls"] = calls
-        if self.function is not None:
-            name = self.function.get("name")
-            if not self._refused(name if isinstance(name, str) else ""):
-                out["function_call"] = self.function
-            self.function = None
-        return out
-
-    def _refused(self, name: str) -> bool:
-        """Judge one call by its whole name (a call never named is dropped: nothing to judge
-        it by). Counts and notes the refused ones."""
-        if not name:
-            return True
-        if forbidden_calls(self.filter.tools, [{"function": {"name": name}}]):
-            self.filter.counts[TOOL_CALLS_REFUSED] += 1
-            self.refused.append(name)
-            return True
-        self.kept = True
-        return False
-
-
-def _joined(into: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
-    """A call's deltas joined: text pieces (`name`, `arguments`, `input`) concatenated,
-    nested objects joined the same way, other fields kept from their first delta."""
-    out = dict(into)
-    for key, value in delta.items():
-        if key in ("name", "arguments", "input") and isinstance(value, str):
-            out[key] = (out.get(key) or "") + value
-        elif isinstance(value, dict):
-            out[key] = _joined(out.get(key) or {}, value)
-        elif out.get(key) is None:
-            out[key] = value
-    return out
-
-
-def _name(call: Any) -> str:
+def call_name(call: Any) -> str:
+    """The name a call (or an offered tool) of any shape gives, "" when none."""
     if not isinstance(call, dict):
         return ""
     inner = call.get("function") if isinstance(call.get("function"), dict) else call.get("custom")
@@ -143,12 +157,12 @@ def offered_tools(tools: CompiledTools, body: dict[str, Any]) -> dict[str, Any]:
     offered = body.get("tools")
     if isinstance(offered, list) and (refused := set(forbidden_calls(tools, offered))):
         kept = [t for i, t in enumerate(offered) if i not in refused]
-        names = {_name(offered[i]) for i in refused}
+        names = {call_name(offered[i]) for i in refused}
         out = {**out, "tools": kept}
         if not kept:
             for key in ("tools", "tool_choice", "parallel_tool_calls"):
                 out.pop(key, None)
-        elif isinstance(out.get("tool_choice"), dict) and _name(out["tool_choice"]) in names:
+        elif isinstance(out.get("tool_choice"), dict) and call_name(out["tool_choice"]) in names:
             del out["tool_choice"]
     functions = body.get("functions")
     if isinstance(functions, list):

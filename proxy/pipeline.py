@@ -17,10 +17,10 @@ from typing import Any, Protocol
 
 from replyguard.engine.json_reply import JsonReplyScreen
 from replyguard.engine.reply import Piece, ReplyScreen
-from replyguard.proxy.counts import add_counts, new_counts
 from replyguard.proxy.errors import ProxyError
-from replyguard.proxy.permissions import CallFilter, StreamCalls
+from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.sse import SSEEvent
+from replyguard.proxy.tool_calls import StreamCalls
 
 __all__ = ["CallDeltas", "Calls", "ChoiceReply", "Chunk", "Event", "Finish", "Item", "Out",
            "Screen", "Slot", "StreamAdapter", "Text", "TextDelta", "WholeCalls", "joined",
@@ -45,7 +45,7 @@ class TextDelta:
 @dataclass(slots=True)
 class CallDeltas:
     """Streamed tool-call deltas of a choice (`tool_calls` items, or a legacy
-    `function_call`): held until the choice finishes, then judged whole."""
+    `function_call`): held until the choice finishes, then judged and screened whole."""
 
     tool_calls: list[Any] | None = None
     function_call: dict[str, Any] | None = None
@@ -53,7 +53,7 @@ class CallDeltas:
 
 @dataclass(slots=True)
 class WholeCalls:
-    """A whole message's tool calls (not streamed), judged at once."""
+    """A whole message's tool calls (not streamed), judged and screened at once."""
 
     tool_calls: list[Any] | None = None
     function_call: dict[str, Any] | None = None
@@ -91,8 +91,9 @@ class Text:
 
 @dataclass(slots=True)
 class Calls:
-    """Tool calls released: streamed calls held to the finish, or a whole message's kept
-    calls. `tool_calls` / `function_call`: None when there are none (or none is left)."""
+    """Tool calls released, their arguments screened: streamed calls held to the finish,
+    or a whole message's kept calls. `tool_calls` / `function_call`: None when there are
+    none (or none is left)."""
 
     tool_calls: list[Any] | None = None
     function_call: dict[str, Any] | None = None
@@ -178,7 +179,8 @@ def joined_texts(field: str, texts: Sequence[Text]) -> Text:
 
 class ChoiceReply:
     """One choice of a reply, screened: one screen per text field (`make_screen()` makes
-    each), the tool calls judged by `calls` (None: no tool is refused, calls pass as sent).
+    each), the tool calls judged and their arguments screened by `calls` (None: the API has
+    no tool calls, as legacy completions; calls would pass as sent).
 
     `feed(event) -> list[Item]`: a `TextDelta` gives its released `Text` (possibly empty);
     `CallDeltas` are held (nothing out); `WholeCalls` give the kept `Calls`; `Finish` gives
@@ -197,9 +199,9 @@ class ChoiceReply:
         self._pieces = pieces
         self.screens: dict[str, Screen] = {}
         self.finished = False
-        self.held = 0  # characters fed and not yet released (about)
+        self.held = 0  # characters fed and not yet released (about; calls' arguments too)
         self._filter = calls
-        self.calls = StreamCalls(calls) if calls is not None else None
+        self.calls: StreamCalls | None = None  # made at the first call delta
         self._refused: list[str] = []  # names of the refused calls of a whole message
         self._kept = False
         self._ends_word = False  # the `content` released so far ends in a non-space
@@ -238,34 +240,38 @@ class ChoiceReply:
         return out
 
     def call_deltas(self, event: CallDeltas) -> None:
-        """Hold streamed call deltas (nothing is sent before the finish); with no refused
-        tool, calls are not held (the adapter passes them on as they come)."""
-        if self.calls is None:
+        """Hold streamed call deltas (nothing is sent before the finish); without a call
+        filter, calls are not held (the adapter passes them on as they come)."""
+        if self._filter is None:
             return
+        if self.calls is None:
+            self.calls = StreamCalls(self._filter)
         if event.tool_calls is not None:
-            self.calls.delta(event.tool_calls)
+            self.held += self.calls.delta(event.tool_calls)
         if event.function_call is not None:
-            self.calls.function_call(event.function_call)
+            self.held += self.calls.function_call(event.function_call)
 
     def whole_calls(self, event: WholeCalls) -> Calls:
-        """A whole message's calls with the refused ones taken out (noted for the finish)."""
+        """A whole message's calls with the refused ones taken out (noted for the finish)
+        and the others' arguments screened; a list or call left as it came is the same
+        object."""
         if self._filter is None:
             return Calls(event.tool_calls, event.function_call, whole=True)
         function_call = event.function_call
         if function_call is not None:
-            _, refused = self._filter.message([{"function": function_call}])
+            kept, refused = self._filter.message([{"function": function_call}])
             if refused:
                 self._refused += refused
                 function_call = None
             else:
                 self._kept = True
+                function_call = kept[0]["function"]
         tool_calls = event.tool_calls
         if tool_calls is not None:
             kept, refused = self._filter.message(tool_calls)
             self._refused += refused
             self._kept = self._kept or bool(kept)
-            if refused:
-                tool_calls = kept or None
+            tool_calls = kept if kept or not refused else None
         return Calls(tool_calls, function_call, whole=True)
 
     def finish(self, reason: str | None) -> list[Item]:
@@ -315,14 +321,14 @@ class ChoiceReply:
 
     def counts(self) -> Counter[str]:
         """The counts of this choice's screens so far (the calls are counted by the filter)."""
-        total = new_counts()
+        total: Counter[str] = Counter()
         self.add_counts_to(total)
         return total
 
     def add_counts_to(self, total: Counter[str]) -> None:
         """Add the counts of this choice's screens so far to `total`."""
         for screen in self.screens.values():
-            add_counts(total, screen.counts)
+            total.update(screen.counts)
 
     def _tail(self, field: str, screen: Screen) -> Text:
         """Finish `screen`, giving the released Text (its tail and added sentences)."""

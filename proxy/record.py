@@ -11,8 +11,6 @@ from typing import Any
 
 from aiohttp import web
 
-from replyguard.proxy.counts import new_counts
-
 __all__ = ["APIS", "RECORD", "ROUTE_APIS", "RequestRecord"]
 
 #: The API each served model route speaks: the `api` of its record, access log line and
@@ -48,7 +46,7 @@ class RequestRecord:
     route: str
     method: str = "POST"
     api: str = "other"
-    counts: Counter[str] = field(default_factory=new_counts)
+    counts: Counter[str] = field(default_factory=Counter)
     verdict: str | None = None
     outcome: str | None = None
     fault: str | None = None

@@ -114,8 +114,9 @@ def role(value: Any) -> None:
 
 
 def calls(holder: dict[str, Any]) -> None:
-    """`tool_calls` is null or a list of objects (a call's arguments go to the client's code,
-    not to a person; any other item must hold no text); `function_call` null or an object.
+    """`tool_calls` is null or a list of objects (each call judged and its arguments
+    screened by proxy.permissions.CallFilter; any other item must hold no text);
+    `function_call` null or an object.
     Raises ChunkShapeError."""
     tool_calls = holder.get("tool_calls")
     if tool_calls is not None and not (isinstance(tool_calls, list) and all(

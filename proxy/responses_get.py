@@ -20,14 +20,7 @@ from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy.api_responses import screen_response
-from replyguard.proxy.completions import (
-    compiled_rules,
-    compiled_tools,
-    read_whole,
-    screen_maker,
-    stream_metrics,
-)
-from replyguard.proxy.counts import add_counts, new_counts
+from replyguard.proxy.completions import stream_metrics
 from replyguard.proxy.errors import UpstreamError, error_response
 from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter
@@ -35,7 +28,9 @@ from replyguard.proxy.record import RECORD
 from replyguard.proxy.relay import relay
 from replyguard.proxy.responses_stream import ResponsesStream
 from replyguard.proxy.state import METRICS, OFFLOAD, SCREEN_CACHE, SESSION, SETTINGS
+from replyguard.proxy.turn import compiled_rules, compiled_tools, screen_maker
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
+from replyguard.proxy.upstream_reply import read_whole
 
 __all__ = ["stored_input_items", "stored_response"]
 
@@ -88,21 +83,21 @@ async def _answer(request: web.Request, upstream: aiohttp.ClientResponse,
             return web.Response(body=error, status=upstream.status, headers=headers,
                                 content_type="application/json")
         return error_response(error, headers)
-    tools, refusing = compiled_tools(request, rules.language)
+    tools = compiled_tools(request, rules.language)
     make = screen_maker(settings, "responses", RequestVerdict("forward", []), rules, tools,
                         False)
-    calls = CallFilter(tools) if tools is not None and refusing else None
+    calls = CallFilter(rules, tools)
     limit = settings.limits.max_response_bytes
     if upstream.content_type == "text/event-stream" and not tail:
-        screen = ResponsesStream(make, {}, calls, mask=partial(screen_value, rules=rules))
+        stream = ResponsesStream(make, {}, calls, mask=partial(screen_value, rules=rules))
         record.outcome = "ok"
         metrics.active_streams.inc()
         try:
-            return await relay(request, upstream, screen, record, headers, limit, None,
+            return await relay(request, upstream, stream, record, headers, limit, None,
                                app[OFFLOAD])
         finally:
             metrics.active_streams.dec()
-            add_counts(record.counts, screen.counts())
+            record.counts.update(stream.counts())
             stream_metrics(metrics, record, 0.0, record.started)
     if tail:
         screen: Callable[[dict[str, Any]], Counter[str]] = partial(
@@ -128,4 +123,4 @@ def _screen_items(document: dict[str, Any], rules: CompiledRules,
     screened = screen_value(document, rules, cache)
     document.clear()
     document.update(screened)
-    return new_counts()
+    return Counter()

@@ -8,14 +8,15 @@ empty), `output_item.added` / `done` (a message's parts rebuilt from what was se
 `content_part.added` / `done`, `output_text.delta` (screened) / `done` (the concatenation
 of the screened deltas sent), `refusal.*`, `reasoning_summary_part.*`,
 `reasoning_summary_text.*` and `reasoning_text.*` alike, `function_call_arguments.delta` /
-`done`, `response.completed` / `incomplete` / `failed` (its `output`: the items as sent,
-never the upstream's copy), and the built-in tools' events masked, their text deltas
-dropped. A call to a refused tool is dropped from its `output_item.added` on (its name
-comes there), and a message item saying it cannot be done is sent before the response
-ends. `output_text.annotation.added` is dropped (it points into the raw text). An upstream
-`error` event ends the stream with ReplyGuard's own; an event of any other type is dropped
-when it holds no string outside its identifier fields, else the stream fails closed with
-the API's `error` event.
+`done` (a call's arguments held to their `done`, screened whole, sent as one delta),
+`response.completed` / `incomplete` / `failed` (its `output`: the items as sent, never the
+upstream's copy), and the built-in tools' events masked, their text deltas dropped. A call
+to a refused tool is dropped from its `output_item.added` on (its name comes there), and a
+message item saying it cannot be done is sent before the response ends.
+`output_text.annotation.added` is dropped (it points into the raw text). An upstream `error`
+event ends the stream with ReplyGuard's own; an event of any other type is dropped when it
+holds no string outside its identifier fields, else the stream fails closed with the API's
+`error` event.
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ from replyguard.proxy.api_responses import (
     said_item,
     shaped_envelope,
 )
-from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import ProxyError, UpstreamError
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import Chunk, Out, Screen, Text
 from replyguard.proxy.reply_keys import ChunkShapeError
+from replyguard.proxy.responses_calls import ARGUMENTS, ResponseCalls
 from replyguard.proxy.responses_events import item_events
 from replyguard.proxy.sse import SSEEvent, encode_event
 
@@ -58,10 +59,6 @@ _FAMILIES = {"text": "response.output_text", "refusal": "response.refusal",
              "reasoning": "response.reasoning_text"}
 #: The part kinds whose type names the family (`reasoning_text`: a reasoning item's content).
 _PART_KINDS = {"refusal": "refusal", "reasoning_text": "reasoning"}
-
-
-#: The fields of a call's arguments event sent on.
-_CALL_KEYS = ("type", "item_id", "output_index", "name", "delta", "arguments")
 
 
 def _tool_family(kind: str) -> str:
@@ -94,7 +91,7 @@ class ResponsesStream:
         self._index: dict[Any, int | None] = {}  # upstream output_index -> ours (None: dropped)
         self._sent: dict[tuple[Any, ...], list[str]] = {}  # a part's screened text sent
         self._items: dict[int, dict[str, Any]] = {}  # our output_index -> the item sent
-        self._refused: list[str] = []
+        self._function_calls = ResponseCalls(calls)
         self.held = 0
         self.ended = False
 
@@ -105,7 +102,7 @@ class ResponsesStream:
     def counts(self) -> Counter[str]:
         total = self._screen.counts()
         if self._calls is not None:
-            add_counts(total, self._calls.counts)
+            total.update(self._calls.counts)
         return total
 
     def _chunk(self, data: dict[str, Any], texts: list[Any] | None = None) -> Chunk:
@@ -130,7 +127,8 @@ class ResponsesStream:
             self.ended = True
             return self._end(data), True
         out = self._event(kind, data)
-        self.held = self._screen.held()  # what a part's `done` may screen at once (relay)
+        # What a part's or a call's `done` may screen at once (relay).
+        self.held = self._screen.held() + self._function_calls.held
         return out, False
 
     def _event(self, kind: str, data: dict[str, Any]) -> list[Out]:
@@ -143,8 +141,8 @@ class ResponsesStream:
             return self._item(step, data)
         if family in ("response.content_part", "response.reasoning_summary_part"):
             return self._part(family, step, data)
-        if family == "response.function_call_arguments":
-            return self._mapped(data)
+        if family == ARGUMENTS:
+            return self._arguments(step, data)
         if kind == "response.output_text.annotation.added":
             return []
         if _tool_family(kind) in TOOL_ITEMS:
@@ -167,35 +165,45 @@ class ResponsesStream:
         return {"type": data["type"],
                 "response": {**shaped_envelope(response, self._request), "output": output}}
 
-    def _mapped(self, data: dict[str, Any]) -> list[Out]:
-        """A call's arguments event, renumbered, its own fields only (an `obfuscation`
-        padding or a vendor's field is left out); none for a dropped call."""
+    def _arguments(self, step: str, data: dict[str, Any]) -> list[Out]:
+        """A call's arguments event: held, or released screened (proxy.responses_calls);
+        none for a dropped call."""
         index = self._index.get(data.get("output_index"))
         if index is None:
             return []
-        return [self._chunk({**{k: v for k, v in data.items() if k in _CALL_KEYS},
-                             "output_index": index})]
+        if step not in ("delta", "done"):
+            check_unknown(data, "an event")
+            return []
+        return [self._chunk(body) for body in self._function_calls.event(step, data, index)]
 
     def _item(self, step: str, data: dict[str, Any]) -> list[Out]:
         item = data.get("item")
         if not isinstance(item, dict):
             raise ChunkShapeError("an output item event must carry an `item` object")
         upstream = data.get("output_index")
-        if step == "added":
-            if (self._calls is not None and item.get("type") == "function_call"
-                    and self._calls.message([item])[1]):
-                self._refused.append(str(item.get("name")))
-                self._index[upstream] = None
-                return []
-            self._index[upstream] = len(self._index) - sum(
-                1 for v in self._index.values() if v is None)
+        if step == "added" and not self._added(upstream, item):
+            return []
         index = self._index.get(upstream)
         if index is None:
             return []
+        out: list[Out] = []
+        if step == "done":  # a call's arguments, when no arguments `done` came
+            out = [self._chunk(body) for body in self._function_calls.done(upstream, index)]
         shaped = self._shaped(item, upstream, step == "done")
         if step == "done":
             self._items[index] = shaped
-        return [self._chunk({"type": data["type"], "output_index": index, "item": shaped})]
+        return [*out, self._chunk({"type": data["type"], "output_index": index,
+                                   "item": shaped})]
+
+    def _added(self, upstream: Any, item: dict[str, Any]) -> bool:
+        """An item begins: numbered, or dropped (False) when it is a refused call."""
+        if item.get("type") == "function_call" and \
+                not self._function_calls.added(upstream, item):
+            self._index[upstream] = None
+            return False
+        self._index[upstream] = len(self._index) - sum(
+            1 for v in self._index.values() if v is None)
+        return True
 
     def _shaped(self, item: dict[str, Any], upstream: Any, done: bool) -> dict[str, Any]:
         """An item as sent: its texts the screened ones sent (none yet when added)."""
@@ -212,8 +220,8 @@ class ResponsesStream:
                 out["encrypted_content"] = item["encrypted_content"]
             return out
         if kind == "function_call":
-            return {**head, **{k: item[k] for k in ("call_id", "name", "arguments")
-                               if k in item}}
+            return {**head, **{k: item[k] for k in ("call_id", "name") if k in item},
+                    "arguments": self._function_calls.arguments(upstream) if done else ""}
         if kind in TOOL_ITEMS:
             return self._screen.masked(item, "an output item")
         return check_unknown(item, "an output item")
@@ -298,8 +306,9 @@ class ResponsesStream:
         """The response's end: the refused calls' message item, then the end event with the
         items as sent."""
         out: list[Out] = []
-        if self._refused and self._calls is not None:
-            out.extend(self.said(said_item(self._calls, self._refused, len(self._items))))
+        refused = self._function_calls.refused
+        if refused and self._calls is not None:
+            out.extend(self.said(said_item(self._calls, refused, len(self._items))))
         output = [self._items[i] for i in sorted(self._items)]
         out.append(self._chunk(self._envelope(data, output)))
         return out

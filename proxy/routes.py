@@ -14,8 +14,6 @@ from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import Screened, screen_text
 from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy.body import in_time, read_json
-from replyguard.proxy.completions import compiled_rules
-from replyguard.proxy.counts import add_counts
 from replyguard.proxy.errors import (
     BadRequest,
     NotFound,
@@ -35,6 +33,7 @@ from replyguard.proxy.state import (
     SETTINGS,
     prepare,
 )
+from replyguard.proxy.turn import compiled_rules
 from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
 
 #: Upstream response headers passed on from a passthrough or models route (besides
@@ -89,7 +88,8 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
     hits, misses = cache.hits, cache.misses  # this request's own: see proxy.completions
     try:
         results, fields = await request.app[OFFLOAD].run(
-            request.content_length or 0, _screen_embeddings, inputs, body, rules, cache)
+            request.content_length or 0, _screen_embeddings, inputs, body, rules, cache,
+            process=True)
     except ProxyError:
         raise
     except Exception as exc:
@@ -99,7 +99,7 @@ async def embeddings(request: web.Request) -> web.StreamResponse:
     finally:
         metrics.cache_lookups(cache.hits - hits, cache.misses - misses)
     for result in results:
-        add_counts(record.counts, result.counts)
+        record.counts.update(result.counts)
         withheld.update(result.withheld)
         screened.append(result.text)
     if withheld:

@@ -154,7 +154,8 @@ class SSEDecoder:
         """Read whole lines, appending the events they complete to `out`."""
         data = self._data
         for line in lines:
-            # The two usual lines inline, as `_line` reads them.
+            # The two usual lines inline, as `_line` reads them: 963k instead of 1,097k
+            # instructions for a streamed reply of 82 events (-12%; docs/performance.md).
             if line[:6] == "data: ":
                 value = line[6:]
                 data.append(value)

@@ -3,7 +3,6 @@ every response carries (`stamp`, `prepare`)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,26 +51,6 @@ class ActiveRules:
         self.rules, self.compiled, self.version = rules, compiled, self.version + 1
 
 
-class RequestIds:
-    """Fresh request ids: 16 hex digits of `os.urandom`, as `secrets.token_hex(8)` gives,
-    cut from 4 KiB read at once (one getrandom call per 512 ids rather than one per
-    request). A forked process reads its own."""
-
-    __slots__ = ("_pool", "_at", "_pid")
-
-    def __init__(self) -> None:
-        self._pool = b""
-        self._at = 0
-        self._pid = 0
-
-    def __call__(self) -> str:
-        at = self._at
-        if at >= len(self._pool) or self._pid != os.getpid():
-            self._pool, at, self._pid = os.urandom(4096), 0, os.getpid()
-        self._at = at + 8
-        return self._pool[at:at + 8].hex()
-
-
 SETTINGS = web.AppKey("settings", Settings)
 RULES = web.AppKey("rules", ActiveRules)
 #: The compiled rules a request is screened by, taken when it arrived together with the rules
@@ -81,7 +60,6 @@ PINNED: Any = web.RequestKey("replyguard_rules", dict) \
 METRICS = web.AppKey("metrics", Metrics)
 SESSION = web.AppKey("session", aiohttp.ClientSession)
 GUARDRAILS = web.AppKey("guardrails", Guardrails)
-REQUEST_IDS = web.AppKey("request_ids", RequestIds)
 #: The upstream client's trace hooks: pool-wait timeouts, upstream reachability.
 WATCH = web.AppKey("watch", UpstreamWatch)
 #: The other workers' metrics, when several serve one port (proxy.peers); absent with one.
@@ -105,11 +83,6 @@ TOOLS = web.AppKey("tools", dict)
 AUDIENCES = ("customer", "staff")
 
 
-#: The (language, audience) pairs whose declared tools include one refused (`allowed:
-#: false`): only their replies go through a CallFilter. Decided once, with TOOLS.
-REFUSING = web.AppKey("refusing", frozenset)
-
-
 def compile_all_tools(settings: Settings) -> dict[tuple[str, str], CompiledTools]:
     """`settings.tools` compiled for every language and audience (none: {})."""
     if not settings.tools:
@@ -118,10 +91,6 @@ def compile_all_tools(settings: Settings) -> dict[tuple[str, str], CompiledTools
             for lang in LANGUAGES for aud in AUDIENCES}
 
 
-def refusing(tools: dict[tuple[str, str], CompiledTools]) -> frozenset[tuple[str, str]]:
-    """The keys of `tools` (compile_all_tools) whose tools refuse some call."""
-    return frozenset(key for key, compiled in tools.items()
-                     if any(not s.allowed for s in compiled.rules.tools.values()))
 def stamp(response: web.StreamResponse, record: RequestRecord) -> None:
     """The request id headers, set just before `response`'s headers go out (by the middleware
     for a whole response; by the route, before `prepare`, for a streamed one):

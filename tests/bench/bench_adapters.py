@@ -32,8 +32,10 @@ from fake_responses import Said, response, stream  # noqa: E402
 
 from replyguard.config.rules import load_rules  # noqa: E402
 from replyguard.engine import ReplyScreen, compile_rules  # noqa: E402
-from replyguard.proxy.api_chat import StreamScreen, screen_completion  # noqa: E402
+from replyguard.proxy.api_chat import StreamScreen  # noqa: E402
+from replyguard.proxy.api_chat_whole import screen_completion  # noqa: E402
 from replyguard.proxy.api_responses import screen_response  # noqa: E402
+from replyguard.proxy.permissions import CallFilter  # noqa: E402
 from replyguard.proxy.pipeline import Chunk  # noqa: E402
 from replyguard.proxy.relay import _encode  # noqa: E402
 from replyguard.proxy.responses_stream import ResponsesStream  # noqa: E402
@@ -46,8 +48,8 @@ REPLY = (
     "You can also track it from your account page, under Orders. "
     "Is there anything else I can help you with today?"
 )
-MAKE = partial(ReplyScreen, compile_rules(load_rules(ROOT / "config/reply-rules.example.yaml")),
-               None, 2000)
+RULES = compile_rules(load_rules(ROOT / "config/reply-rules.example.yaml"))
+MAKE = partial(ReplyScreen, RULES, None, 2000)
 REQUEST = {"model": "m", "input": "hi"}
 DELTA = 4
 
@@ -86,10 +88,13 @@ def relayed(adapter: Any, events: list[SSEEvent]) -> int:
 
 CHAT_EVENTS, RESPONSES_EVENTS = chat_events(), responses_events()
 WORK: dict[str, Callable[[], object]] = {
-    "chat whole": lambda: screen_completion(chat_whole(), MAKE),
-    "responses whole": lambda: screen_response(response(REQUEST, Said(REPLY)), MAKE, REQUEST),
-    "chat stream": lambda: relayed(StreamScreen(MAKE), CHAT_EVENTS),
-    "responses stream": lambda: relayed(ResponsesStream(MAKE, REQUEST), RESPONSES_EVENTS),
+    # (each with the call filter every reply has, as the routes make them)
+    "chat whole": lambda: screen_completion(chat_whole(), MAKE, calls=CallFilter(RULES)),
+    "responses whole": lambda: screen_response(response(REQUEST, Said(REPLY)), MAKE, REQUEST,
+                                               CallFilter(RULES)),
+    "chat stream": lambda: relayed(StreamScreen(MAKE, calls=CallFilter(RULES)), CHAT_EVENTS),
+    "responses stream": lambda: relayed(ResponsesStream(MAKE, REQUEST, CallFilter(RULES)),
+                                        RESPONSES_EVENTS),
 }
 
 

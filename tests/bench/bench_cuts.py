@@ -10,12 +10,19 @@
    sizes one doubling apart (linear time gives about 2; the target is <= 2.2). The reply
    screen reads each text whole and, for the sentence-end families, streamed in 4-character
    deltas (up to 256 KB); the detectors read each of theirs whole.
-2. `/healthz` latency (p50, p99, worst) of `replyguard serve` while it screens a 4 MB
-   request body of `a://a:` and while it relays a stream of dots in 4-character deltas,
-   against the same probe with nothing else to do. Target: p99 under 50 ms.
+2. `/healthz` latency (p50, p99, worst) of `replyguard serve` while it screens a request
+   body of 4 MB and of 1 MB of each of the slowest families (`a://a:`, `fe80::1 `, table
+   rows, `1. ` list markers, dots) and while it relays a stream of 1 MB of dots in
+   4-character deltas, against the same probe with nothing else to do. Target: p99 under
+   50 ms. `--workers N` serves with N processes.
+3. (`--holds`) The longest stretch the screen of each of those bodies, and of 128 KB of each
+   streamed in 4-character deltas, runs without a Python-level call or return (CPU time of
+   its thread): an upper bound on the longest time it holds the interpreter in one go (a
+   regex scan, a garbage collection), which the other threads of its process wait for. Not
+   changed by the machine's load. With `--no-gc` the garbage collector is off.
 
-CPU time of this process for part 1 (other processes' load counts less); part 2 is wall
-clock on a shared machine: run it three times and take the median.
+CPU time of this process for parts 1 and 3 (other processes' load counts less); part 2 is
+wall clock on a shared machine: run it three times and take the median.
 """
 
 from __future__ import annotations
@@ -28,9 +35,11 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT)]
@@ -174,7 +183,7 @@ async def _probe(base: str, busy: Callable[[], object] | None) -> list[float]:
     latencies: list[float] = []
     async with aiohttp.ClientSession() as session:
         task = asyncio.ensure_future(busy()) if busy is not None else None  # type: ignore[arg-type]
-        deadline = time.perf_counter() + (30 if task else 2)
+        deadline = time.perf_counter() + (120 if task else 2)
         while time.perf_counter() < deadline and (task is None or not task.done()):
             start = time.perf_counter()
             async with session.get(f"{base}/healthz") as resp:
@@ -193,7 +202,12 @@ def _summary(latencies: list[float]) -> str:
             f"worst {ordered[-1] * 1000:6.1f} ms  ({len(ordered)} probes)")
 
 
-def part_two() -> bool:
+#: The slowest families of a request body (and of a streamed reply, part 3).
+SLOWEST = {"a://a:": "a://a:", "fe80::1 ": "fe80::1 ", "table rows": "|a|\n",
+           "1. markers": "1. ", "dots": "."}
+
+
+def part_two(sizes: list[int], workers: int) -> bool:
     import aiohttp
 
     up, rg = _free_port(), _free_port()
@@ -201,18 +215,22 @@ def part_two() -> bool:
            "REPLYGUARD_LIMITS_MAX_BODY_BYTES": str(16 << 20)}
     procs = [subprocess.Popen([sys.executable, __file__, "--serve-upstream", str(up)]),
              subprocess.Popen([sys.executable, "-m", "replyguard.proxy.cli", "serve",
-                               "--upstream", f"http://127.0.0.1:{up}/v1", "--port", str(rg)],
+                               "--upstream", f"http://127.0.0.1:{up}/v1", "--port", str(rg),
+                               "--workers", str(workers)],
                               env=env, cwd=ROOT, stderr=subprocess.DEVNULL)]
     base = f"http://127.0.0.1:{rg}"
-    body = json.dumps({"model": "m", "messages": [
-        {"role": "user", "content": ("a://a:" * 700_000)[:4_000_000]}]}).encode()
 
-    async def big_body() -> None:
-        async with aiohttp.ClientSession() as session:
-            async with session.post(f"{base}/v1/chat/completions", data=body,
-                                    headers={"Content-Type": "application/json"}) as resp:
-                assert resp.status == 200, resp.status
-                await resp.read()
+    def big_body(unit: str, size: int) -> Callable[[], object]:
+        body = json.dumps({"model": "m", "messages": [
+            {"role": "user", "content": _repeated(unit)(size)}]}).encode()
+
+        async def post() -> None:
+            async with aiohttp.ClientSession() as session:
+                async with session.post(f"{base}/v1/chat/completions", data=body,
+                                        headers={"Content-Type": "application/json"}) as resp:
+                    assert resp.status == 200, resp.status
+                    await resp.read()
+        return post
 
     async def dots() -> None:
         async with aiohttp.ClientSession() as session:
@@ -224,15 +242,20 @@ def part_two() -> bool:
                 await resp.read()
 
     try:
-        for _ in range(100):
-            try:
-                with socket.create_connection(("127.0.0.1", rg), 0.2):
-                    break
-            except OSError:
-                time.sleep(0.1)
+        for port in (up, rg):
+            for _ in range(300):
+                try:
+                    with socket.create_connection(("127.0.0.1", port), 0.2):
+                        break
+                except OSError:
+                    time.sleep(0.1)
+        asyncio.run(big_body("a://a:", 20_000)())  # (the screening processes started)
         ok = True
-        for label, busy in (("idle", None), ("4 MB body of a://a:", big_body),
-                            ("stream of 1 MB of dots, 4-char deltas", dots)):
+        cases: list[tuple[str, Callable[[], object] | None]] = [("idle", None)]
+        cases += [(f"{size / 1e6:g} MB body of {name}", big_body(unit, size))
+                  for size in sizes for name, unit in SLOWEST.items()]
+        cases.append(("stream of 1 MB of dots, 4-char deltas", dots))
+        for label, busy in cases:
             latencies = asyncio.run(_probe(base, busy))
             p99 = sorted(latencies)[min(len(latencies) - 1, int(len(latencies) * 0.99))]
             ok &= p99 < 0.050
@@ -244,19 +267,78 @@ def part_two() -> bool:
             proc.wait()
 
 
+# ---------------------------------------------------------------- part 3: holds
+
+def longest_stretch(work: Callable[[], object]) -> tuple[float, str]:
+    """The longest CPU time `work()` runs without a Python-level call or return (an upper
+    bound on the longest time it holds the interpreter in one go), and where it ended."""
+    clock = time.thread_time
+    state: list[Any] = [clock(), 0.0, ""]
+
+    def hook(frame: Any, event: str, arg: Any) -> None:
+        now = clock()
+        if now - state[0] > state[1]:
+            name = getattr(arg, "__qualname__", "") if event.startswith("c_") else ""
+            state[1:] = [now - state[0], f"{event} {name} {Path(frame.f_code.co_filename).name}"
+                         f":{frame.f_lineno}"]
+        state[0] = clock()
+
+    sys.setprofile(hook)
+    threading.setprofile(hook)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+    return state[1], state[2]
+
+
+def part_three(sizes: list[int]) -> None:
+    from replyguard.engine.screen_cache import ScreenCache
+    from replyguard.proxy.request_side import verdict_chat
+
+    for size in sizes:
+        for name, unit in SLOWEST.items():
+            body = {"model": "m", "messages": [{"role": "user",
+                                                "content": _repeated(unit)(size)}]}
+            hold, where = longest_stretch(
+                lambda b=body: verdict_chat(b, RULES, None, ScreenCache()))  # type: ignore
+            print(f"  request body, {size / 1e6:g} MB of {name:<12} {hold * 1000:7.2f} ms "
+                  f"(ends at {where})")
+    for name, unit in SLOWEST.items():
+        text = _repeated(unit)(128_000)
+        hold, where = longest_stretch(lambda t=text: _streamed(t))  # type: ignore[misc]
+        print(f"  streamed reply, 128 KB of {name:<12} {hold * 1000:7.2f} ms (ends at {where})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="sizes up to 256 KB only")
     parser.add_argument("--no-proxy", action="store_true", help="part 1 only")
+    parser.add_argument("--proxy-only", action="store_true", help="part 2 only")
+    parser.add_argument("--holds", action="store_true", help="part 3 only")
+    parser.add_argument("--no-gc", action="store_true", help="part 3 with the collector off")
+    parser.add_argument("--mb", default="4,1", help="body sizes of parts 2 and 3, in MB")
+    parser.add_argument("--workers", type=int, default=1, help="server processes, part 2")
     parser.add_argument("--serve-upstream", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_upstream:
         serve_upstream(args.serve_upstream)
         return 0
-    ok = part_one(args.quick)
+    sizes = [int(float(mb) * 1_000_000) for mb in args.mb.split(",")]
+    if args.holds:
+        if args.no_gc:
+            import gc
+            gc.disable()
+        print("longest stretch without a Python call (CPU time):")
+        part_three(sizes)
+        return 0
+    ok = True
+    if not args.proxy_only:
+        ok = part_one(args.quick)
     if not args.no_proxy:
         print("the proxy, /healthz while it screens:")
-        ok &= part_two()
+        ok &= part_two(sizes, args.workers)
     print("all within target" if ok else "SOME OVER TARGET")
     return 0 if ok else 1
 

@@ -28,6 +28,7 @@ tools:
     claims: [looked up]
     phrasing: {pt-BR: {done: "Consultei o pedido {order_id}."}}
   delete_account: {allowed: false}
+  charge_card: {screen_arguments: false}
 audience: staff
 highlight: ">> {sentence}"
 reply_temperature: 0.7
@@ -57,6 +58,8 @@ def test_the_shop_tools(tmp_path: Path) -> None:
     assert settings.tools["lookup_order"].phrasing == {
         "pt-BR": Phrasing("Consultei o pedido {order_id}.")}
     assert settings.tools["delete_account"].allowed is False
+    assert settings.tools["charge_card"].screen_arguments is False
+    assert settings.tools["refund_card"].screen_arguments is True  # screened by default
     rules = settings.tool_rules()
     assert isinstance(rules, ToolRules)
     assert (rules.audience, rules.highlight, rules.temperature) == ("staff", ">> {sentence}", 0.7)
@@ -76,7 +79,9 @@ def test_no_tools_by_default() -> None:
      ["tools.refund_card.writes: 'yes please' is not a boolean"]),
     ("tools: {refund_card: {claim: [refunded]}}\n",
      ["tools.refund_card.claim: unknown key (known: allowed, claims, fresh_for_s, "
-      "output_schema, phrasing, writes)"]),
+      "output_schema, phrasing, screen_arguments, writes)"]),
+    ("tools: {refund_card: {screen_arguments: nope}}\n",
+     ["tools.refund_card.screen_arguments: 'nope' is not a boolean"]),
     ("tools: {refund_card: {claims: refunded}}\n",
      ["tools.refund_card.claims: 'refunded' is neither a list nor a mapping of languages"]),
     ("tools: {refund_card: {claims: {fr: [rembourse]}}}\n",

@@ -21,7 +21,7 @@ _TEXTS = st.text(_ALPHABET, max_size=60)
 
 def _reads_as_itself(text: str, table: dict[int, str]) -> bool:
     one, may_edit, scripts = canon._read_one(text, table)
-    edits, _ = canon._edits(text, one, may_edit, scripts, True, False)
+    edits, _ = canon._edits(text, one, may_edit, scripts, True, canon._EDIT)
     return one == text and not edits
 
 

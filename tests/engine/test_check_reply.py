@@ -233,13 +233,16 @@ DOCUMENTED_REASONS = {
 }
 
 
-def test_detector_reasons_are_the_documented_ones_and_four_more() -> None:
+def test_detector_reasons_are_the_documented_ones_and_seven_more() -> None:
     assert dict(DETECTOR_REASONS) == {
         **DOCUMENTED_REASONS,
         "uk_nino": "National Insurance numbers are personal data.",
+        "uk_nhs": "NHS numbers are personal data.",
         "br_cpf": "CPF numbers are personal data.",
         "url_password": "Passwords are secrets.",
         "password_phrase": "Passwords are secrets.",
+        "password_confirm": "Passwords are secrets.",
+        "cli_password": "Passwords are secrets.",
     }
 
 

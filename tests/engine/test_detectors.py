@@ -19,6 +19,9 @@ CONTEXTS = {
     "password_assignment": ("password: ", ""),
     "url_password": ("postgres://admin:", "@db.internal:5432/shop"),
     "password_phrase": ("ALTER USER app IDENTIFIED BY '", "';"),
+    "password_confirm": ('{"new_password": "S3cret!x", "confirm": "', '"}'),
+    "cli_password": ("mysql -u root -p", " mydb"),
+    "uk_nhs": ("NHS number: ", ""),
 }
 
 

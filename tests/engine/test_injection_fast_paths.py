@@ -85,7 +85,7 @@ _PLAIN_COLONS = re.compile(r"(?: ?:)+ ?")
 
 def plain_normalize(text: str) -> str:
     """The normaliser without shortcuts: every step on every text."""
-    text = canonical(injection._MARKUP.sub("", text), join=False).text
+    text = canonical(injection._MARKUP.sub("", text), join=False, any_tag=False).text
     if not text.isascii():
         text = injection._TAGS.sub(injection._reveal_tags, text)
         text = injection._INVISIBLE.sub("", text)

@@ -4,7 +4,6 @@ message gives (hypothesis), and the counts are the same."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import orjson
@@ -14,10 +13,10 @@ from hypothesis import strategies as st
 
 from replyguard.engine.context import TurnContext
 from replyguard.engine.reply import ReplyScreen
-from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import compile_rules
 from replyguard.proxy.api_messages import screen_message
 from replyguard.proxy.api_messages_stream import MessageStream
+from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import Chunk
 from replyguard.proxy.sse import SSEEvent
 
@@ -37,9 +36,6 @@ MESSAGE = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
 
 def _make() -> ReplyScreen:
     return ReplyScreen(RULES, TurnContext(), 2000)
-
-
-_INPUT_SCREEN = partial(screen_value, rules=RULES)
 
 
 def _cut(text: str, cuts: list[int]) -> list[str]:
@@ -90,7 +86,7 @@ def _assembled(chunks: list[Any]) -> list[dict[str, Any]]:
 
 
 def test_the_whole_message_screened() -> None:
-    out, counts = screen_message(MESSAGE, _make, _INPUT_SCREEN)
+    out, counts = screen_message(MESSAGE, _make, CallFilter(RULES))
     assert out["content"] == [
         {"type": "thinking", "thinking": "The card is **** 1111. The user wants a refund."},
         {"type": "text", "text": "Your card **** 1111 is on file. Call 020 7946 0958 today."
@@ -99,13 +95,34 @@ def test_the_whole_message_screened() -> None:
          "input": {"card": "**** 1111", "order_id": "4412", "note": ["a", "b 4111"]}}]
     assert counts["replyguard_thinking_unsigned"] == 1
     assert counts["reply_wording_removed"] == 1
+    # the card in the thinking, the text and the tool input: each counted
+    assert (counts["reply_pd_detected_card"], counts["reply_pd_redacted"]) == (3, 3)
+
+
+def test_a_streamed_tool_input_that_is_not_json_is_screened_as_text() -> None:
+    stream = MessageStream(_make, CallFilter(RULES))
+    start = {**MESSAGE, "content": [], "stop_reason": None}
+    events = [{"type": "message_start", "message": start},
+              {"type": "content_block_start", "index": 0, "content_block": {
+                  "type": "tool_use", "id": "toolu_1", "name": "refund", "input": {}}},
+              {"type": "content_block_delta", "index": 0, "delta": {
+                  "type": "input_json_delta", "partial_json": '{"card": "4111 1111 '}},
+              {"type": "content_block_delta", "index": 0, "delta": {
+                  "type": "input_json_delta", "partial_json": '1111 1111"'}},
+              {"type": "content_block_stop", "index": 0}]
+    sent = [c.body for e in events
+            for c in stream.event(SSEEvent(orjson.dumps(e).decode(), e["type"]))[0]
+            if isinstance(c, Chunk)]
+    assert sent[2] == {"type": "content_block_delta", "index": 0, "delta": {
+        "type": "input_json_delta", "partial_json": '{"card": "**** 1111"'}}
+    assert stream.counts()["reply_pd_detected_card"] == 1
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(1, 120), max_size=30))
 def test_any_cutting_gives_the_whole_content(cuts: list[int]) -> None:
-    whole, counts = screen_message(MESSAGE, _make, _INPUT_SCREEN)
-    stream = MessageStream(_make, _INPUT_SCREEN)
+    whole, counts = screen_message(MESSAGE, _make, CallFilter(RULES))
+    stream = MessageStream(_make, CallFilter(RULES))
     chunks: list[Any] = []
     ended = False
     for event in _events(cuts):

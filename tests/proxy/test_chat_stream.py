@@ -49,18 +49,22 @@ async def test_plain_reply_released_in_whole_sentences(stack) -> None:
     ])  # fmt: skip
 
 
-async def test_tool_call_deltas_pass_through_unchanged(stack) -> None:
-    call = {"name": "refund_card", "arguments": {"order_id": "4412", "amount": 12.5}}
-    s = await stack(Reply(tool_calls=(call,)))
+@pytest.mark.parametrize(("arguments", "sent"), [
+    pytest.param({"order_id": "4412", "amount": 12.5}, '{"order_id":"4412","amount":12.5}',
+                 id="nothing-to-mask"),
+    pytest.param({"order_id": "4412", "card": "4111 1111 1111 1111"},
+                 '{"order_id":"4412","card":"**** 1111"}', id="a-card"),
+])
+async def test_tool_call_deltas_are_held_and_sent_screened_as_one(
+        stack, arguments: dict[str, Any], sent: str) -> None:
+    s = await stack(Reply(tool_calls=({"name": "refund_card", "arguments": arguments},)))
     body = await post_stream(s, user("refund it", stream=True))
-    args = '{"order_id":"4412","amount":12.5}'
-    first = {"index": 0, "id": "call_1", "type": "function",
-             "function": {"name": "refund_card", "arguments": ""}}
-    pieces = [args[i:i + 4] for i in range(0, len(args), 4)]
+    # Upstream: the call's id and name, then its arguments in 4-character deltas.
+    call = {"index": 0, "id": "call_1", "type": "function",
+            "function": {"name": "refund_card", "arguments": sent}}
     assert body == b"".join([
         chunk(ROLE),
-        chunk({"tool_calls": [first]}),
-        *(chunk({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}) for p in pieces),
+        chunk({"tool_calls": [call]}),
         chunk({}, "tool_calls"),
         DONE,
     ])  # fmt: skip

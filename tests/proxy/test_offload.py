@@ -1,13 +1,18 @@
 """No request holds up another: a long text (a request body, a whole reply, one streamed delta
-of `OFFLOAD_CHARS` or more) is screened in the worker thread while the event loop serves
+of `OFFLOAD_CHARS` or more) is screened in a screening process (request bodies, whole
+replies, long turns) or the worker thread (streamed events) while the event loop serves
 other clients. Shown by ordering, not by timing: the screen of the long text is held at its
 start until another client's request has been answered."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import threading
 from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,8 +20,10 @@ import pytest
 import replyguard.proxy.completions as completions
 import replyguard.proxy.guardrails as guardrails
 import replyguard.proxy.relay as relay
+import replyguard.proxy.request_side as request_side
 from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
 from replyguard.proxy.offload import OFFLOAD_CHARS, STREAM_OFFLOAD_CHARS, Offload, Overloaded
+from replyguard.proxy.screen_pool import WorkerLost
 from replyguard.proxy.state import GUARDRAILS, OFFLOAD
 from tests.proxy.conftest import StartUpstream, streamed_text, user
 
@@ -44,6 +51,54 @@ class Gate:
         self._open.set()
 
 
+def gated(where: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args, **kwargs)` once the test lets it start, in a screening process: writes
+    its process id to the FIFO `where`/entered, then waits for the FIFO `where`/release to
+    be opened and closed."""
+    with open(f"{where}/entered", "w") as entered:
+        entered.write(str(os.getpid()))
+    with open(f"{where}/release") as release:
+        release.read()
+    return fn(*args, **kwargs)
+
+
+class ProcessGate:
+    """`wrap(fn)` is `fn` held at its start (`gated`) until `open()`, in whichever process
+    it runs; `entered()` waits until it has started and gives that process's id."""
+
+    def __init__(self, where: Path) -> None:
+        self.where = str(where)
+        os.mkfifo(where / "entered")
+        os.mkfifo(where / "release")
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return partial(gated, self.where, fn)
+
+    async def entered(self) -> int:
+        def read() -> str:
+            with open(f"{self.where}/entered") as entered:
+                return entered.read()
+        return int(await asyncio.get_running_loop().run_in_executor(None, read))
+
+    async def open(self) -> None:
+        def release() -> None:
+            with open(f"{self.where}/release", "w"):
+                pass
+        await asyncio.get_running_loop().run_in_executor(None, release)
+
+
+async def _served_while_held(s: Any, gate: ProcessGate, task: asyncio.Task[Any]) -> int:
+    """Another client is answered while the long screen is held in a screening process of
+    this app (its id returned), then the long one ends."""
+    pid = await gate.entered()
+    async with s.client.get("/healthz") as resp:
+        assert resp.status == 200
+    assert not task.done()
+    assert pid != os.getpid() and pid in s.app[OFFLOAD].processes.pids()
+    await gate.open()
+    return pid
+
+
 async def _entered(gate: Gate) -> None:
     await asyncio.get_running_loop().run_in_executor(None, gate.entered.wait, 30)
 
@@ -58,9 +113,9 @@ async def _healthz_while_held(s: Any, gate: Gate, task: asyncio.Task[Any]) -> No
 
 
 async def test_a_long_request_body_is_screened_while_others_are_served(
-        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
-    gate = Gate(completions.verdict_chat)
-    monkeypatch.setattr(completions, "verdict_chat", gate)
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    gate = ProcessGate(tmp_path)
+    monkeypatch.setattr(completions, "verdict_chat", gate.wrap(request_side.verdict_chat))
     up = ScriptedUpstream(lambda _m: Reply("Noted."))
     s = await stack(up)
 
@@ -69,11 +124,48 @@ async def test_a_long_request_body_is_screened_while_others_are_served(
             return resp.status, await resp.json()
 
     task = asyncio.create_task(long_request())
-    await _healthz_while_held(s, gate, task)
+    await _served_while_held(s, gate, task)
     status, body = await task
     assert (status, body["choices"][0]["message"]["content"]) == (200, "Noted.")
-    assert gate.threads == ["replyguard-screen_0"]
     assert up.seen[0]["messages"][-1]["content"].endswith("my card is **** 1111.")
+
+
+async def test_a_screening_process_killed_midway_fails_closed_and_is_replaced(
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The process screening a long body dies: the client gets a 500 in the API's shape,
+    nothing reaches the upstream, and the next long body is screened by fresh processes."""
+    gate = ProcessGate(tmp_path)
+    monkeypatch.setattr(completions, "verdict_chat", gate.wrap(request_side.verdict_chat))
+    up = ScriptedUpstream(lambda _m: Reply("Noted."))
+    s = await stack(up)
+
+    async def long_request() -> Any:
+        async with s.client.post("/v1/chat/completions", json=user(LONG)) as resp:
+            return resp.status, await resp.json()
+
+    task = asyncio.create_task(long_request())
+    os.kill(await gate.entered(), signal.SIGKILL)
+    assert await task == (500, {"error": {
+        "message": "the process screening this text stopped; nothing of it was sent",
+        "type": "server_error", "param": None, "code": "screening_failed"}})
+    assert up.seen == []
+    monkeypatch.setattr(completions, "verdict_chat", request_side.verdict_chat)
+    status, body = await long_request()
+    assert (status, body["choices"][0]["message"]["content"]) == (200, "Noted.")
+    assert up.seen[0]["messages"][-1]["content"].endswith("my card is **** 1111.")
+
+
+async def test_a_long_body_the_screen_refuses_is_answered_as_on_the_loop(
+        stack: StartUpstream) -> None:
+    """An error the screen raises in the screening process is the client's error as it
+    would be on the loop (here a 400 for messages that are not a list)."""
+    s = await stack(ScriptedUpstream(lambda _m: Reply("Noted.")))
+    async with s.client.post("/v1/chat/completions",
+                             json={"model": "m", "messages": {"text": LONG}}) as resp:
+        assert (resp.status, await resp.json()) == (400, {"error": {
+            "message": "'messages' must be a non-empty list of messages", "type":
+            "invalid_request_error", "param": "messages", "code": "invalid_messages"}})
+    assert s.app[OFFLOAD].processes.pids() != []
 
 
 async def test_a_short_request_body_is_screened_on_the_loop(
@@ -88,9 +180,10 @@ async def test_a_short_request_body_is_screened_on_the_loop(
 
 
 async def test_a_long_whole_reply_is_screened_while_others_are_served(
-        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
-    gate = Gate(completions.screen_completion)
-    monkeypatch.setattr(completions, "screen_completion", gate)
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    gate = ProcessGate(tmp_path)
+    monkeypatch.setattr(completions, "screen_completion",
+                        gate.wrap(completions.screen_completion))
     s = await stack(ScriptedUpstream(lambda _m: Reply(LONG)))
 
     async def long_request() -> Any:
@@ -98,11 +191,10 @@ async def test_a_long_whole_reply_is_screened_while_others_are_served(
             return resp.status, await resp.json()
 
     task = asyncio.create_task(long_request())
-    await _healthz_while_held(s, gate, task)
+    await _served_while_held(s, gate, task)
     status, body = await task
     assert status == 200
     assert body["choices"][0]["message"]["content"] == LONG.replace(CARD, "**** 1111")
-    assert gate.threads == ["replyguard-screen_0"]
 
 
 async def test_a_long_streamed_delta_is_screened_while_others_are_served(
@@ -148,10 +240,10 @@ async def test_more_long_texts_than_the_worker_can_queue_are_refused() -> None:
     offload.close()
 
 
-async def test_a_long_turn_is_read_by_the_injection_patterns_in_the_worker(
-        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
-    gate = Gate(guardrails.detect_injection)
-    monkeypatch.setattr(guardrails, "detect_injection", gate)
+async def test_a_long_turn_is_read_by_the_injection_patterns_in_a_screening_process(
+        stack: StartUpstream, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    gate = ProcessGate(tmp_path)
+    monkeypatch.setattr(guardrails, "detect_injection", gate.wrap(guardrails.detect_injection))
     s = await stack(ScriptedUpstream(lambda _m: Reply("Noted.")),
                     guardrails__prompt_injection__enabled=True)
     assert s.app[GUARDRAILS].offload is s.app[OFFLOAD]
@@ -161,9 +253,27 @@ async def test_a_long_turn_is_read_by_the_injection_patterns_in_the_worker(
             return resp.status
 
     task = asyncio.create_task(long_request())
-    await _healthz_while_held(s, gate, task)
+    await _served_while_held(s, gate, task)
     assert await task == 200
-    assert gate.threads == ["replyguard-screen_0"]
+
+
+async def test_closing_stops_every_screening_process(tmp_path: Path) -> None:
+    """Closing the offload (the app's shutdown) ends its screening processes at once, a job
+    still running included (its caller gets WorkerLost): none is left behind."""
+    offload = Offload(threshold=1)
+    assert await offload.run(5, len, "hello", process=True) == 5
+    gate = ProcessGate(tmp_path)
+    running = asyncio.create_task(offload.run(5, gate.wrap(len), "hello", process=True))
+    pid = await gate.entered()
+    pids = offload.processes.pids()
+    assert pid in pids and len(pids) <= 2  # (started as jobs need them, two at most)
+    offload.close()
+    with pytest.raises(WorkerLost):
+        await running
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert offload.processes.pids() == []
 
 
 async def test_a_json_reply_held_whole_in_a_stream_is_screened_in_the_worker(

@@ -61,7 +61,7 @@ def test_any_cutting_gives_the_whole_reply(cuts: list[int]) -> None:
 
 
 def test_pieces_tell_the_products_sentences() -> None:
-    choice = ChoiceReply(MAKE, CallFilter(TOOLS), pieces=True)
+    choice = ChoiceReply(MAKE, CallFilter(RULES, TOOLS), pieces=True)
     choice.feed(CallDeltas([{"index": 0, "function": {"name": "delete_", "arguments": "{}"}}]))
     choice.feed(CallDeltas([{"index": 0, "function": {"name": "account"}}]))
     items = choice.finish("tool_calls")
@@ -71,7 +71,7 @@ def test_pieces_tell_the_products_sentences() -> None:
 
 
 def test_streamed_calls_are_held_then_judged_whole() -> None:
-    choice = ChoiceReply(MAKE, CallFilter(TOOLS))
+    choice = ChoiceReply(MAKE, CallFilter(RULES, TOOLS))
     assert choice.feed(CallDeltas([{"index": 0, "id": "a", "function": {"name": "refund_"}}])) \
         == []
     assert choice.feed(CallDeltas([{"index": 0, "function": {"name": "card",
@@ -81,8 +81,18 @@ def test_streamed_calls_are_held_then_judged_whole() -> None:
         "name": "refund_card", "arguments": "{}"}}]), Finish("tool_calls")]
 
 
+def test_held_counts_the_calls_arguments() -> None:
+    choice = ChoiceReply(MAKE, CallFilter(RULES, TOOLS))
+    choice.feed(CallDeltas([{"index": 0, "id": "a", "function": {"name": "refund_card",
+                                                                 "arguments": '{"a"'}}]))
+    choice.feed(CallDeltas(None, {"name": "lookup", "arguments": ": 1}"}))
+    assert choice.held == 8
+    choice.finish("tool_calls")
+    assert choice.held == 0
+
+
 def test_whole_calls_refused_are_taken_out_and_said() -> None:
-    choice = ChoiceReply(MAKE, CallFilter(TOOLS))
+    choice = ChoiceReply(MAKE, CallFilter(RULES, TOOLS))
     choice.feed(TextDelta("content", "Done."))
     calls = [{"id": "a", "type": "function", "function": {"name": "delete_account"}},
              {"id": "b", "type": "function", "function": {"name": "refund_card"}}]
@@ -90,6 +100,51 @@ def test_whole_calls_refused_are_taken_out_and_said() -> None:
     items = choice.finish("tool_calls")
     assert released(items).startswith("Done. ")
     assert items[-1] == Finish("tool_calls")  # a call is left
+
+
+CARD_ARGS = '{"order_id": "4412", "card": "4111 1111 1111 1111"}'
+CALLS = [{"id": "call_a", "type": "function",
+          "function": {"name": "refund_card", "arguments": CARD_ARGS}},
+         {"id": "call_b", "type": "function",
+          "function": {"name": "delete_account", "arguments": '{"user": "all"}'}},
+         {"id": "call_c", "type": "function",
+          "function": {"name": "lookup", "arguments": '{"q": "4111111111111111", "n": 2}'}}]
+
+
+def _pieces(text: str, cuts: list[int]) -> list[str]:
+    bounds = [0, *sorted(c for c in cuts if c < len(text)), len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(cuts=st.lists(st.integers(0, len(CARD_ARGS)), max_size=12), one_index=st.booleans())
+def test_any_cutting_of_the_calls_gives_the_whole_calls(cuts: list[int],
+                                                        one_index: bool) -> None:
+    """Streamed equals whole for tool calls: the arguments cut anywhere (inside the card,
+    the keys, the quotes), the calls on their own indexes or all on index 0 with their own
+    ids (Ollama, some vLLM builds); each judged and screened on its own."""
+    whole_filter = CallFilter(RULES, TOOLS)
+    whole = ChoiceReply(MAKE, whole_filter)
+    kept = whole.feed(WholeCalls(CALLS))[0]
+    whole_items = whole.feed(Finish("tool_calls"))
+    stream_filter = CallFilter(RULES, TOOLS)
+    choice = ChoiceReply(MAKE, stream_filter)
+    for n, given_call in enumerate(CALLS):
+        index = 0 if one_index else n
+        function = given_call["function"]
+        choice.feed(CallDeltas([{"index": index, "id": given_call["id"], "type": "function",
+                                 "function": {"name": function["name"], "arguments": ""}}]))
+        for piece in _pieces(function["arguments"], cuts):
+            choice.feed(CallDeltas([{"index": index, "function": {"arguments": piece}}]))
+    items = choice.feed(Finish("tool_calls"))
+    assert isinstance(kept, Calls) and isinstance(items[0], Calls)
+    assert items[0].tool_calls == [{**c, "index": i} for i, c in enumerate(kept.tool_calls)]
+    assert [c["function"]["arguments"] for c in kept.tool_calls] == [
+        '{"order_id":"4412","card":"**** 1111"}', '{"q":"**** 1111","n":2}']
+    assert items[1:] == whole_items
+    assert stream_filter.counts == whole_filter.counts == {
+        "replyguard_tool_calls_refused": 1, "reply_pd_detected_card": 2,
+        "reply_pd_redacted": 2}
 
 
 def test_text_after_the_finish_is_dropped() -> None:

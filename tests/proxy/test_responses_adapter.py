@@ -3,6 +3,7 @@ whole Response's screened output, and the `done` text is the deltas sent, joined
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -17,6 +18,7 @@ from replyguard.engine.reply import ReplyScreen
 from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import compile_rules
 from replyguard.proxy.api_responses import screen_response
+from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import Chunk
 from replyguard.proxy.records import screened_text
 from replyguard.proxy.reply_keys import ChunkShapeError
@@ -30,21 +32,36 @@ TEXT = ("Sure. Call me on 4111 1111 1111 1111 or at jane.doe@example.com! "
         "Your card 4111 1111 1111 1111 is on file.\nAnything else?")
 
 
-def cut_stream(cuts: list[int]) -> list[dict[str, Any]]:
-    """The fake's events for TEXT, its one text delta cut at `cuts`."""
+#: A call's arguments holding a card: sent masked, the JSON kept valid.
+ARGUMENTS = '{"order_id": "4412", "card": "4111 1111 1111 1111", "note": "ok"}'
+ARGUMENTS_SENT = '{"order_id":"4412","card":"**** 1111","note":"ok"}'
+CALL = {"name": "charge", "arguments": ARGUMENTS}
+
+
+def _cut(text: str, cuts: Sequence[int]) -> list[str]:
+    bounds = [0, *sorted(c for c in cuts if c <= len(text)), len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+
+
+def cut_stream(cuts: list[int], said: Said | None = None,
+               call_cuts: Sequence[int] = ()) -> list[dict[str, Any]]:
+    """The fake's events for `said` (TEXT), its one text delta cut at `cuts`, each call's
+    arguments delta at `call_cuts`."""
+    said = said or Said(TEXT, chunk_chars=len(TEXT))
     out: list[dict[str, Any]] = []
-    bounds = [0, *sorted(cuts), len(TEXT)]
-    for event in stream(REQUEST, Said(TEXT, chunk_chars=len(TEXT))):
-        if event["type"] != "response.output_text.delta":
+    for event in stream(REQUEST, said):
+        if event["type"] == "response.output_text.delta":
+            out.extend({**event, "delta": d} for d in _cut(said.text, cuts))
+        elif event["type"] == "response.function_call_arguments.delta":
+            out.extend({**event, "delta": d} for d in _cut(event["delta"], call_cuts))
+        else:
             out.append(event)
-            continue
-        out.extend({**event, "delta": TEXT[a:b]} for a, b in zip(bounds, bounds[1:],
-                                                                   strict=False) if b > a)
     return out
 
 
-def screened(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    adapter = ResponsesStream(MAKE, REQUEST)
+def screened(events: list[dict[str, Any]],
+             calls: CallFilter | None = None) -> list[dict[str, Any]]:
+    adapter = ResponsesStream(MAKE, REQUEST, calls or CallFilter(RULES))
     out: list[dict[str, Any]] = []
     for event in events:
         items, ended = adapter.event(SSEEvent(orjson.dumps(event).decode(), event["type"]))
@@ -55,16 +72,25 @@ def screened(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(cuts=st.lists(st.integers(0, len(TEXT)), max_size=12))
-def test_any_cutting_gives_the_whole_response(cuts: list[int]) -> None:
-    whole = response(REQUEST, Said(TEXT))
-    screen_response(whole, MAKE, REQUEST)
-    sent = screened(cut_stream(cuts))
+@given(cuts=st.lists(st.integers(0, len(TEXT)), max_size=12),
+       call_cuts=st.lists(st.integers(0, len(ARGUMENTS)), max_size=12))
+def test_any_cutting_gives_the_whole_response(cuts: list[int], call_cuts: list[int]) -> None:
+    said = Said(TEXT, calls=(CALL,), chunk_chars=len(TEXT))
+    whole = response(REQUEST, said)
+    whole_calls = CallFilter(RULES)
+    screen_response(whole, MAKE, REQUEST, whole_calls)
+    calls = CallFilter(RULES)
+    sent = screened(cut_stream(cuts, said, call_cuts), calls)
     assert sent[-1]["type"] == "response.completed"
     assert sent[-1]["response"]["output"] == whole["output"]
     deltas = "".join(e["delta"] for e in sent if e["type"] == "response.output_text.delta")
     done = next(e for e in sent if e["type"] == "response.output_text.done")
     assert done["text"] == deltas == whole["output"][0]["content"][0]["text"]
+    arguments = [e["delta"] for e in sent
+                 if e["type"] == "response.function_call_arguments.delta"]
+    assert arguments == [ARGUMENTS_SENT] == [whole["output"][1]["arguments"]]
+    assert calls.counts == whole_calls.counts == {"reply_pd_detected_card": 1,
+                                                  "reply_pd_redacted": 1}
     assert [e["sequence_number"] for e in sent] == list(range(len(sent)))
     assert "4111 1111 1111 1111" not in orjson.dumps(sent).decode()
 
@@ -216,25 +242,43 @@ def test_obfuscation_padding_is_not_sent_on() -> None:
         == ['{"q": 1}']
 
 
-def test_a_call_split_over_many_argument_deltas_passes_delta_by_delta() -> None:
-    arguments = '{"order_id": "4412", "amount": 12.5}'
-    cuts = [arguments[i:i + 4] for i in range(0, len(arguments), 4)]
-    events: list[dict[str, Any]] = []
-    for event in stream(REQUEST, Said(calls=({"name": "lookup", "arguments": arguments},))):
-        if event["type"] == "response.function_call_arguments.delta":
-            events.extend({**event, "delta": piece} for piece in cuts)
-        else:
-            events.append(event)
+def test_a_call_split_over_many_argument_deltas_is_held_and_sent_screened_as_one() -> None:
+    events = cut_stream([], Said(calls=(CALL,)), list(range(0, len(ARGUMENTS), 4)))
+    assert sum(e["type"] == "response.function_call_arguments.delta" for e in events) == 17
     sent = screened(events)
-    assert [e["delta"] for e in sent if e["type"] == "response.function_call_arguments.delta"] \
-        == cuts
-    done = next(e for e in sent if e["type"] == "response.function_call_arguments.done")
-    assert done == {"type": "response.function_call_arguments.done", "item_id": "fc_0",
-                    "output_index": 0, "arguments": arguments,
-                    "sequence_number": done["sequence_number"]}
-    assert sent[-1]["response"]["output"] == [
-        {"type": "function_call", "id": "fc_0", "status": "completed", "call_id": "call_0",
-         "name": "lookup", "arguments": arguments}]
+    item = {"type": "function_call", "id": "fc_0", "status": "completed", "call_id": "call_0",
+            "name": "charge", "arguments": ARGUMENTS_SENT}
+    assert sent[2:] == [
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {**item, "status": "in_progress", "arguments": ""}, "sequence_number": 2},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_0",
+         "output_index": 0, "delta": ARGUMENTS_SENT, "sequence_number": 3},
+        {"type": "response.function_call_arguments.done", "item_id": "fc_0",
+         "output_index": 0, "arguments": ARGUMENTS_SENT, "sequence_number": 4},
+        {"type": "response.output_item.done", "output_index": 0, "item": item,
+         "sequence_number": 5},
+        {"type": "response.completed", "response": {**sent[-1]["response"], "output": [item]},
+         "sequence_number": 6}]
+
+
+def test_a_call_with_no_arguments_done_is_released_at_its_item_done() -> None:
+    events = [e for e in cut_stream([], Said(calls=(CALL,)), [9, 30])
+              if e["type"] != "response.function_call_arguments.done"]
+    sent = screened(events)
+    assert [(e["type"], e.get("delta", e.get("arguments"))) for e in sent[3:6]] == [
+        ("response.function_call_arguments.delta", ARGUMENTS_SENT),
+        ("response.function_call_arguments.done", ARGUMENTS_SENT),
+        ("response.output_item.done", None)]
+    assert sent[5]["item"]["arguments"] == ARGUMENTS_SENT
+
+
+def test_arguments_that_are_not_json_are_screened_as_text() -> None:
+    broken = '{"card": "4111 1111 1111 1111"'
+    sent = screened(cut_stream([], Said(calls=({"name": "charge", "arguments": broken},)),
+                               [5, 17]))
+    assert [e["delta"] for e in sent
+            if e["type"] == "response.function_call_arguments.delta"] == [
+        '{"card": "**** 1111"']
 
 
 def test_held_tells_what_the_screens_hold() -> None:
@@ -245,6 +289,16 @@ def test_held_tells_what_the_screens_hold() -> None:
         held.append(adapter.held)
     assert max(held) > 0
     assert held[-2] == 0  # after the text's done, before the end
+
+
+def test_held_counts_a_calls_arguments_until_they_are_sent() -> None:
+    adapter = ResponsesStream(MAKE, REQUEST, CallFilter(RULES))
+    held = {}
+    for event in cut_stream([], Said(calls=(CALL,)), [10, 40]):
+        adapter.event(SSEEvent(orjson.dumps(event).decode(), event["type"]))
+        held[event["type"]] = adapter.held
+    assert held["response.function_call_arguments.delta"] == len(ARGUMENTS)
+    assert held["response.function_call_arguments.done"] == 0
 
 
 def test_reasoning_text_streams_are_screened() -> None:

@@ -226,3 +226,42 @@ def test_auto_workers_follow_the_cgroup_quota(tmp_path: Path, cgroup: str,
     root = _cgroup_tree(tmp_path, cgroup, files)
     assert cgroup_cpus(root) == quota
     assert available_cpus(root, affinity=64) == workers
+
+
+def _descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        children = subprocess.run(["pgrep", "-P", str(todo.pop())], capture_output=True,
+                                  text=True).stdout.split()
+        found.update(int(c) for c in children)
+        todo.extend(int(c) for c in children)
+    return found
+
+
+async def test_workers_screen_long_bodies_in_processes_they_stop_when_they_stop(serve) -> None:
+    """Under `--workers 2`, long request bodies are screened by screening processes of each
+    worker; SIGTERM ends every one of them with the server."""
+    served = await serve(Reply(content="Ok."), listen__workers=2)
+    workers = _descendants(served.proc.pid)
+    long = "a://a: " * 3000 + "my card is 4111 1111 1111 1111."
+    async with aiohttp.ClientSession() as session:
+
+        async def post() -> int:
+            async with session.post(served.url("/v1/chat/completions"),
+                                    json=user(long)) as resp:
+                await resp.read()
+                return resp.status
+
+        assert await asyncio.gather(*(post() for _ in range(6))) == [200] * 6
+    started = _descendants(served.proc.pid)
+    assert len(workers) == 2 and len(started) >= 2 + 2  # (two screening processes or more)
+    served.proc.send_signal(signal.SIGTERM)
+    assert await _wait_exit(served.proc, 30) == 0
+    # (multiprocessing's resource tracker ends on its own once the worker that started it
+    # has: it reads a pipe from it)
+    deadline = time.monotonic() + 30
+    while left := {pid for pid in started if Path(f"/proc/{pid}/cmdline").exists()}:
+        assert time.monotonic() < deadline, [Path(f"/proc/{pid}/cmdline").read_bytes()
+                                             for pid in left]
+        await asyncio.sleep(0.1)

@@ -19,7 +19,9 @@ from replyguard.engine.context import read_context
 from replyguard.engine.reply import ReplyScreen
 from replyguard.engine.rules import compile_rules
 from replyguard.proxy import api_chat
-from replyguard.proxy.api_chat import ChunkShapeError, screen_completion
+from replyguard.proxy.api_chat import ChunkShapeError
+from replyguard.proxy.api_chat_whole import screen_completion
+from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.relay import _bytes, _handle
 from replyguard.proxy.sse import SSEDecoder, encode_event
 
@@ -323,3 +325,37 @@ def test_stream_screens_reasoning_and_drops_delta_logprobs() -> None:
                                  "logprobs": None, "finish_reason": None}]},
         {"id": "x", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
     ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=replies, cuts=st.lists(st.integers(0, 400), max_size=12), one_index=st.booleans())
+def test_any_split_of_the_calls_arguments_gives_the_whole_calls(value: str, cuts: list[int],
+                                                                one_index: bool) -> None:
+    """A call's arguments (any reply text and a card, as JSON) cut anywhere, the calls on
+    their own indexes or all on index 0 with their own ids: the client gets what the whole
+    reply gives it, and so do the counts."""
+    given = [{"id": "a", "type": "function", "function": {
+                 "name": "refund", "arguments": orjson.dumps({"note": value, "n": 1}).decode()}},
+             {"id": "b", "type": "function", "function": {
+                 "name": "lookup", "arguments": '{"card": "4111 1111 1111 1111"}'}}]
+    body = {**ENV, "object": "chat.completion", "choices": [{
+        "index": 0, "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": None, "tool_calls": copy.deepcopy(given)}}]}
+    whole_counts = screen_completion(body, make(), calls=CallFilter(RULES))
+    chunks = [c({"role": "assistant", "content": None})]
+    for n, call in enumerate(given):
+        index = 0 if one_index else n
+        function = call["function"]
+        chunks.append(c({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                         "function": {"name": function["name"],
+                                                      "arguments": ""}}]}))
+        chunks += [c({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+                   for piece in cut(function["arguments"], cuts) if piece]
+    chunks.append(c({}, "tool_calls"))
+    screen = StreamScreen(make(), calls=CallFilter(RULES))
+    sent = [x for chunk in chunks for x in screen.feed(copy.deepcopy(chunk))] + screen.end()
+    streamed = [{k: v for k, v in d.items() if k != "index"} for x in sent
+                for d in x["choices"][0]["delta"].get("tool_calls") or ()]
+    assert streamed == body["choices"][0]["message"]["tool_calls"]
+    assert "4111 1111 1111 1111" not in orjson.dumps(sent).decode()
+    assert screen.counts() == whole_counts

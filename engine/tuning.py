@@ -1,0 +1,92 @@
+"""Where each built-in detector's regex is searched (the planner's table): windows around its
+keywords, a gate's matches or runs of digits, so that a regex never sweeps a text it cannot
+match in. A tuning changes the cost of a search, never what it finds (tests/engine/test_find.py
+checks `find` against each regex run over the whole text).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from replyguard.engine.detectors import DETECTORS, EMAIL_START, Detector
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """Where a detector's regex runs (every match must lie in these windows; see `engine.find`).
+
+    With `reach=(before, after)`, only from `before` characters before to `after` characters
+    after each keyword occurrence or each `gate` match; with `reach=(0, after)`, only at each
+    keyword occurrence (every match starts at one); with `start`, only where `start`, searched
+    from `before` characters back, reaches the end of a keyword occurrence; with `min_digits`,
+    only around runs of digits and separators (` .()/+-`) holding at least that many digits
+    and passing `run_filter` (from the run's start less `before` to its end plus `after`;
+    every match must be a stretch of those characters starting with one that is no space, so
+    that it lies inside one run). `UNTUNED` (all defaults): over the whole text when one of
+    the detector's keywords occurs (always, with no keywords).
+    """
+
+    reach: tuple[int, int] | None = None
+    gate: re.Pattern[str] | None = None
+    min_digits: int = 0
+    run_filter: Callable[[str], bool] | None = None
+    start: re.Pattern[str] | None = None
+
+
+UNTUNED = Tuning()
+
+
+def dotted_quad(run: str) -> bool:
+    """A run of digits that may hold an IPv4 address: three dots at least."""
+    return run.count(".") >= 3
+
+
+#: The gate of the IPv6 detector: two colons at most four hex digits apart.
+COLON_PAIR = re.compile(r":[0-9A-Fa-f]{0,4}:")
+#: Where a number detector runs: from the start of a run of digits and separators to 5
+#: characters past its end (its look-aheads read at most 4 past a run: `,12/`).
+_NEAR_RUN = (0, 5)
+
+#: The built-in detectors' tunings, by detector id.
+TUNING: Mapping[str, Tuning] = MappingProxyType({
+    "api_key": Tuning(reach=(11, 280)),
+    "aws_access_key": Tuning(reach=(0, 20)),
+    "password_assignment": Tuning(reach=(0, 1100)),
+    "password_confirm": Tuning(reach=(0, 1100)),
+    "cli_password": Tuning(reach=(0, 1100)),
+    "uk_nhs": Tuning(reach=(0, 40)),
+    # (`with encrypted ` before its keyword, the value after it)
+    "password_phrase": Tuning(reach=(16, 1100)),
+    "url_password": Tuning(reach=(0, 200)),
+    # (Each branch tried only where a run of its characters starts: ~2.5x cheaper.)
+    "email": Tuning(reach=(65, 600), start=EMAIL_START),
+    "credit_card": Tuning(min_digits=13, reach=_NEAR_RUN),
+    "iban": Tuning(reach=(0, 44)),
+    "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN),
+    "uk_nino": Tuning(reach=(0, 12)),
+    "br_cpf": Tuning(min_digits=11, reach=_NEAR_RUN),
+    "phone_number": Tuning(min_digits=8, reach=(2, 3)),
+    "ipv4_address": Tuning(min_digits=4, run_filter=dotted_quad, reach=_NEAR_RUN),
+    "ipv6_address": Tuning(gate=COLON_PAIR, reach=(8, 60)),
+})
+
+_BUILT_IN = {d.id: d for d in DETECTORS}
+
+
+def tuning_of(detector: Detector) -> Tuning:
+    """The tuning `detector` is searched with: its id's entry in `TUNING` when it reads what
+    the built-in detector of that id reads (the same regex and keywords: a built-in with
+    another validator, as `engine.detector_sets` makes, keeps it); else `UNTUNED`, so that a
+    detector of one's own, or a built-in with another regex or keywords, is searched wherever
+    its keywords allow (the windows of another regex could miss its matches)."""
+    tuning = TUNING.get(detector.id)
+    built_in = _BUILT_IN.get(detector.id)
+    if tuning is None or built_in is None:
+        return UNTUNED
+    if (detector.regex != built_in.regex or detector.keywords != built_in.keywords
+            or detector.keywords_in != built_in.keywords_in):
+        return UNTUNED
+    return tuning
