@@ -4,7 +4,8 @@
 
 1. Doubling ratios: for each adversarial family (runs of `.`, `!`, `?`, `…`, the CJK sentence
    ends `。！？．｡`, mixed, closers, spaces, digits, newlines, tiny CJK sentences, list
-   markers, ellipses, acronyms; and the detectors' families of tests/engine/test_find.py), the
+   markers, ellipses, acronyms; markup the canonical view reads: `<`, `</`, ` <`, `<a `,
+   `<!--`, `&#`, `&`; and the detectors' families of tests/engine/test_find.py), the
    CPU time of the screen at 64 KB, 128 KB, ... 1 MB, and the largest ratio between two
    sizes one doubling apart (linear time gives about 2; the target is <= 2.2). The reply
    screen reads each text whole and, for the sentence-end families, streamed in 4-character
@@ -70,6 +71,14 @@ SENTENCE_ENDS: dict[str, Callable[[int], str]] = {
     "full-width decimals": _repeat("３．"), "letter markers": _repeat("b. "),
     "ellipsis and I": _repeat("... I "), "acronym and name": _repeat("U.S. Army "),
 }
+#: Markup the canonical view reads (engine.canon), for the reply screen whole (the detectors
+#: read the same families: tests/engine/test_find.py).
+MARKUP: dict[str, Callable[[int], str]] = {
+    "angle brackets": _repeat("<"), "closing tag starts": _repeat("</"),
+    "spaced angle brackets": _repeat(" <"), "tag starts with attributes": _repeat("<a "),
+    "comment starts": _repeat("<!--"), "numeric reference starts": _repeat("&#"),
+    "ampersands": _repeat("&"),
+}
 
 
 def _cpu(work: Callable[[], object]) -> float:
@@ -113,6 +122,8 @@ def part_one(quick: bool) -> bool:
     for name, make in SENTENCE_ENDS.items():
         rows.append((f"reply, whole: {name}", make, lambda t: screen_reply(t, RULES), sizes))
         rows.append((f"reply, 4-char deltas: {name}", make, _streamed, sizes[:3]))
+    for name, make in MARKUP.items():
+        rows.append((f"reply, whole: {name}", make, lambda t: screen_reply(t, RULES), sizes))
     for name, make in ADVERSARIAL.items():
         rows.append((f"find: {name}", make, find, sizes))
     for rule in ALL_RULES:  # the internals and check_reply rules
