@@ -126,10 +126,11 @@ _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END +
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
 _CARD_SEP = r"(?: ?- ?| )"
-#: A card starts as a number does, and also right after a space that ends an ungrouped run
-#: of 13 digits or more (a list of cards: `4111111111111111 5500005555555559`); never after
-#: a digit and a spaced hyphen (inside `4111 - 1111 - ...`).
-_START_CARD = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d)|(?<=\d[ \t]\d)(?=\d{12}))"
+#: A card starts as a number does (or after `@`: `@4111 1111 1111 1111`), and also right
+#: after a space that ends an ungrouped run of 13 digits or more (a list of cards:
+#: `4111111111111111 5500005555555559`); never after a digit and a spaced hyphen (inside
+#: `4111 - 1111 - ...`).
+_START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d)|(?<=\d[ \t]\d)(?=\d{12}))"
                r"(?<![A-Za-z]-\d)"
                r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
 
@@ -570,10 +571,12 @@ DETECTORS: tuple[Detector, ...] = (
         id="credit_card",
         category="card",
         # Groups of four (any mix of `_CARD_SEP` between them, the first one ending the
-        # number where it goes on), 13 to 19 digits in one block, or 4-6-5 / 4-6-4.
+        # number where it goes on), 13 to 19 digits in one block, 4-6-5 / 4-6-4, or four
+        # groups of four with dots or slashes between them (`4111.1111.1111.1111`).
         regex=re.compile(
             _START_CARD + r"\d{3}(?:(?P<cs>" + _CARD_SEP + r")\d{4}(?:" + _CARD_SEP
-            + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5})"
+            + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5}"
+            + r"|(?P<cd>[./])\d{4}(?P=cd)\d{4}(?P=cd)\d{4}(?![./]\d))"
             + _END_GROUPED.format(sep="cs")
         ),
         keywords=(),
@@ -583,11 +586,13 @@ DETECTORS: tuple[Detector, ...] = (
         trim_groups=True,
         examples=("4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559",
                   "3782 822463 10005", "4222222222222", "4111 1111-1111 1111",
-                  "4111 - 1111 - 1111 - 1111", "4111- 1111 -1111 1111"),
+                  "4111 - 1111 - 1111 - 1111", "4111- 1111 -1111 1111", "4111.1111.1111.1111",
+                  "4111/1111/1111/1111"),
         counterexamples=("4111 1111 1111 1112", "0000 0000 0000 0000", "1234 5678 9012 3456 7890",
                          "order 4412", "order 112-4111111-1111111", "41 11 11 11 11 11 11 11",
                          "4111 - 1111 - 1111 - 1111 - 1111", "4111 -1111 -1111 -1111 -1111",
-                         "1234 - 4111 1111 1111 1111", "12345678901234567890"),
+                         "1234 - 4111 1111 1111 1111", "12345678901234567890",
+                         "4111.1111.1111.1111.1111", "4111.1111/1111.1111"),
     ),
     Detector(
         id="iban",
@@ -598,7 +603,7 @@ DETECTORS: tuple[Detector, ...] = (
         # kind of separator (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
-            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -])[A-Za-z0-9]{4}(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ .-])[A-Za-z0-9]{4}(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
             r"(?:(?P=gs)[A-Za-z0-9]{1,3})?)(?![\w])(?!-[A-Za-z0-9])"
         ),
         # `AA 00 00` is the UK NINO's too (one scan for both); `AA 00 AAAA 0` starts a
@@ -614,7 +619,8 @@ DETECTORS: tuple[Detector, ...] = (
                   "gb82 west 1234 5698 7654 32", "Gb82West12345698765432",
                   "GB82-WEST-1234-5698-7654-32", "gb82-west-1234-5698-7654-32",
                   "DE89 370400440532013000", "GB 82 WEST 1234 5698 7654 32",
-                  "DE 89 3704 0044 0532 0130 00", "NL91-ABNA-0417-1643-00"),
+                  "DE 89 3704 0044 0532 0130 00", "NL91-ABNA-0417-1643-00",
+                  "GB82.WEST.1234.5698.7654.32"),
         counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234",
                          "gb82 west 1234 5698 7654 33", "ab12 with some more text here",
                          "sha256 digest 1234 5678 9012", "GB82-WEST-1234-5698-7654-33",
@@ -625,13 +631,13 @@ DETECTORS: tuple[Detector, ...] = (
         id="us_ssn",
         category="national_id",
         # Not glued by `-` to more of a longer id (`SKU 123-45-6789-XL`).
-        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- ])\d\d(?P=s)\d{4}"
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[-. ]| - )\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
         keywords=(),
         validate=validators.us_ssn,
         mask=masks.last4,
         priority=12,
-        examples=("123-45-6789", "123 45 6789", "078-05-1121"),
+        examples=("123-45-6789", "123 45 6789", "078-05-1121", "123.45.6789", "123 - 45 - 6789"),
         counterexamples=("000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567",
                          "123-45-0000", "2024-11-29", "SKU 123-45-6789-XL in stock.",
                          "Case No. 123-45-6789-A"),
@@ -644,16 +650,16 @@ DETECTORS: tuple[Detector, ...] = (
         # (the shapes that can start a match) are more than a word and a number of prose
         # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match.
         regex=re.compile(
-            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6})"
-            r" ?[A-Da-d](?![\w])"
+            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6})"
+            r" ?|-\d\d-\d\d-\d\d-)[A-Da-d](?![\w])"
         ),
-        keywords=("AA00", "AA 00 00", "AA 000000"),
+        keywords=("AA00", "AA 00 00", "AA 000000", "AA_00_00_00_A"),
         keywords_in="shape",
         validate=validators.uk_nino,
         mask=masks.last4,
         priority=12,
         examples=("AB123456C", "AB 12 34 56 C", "JG103759A", "ab123456c", "Ab 123456 c",
-                  "AB12 34 56C", "AB 12 3456 C"),
+                  "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
                          "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C"),
     ),
@@ -683,13 +689,13 @@ DETECTORS: tuple[Detector, ...] = (
         # Eleven digits alone that the text before them marks as something else (`Ticket
         # 72360589121`) are not one; nor is a CPF glued by `-` to more of a longer id.
         regex=Refusing(re.compile(
-            _START_NUM + r"\d\d(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)(?!-[A-Za-z])"
-            r"(?!,\d\d?(?![\d/,;|\t]))"), bare_and_marked),
+            _START_NUM + r"\d\d(?:(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)(?!-[A-Za-z])"
+            r"(?!,\d\d?(?![\d/,;|\t]))| \d{3} \d{3} \d\d(?![\w@])(?! ?\d))"), bare_and_marked),
         keywords=(),
         validate=validators.br_cpf,
         mask=masks.last4,
         priority=12,
-        examples=("529.982.247-25", "52998224725", "111.444.777-35"),
+        examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25"),
         counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00",
                          "Ticket 72360589121 is closed.", "529.982.247-25-B"),
     ),

@@ -384,6 +384,8 @@ def _through_invisible(text: str, detectors: Sequence[Detector]) -> list[Finding
         seen = [Finding(f.cls, f.start + bisect_right(gaps, f.start),
                         f.end + bisect_right(gaps, f.end - 1), f.detector) for f in seen]
     spaced = _find(invisible_as_spaces(text), detectors)
+    if _OVERRIDE in text:  # (text shown right to left: read as shown too)
+        seen = _kept_apart(seen, _overridden(text, detectors))
     if not spaced or not seen:
         return spaced or seen
     out: list[Finding] = []
@@ -396,6 +398,47 @@ def _through_invisible(text: str, detectors: Sequence[Detector]) -> list[Finding
             out.append(f)
     out.extend(seen[i:])
     return out
+
+
+#: The right-to-left override (U+202E): what follows it shows in reverse order, up to its
+#: pop (U+202C), another override or embedding, or the line's end (`_overridden`).
+_OVERRIDE = "\u202e"
+_OVERRIDDEN = re.compile("\u202e([^\u202a-\u202e\n]*)")
+
+
+def _overridden(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+    """The findings of `text` read as shown where a right-to-left override reverses it: the
+    characters after each U+202E, up to its end (`_OVERRIDDEN`), in reverse order
+    (`Card \u202e1111 1111 1111 1114\u202c` shows the card 4111 1111 1111 1111), invisible
+    characters as spaces; each span mapped back onto what it was read from. (An embedding or
+    an isolate, U+202B, U+2067, reorders runs of digits but not the digits of a run: it is
+    read as typed.)"""
+    spans = [m.span(1) for m in _OVERRIDDEN.finditer(text)]
+    parts: list[str] = []
+    pos = 0
+    for start, end in spans:
+        parts += [text[pos:start], text[start:end][::-1]]
+        pos = end
+    parts.append(text[pos:])
+    shown = _find(invisible_as_spaces("".join(parts)), detectors)
+    return [Finding(f.cls, *_mirrored(spans, f.start, f.end), f.detector) for f in shown]
+
+
+def _mirrored(spans: Spans, start: int, end: int) -> tuple[int, int]:
+    """The span of text that `[start, end)` of the reading `_overridden` makes (each of `spans`
+    reversed) was read from: the smallest holding all its characters."""
+    pieces: Spans = []
+    pos = start
+    for low, high in spans:
+        inside, until = max(start, low), min(end, high)
+        if inside < until:
+            if pos < inside:
+                pieces.append((pos, inside))
+            pieces.append((low + high - until, low + high - inside))
+            pos = until
+    if pos < end:
+        pieces.append((pos, end))
+    return min(p[0] for p in pieces), max(p[1] for p in pieces)
 
 
 def _found(views: Views, detectors: Sequence[Tuned]) -> list[tuple[int, int, Detector]]:
@@ -510,13 +553,27 @@ def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bo
     """
     out: list[str] = []
     pos = 0
+    overrides = _OVERRIDE in text
     for f in findings:
         if not to_mask.get(f.cls):
             continue
         out.append(text[pos : f.start])
-        out.append(_MASKS[f.detector](_as_read(text[f.start : f.end])))
+        value = _as_read(text[f.start : f.end])
+        if overrides and _shown_reversed(text, f.start):  # (the mask as it shows, too)
+            out.append(_MASKS[f.detector](value[::-1])[::-1])
+        else:
+            out.append(_MASKS[f.detector](value))
         pos = f.end
     if not out:
         return text
     out.append(text[pos:])
     return "".join(out)
+
+
+def _shown_reversed(text: str, at: int) -> bool:
+    """Does `text[at]` show in reverse order, after a right-to-left override (`_OVERRIDDEN`)?"""
+    override = text.rfind(_OVERRIDE, 0, at)
+    if override == -1:
+        return False
+    governed = _OVERRIDDEN.match(text, override)
+    return governed is not None and governed.end() > at

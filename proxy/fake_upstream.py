@@ -69,6 +69,11 @@ SHOP_SCRIPT: dict[str, tuple[dict | None, str]] = {
         {"name": "refund_card", "arguments": {"order_id": "4412", "amount": 12.50}},
         "I've refunded 12.50 pounds for order 4412. It is a guaranteed refund.",
     ),
+    "charge my card on file for order 4412": (
+        {"name": "charge_card", "arguments": {"order_id": "4412",
+                                              "card": "4111 1111 1111 1111"}},
+        "Done: order 4412 is charged.",
+    ),
 }
 """The shop's script: last user turn -> (tool call or None, reply text)."""
 
@@ -473,14 +478,22 @@ class ScriptedUpstream:
 def main(argv: list[str] | None = None) -> None:
     """`replyguard fake-upstream --port 9000`: serve the shop's script, any other turn echoed
     back, until Ctrl-C: chat completions and the Responses API under `/v1`, Anthropic's
-    Messages API at `/v1/messages` (its root is the server's)."""
+    Messages API at `/v1/messages` (its root is the server's). Each user turn it receives is
+    printed (`received: ...`): what the proxy forwarded."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9000)
     parser.add_argument("--chunk-chars", type=int, default=4)
     args = parser.parse_args(argv)
-    upstream = ScriptedUpstream(seed_script(SHOP_SCRIPT, echo=True),
-                                chunk_chars=max(1, args.chunk_chars))
+    script = seed_script(SHOP_SCRIPT, echo=True)
+
+    def shown(messages: list[dict]) -> Reply:
+        """The script's reply, each turn received printed first (what the proxy forwarded)."""
+        users = [m for m in messages if m.get("role") == "user"]
+        print(f"received: {_text(users[-1].get('content')) if users else ''}", flush=True)
+        return script(messages)
+
+    upstream = ScriptedUpstream(shown, chunk_chars=max(1, args.chunk_chars))
     print(f"fake upstream: http://{args.host}:{args.port}/v1 (Anthropic Messages: "
           f"http://{args.host}:{args.port}; Ctrl-C to stop)")
     web.run_app(upstream.app(), host=args.host, port=args.port, print=None)

@@ -145,7 +145,8 @@ def test_check_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 def test_fake_upstream_echoes_and_serve_screens_the_echo() -> None:
     """`replyguard fake-upstream` answers a turn it has no script for by echoing it; behind
-    `replyguard serve`, the card in the echo comes back masked."""
+    `replyguard serve`, the card in the echo comes back masked, as does the card in its
+    scripted tool call's arguments; it prints each turn it received (masked by the proxy)."""
     import json
     import socket
     import time
@@ -155,7 +156,7 @@ def test_fake_upstream_echoes_and_serve_screens_the_echo() -> None:
         probe.bind(("127.0.0.1", 0))
         fake_port = probe.getsockname()[1]
     fake = subprocess.Popen([sys.executable, "-m", "replyguard.proxy.cli", "fake-upstream",
-                             "--port", str(fake_port)], stdout=subprocess.DEVNULL)
+                             "--port", str(fake_port)], stdout=subprocess.PIPE, text=True)
     proxy = subprocess.Popen(
         [sys.executable, "-m", "replyguard.proxy.cli", "serve", "--port", "0", "--upstream",
          f"http://127.0.0.1:{fake_port}/v1"], stderr=subprocess.PIPE, text=True)
@@ -180,12 +181,26 @@ def test_fake_upstream_echoes_and_serve_screens_the_echo() -> None:
                 assert time.monotonic() < deadline
                 time.sleep(0.2)
         assert reply["choices"][0]["message"]["content"] == "You said: what is **** 1111?"
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/chat/completions", json.dumps({
+                "model": "m", "messages": [{"role": "user", "content":
+                                            "charge my card on file for order 4412"}]}).encode(),
+            {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            call = json.loads(resp.read())["choices"][0]["message"]["tool_calls"][0]
+        assert call["function"] == {"name": "charge_card",
+                                    "arguments": '{"order_id":"4412","card":"**** 1111"}'}
     finally:
         for proc in (proxy, fake):
             proc.terminate()
             proc.wait(timeout=10)
         if proxy.stderr is not None:
             proxy.stderr.close()
+    assert fake.stdout is not None
+    received = [line for line in fake.stdout.read().splitlines() if line.startswith("received")]
+    fake.stdout.close()
+    assert received[-2:] == ["received: what is **** 1111?",
+                             "received: charge my card on file for order 4412"]
 
 
 def test_demo_refuses_a_chunk_size_below_one(capsys: pytest.CaptureFixture[str]) -> None:

@@ -88,6 +88,14 @@ ADVERSARIAL = {
     "ids before numbers": _repeat('"a_id": 2025550143, '),
     "words before numbers": _repeat("order no. 2025550143 "),
     "long keys before numbers": _repeat("a_" * 40 + "id: 2025550143 "),
+    "angle brackets": _repeat("<"),
+    "closing tag starts": _repeat("</"),
+    "spaced angle brackets": _repeat(" <"),
+    "tag starts with attributes": _repeat("<a "),
+    "tag starts without an end": _repeat("<b"),
+    "comment starts": _repeat("<!--"),
+    "numeric reference starts": _repeat("&#"),
+    "ampersands": _repeat("&"),
 }
 
 
