@@ -147,13 +147,6 @@ def _key(first: str) -> str:
     return f"{first}(?:(?<![\\w-]{first})|(?<=[A-Za-z0-9]{{16}}[_-]{first}))"
 
 
-def git_remote(text: str, start: int, end: int) -> bool:
-    """Whether the address `text[start:end]` is a git remote's user and host in scp syntax
-    (`git@host:path`), not an e-mail address."""
-    return (text.startswith("git@", start) and text.startswith(":", end)
-            and end + 1 < len(text) and not text[end + 1].isspace())
-
-
 #: Not punctuation glued to a known secret: where a password value stops.
 _UNGLUED = (r"(?![=,;:|]" + _SECRET_START + r")"
             r"(?![,;&|][ \t]?(?i:pass(?:word|wd)?|pwd|senha)[\w.-]{0,24}[ \t]?[:=])")
@@ -546,13 +539,12 @@ DETECTORS: tuple[Detector, ...] = (
         category="email",
         # Local part: letters and digits of ASCII, Latin, Greek or Cyrillic with `._%+-`,
         # or CJK letters; domain: labels of either (IDN, RFC 5890) or A-labels (`xn--`).
-        # An scp-style git remote (`git@github.com:org/repo.git`) is none.
-        regex=Refusing(re.compile(
+        regex=re.compile(
             f"(?:[{_EU}_%+-](?<![{_EU}_.%+-][{_EU}_%+-])[{_EU}._%+-]{{0,63}}"
             f"|[{_CJK}](?<![{_CJK}][{_CJK}])[{_CJK}]{{0,63}})"
             f"@{_DOMAIN_LABEL}(?:\\.{_DOMAIN_LABEL}){{0,7}}\\.{_TLD}"
             f"(?![{_EU}_@-])(?!\\.[{_EU}{_CJK}])"
-        ), git_remote),
+        ),
         keywords=("@",),
         validate=validators.email,
         mask=masks.email,
@@ -563,7 +555,6 @@ DETECTORS: tuple[Detector, ...] = (
                   "user@xn--bcher-kva.example", "user@example.xn--p1ai",
                   "\u0438\u0432\u0430\u043d@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444"),
         counterexamples=("@handle", "user@localhost", "a@b", "name at example dot com",
-                         "git@github.com:org/repo.git",
                          "report@2x.png", "icon@3x.svg", "\u00e9t\u00e9@ici", "user@xn--",
                          "jo\u00e3o@exemplo"),
     ),

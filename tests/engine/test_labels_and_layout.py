@@ -84,8 +84,6 @@ UNCHANGED = [
     "Password: (none)",
     "password: (see above)",
     "Password: <your-password>",
-    "git@github.com:org/repo.git",
-    "git clone git@gitlab.example.com:org/repo.git",
     "SKU 123-45-6789-XL in stock.",
     "Case No. 123-45-6789-A",
     "Ticket 72360589121 is closed.",
