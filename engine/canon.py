@@ -296,9 +296,11 @@ _EDIT_SHOWN = _edit_pattern(_tag_with_attributes(_TAG_NAMES), "(?!)")
 #: A letter of a script written without spaces (CJK ideographs, kana, hangul, Thai)...
 _NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
 #: ... before an ASCII letter, digit or `+`, or after ASCII that follows no such letter
-#: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view.
+#: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view; not after
+#: an `@`, before a domain (`user@例子.广告`, `user@ドメイン.jp`: an address's domain may be
+#: written in any script, RFC 5890).
 _SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<*_~`])"
-                          rf"|[!-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])")
+                          rf"|[!-?A-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])")
 #: A letter of such a script.
 _NO_SPACES_CHAR = re.compile(f"[{_NO_SPACES}]")
 #: Does a text hold a letter of such a script (a quick test before `_SCRIPT_EDGE`)?
@@ -721,6 +723,8 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     follows reads as more of it, not as a word (`sk-proj-4fJk29\nPz8XvTn7`; not `...\nThen`)?
     Read joined, and apart too (`Canonical.joined`)."""
     before, after = one[start - 1], one[end]
+    if after == "@" and start >= 2 and before.isalnum():  # (`jane.doe\n@example.com`)
+        return "\n" in gap or "\\n" in gap or _LINE_BREAK_TAG.search(gap) is not None
     if start < 2 or not after.isalnum():
         return False
     if before == "-":
@@ -798,15 +802,32 @@ def _at_edge(one: str, start: int, end: int) -> bool:
     if one[start] != "_" or after not in ".-":
         return True
     following = one[end + 1] if end + 1 < size else " "
-    return not following.isalnum()
+    return not following.isalnum() or _closes(one, start, end)
+
+
+def _closes(one: str, start: int, end: int) -> bool:
+    """Does the run of marks `one[start:end]` close the same run opened at the start of the
+    word before it (`@_example_.com`: a domain's label in emphasis), not a mark inside a
+    token (`eyJ…_.eyJ…`)?"""
+    word = start
+    while word > 0 and _in_word(one[word - 1]):
+        word -= 1
+    opening = word - (end - start)
+    return (word < start and opening >= 0 and one[opening:word] == one[start:end]
+            and not _in_word(one[opening - 1] if opening else " "))
 
 
 def _a_mask(one: str, start: int, end: int) -> bool:
     """Is `one[start:end]` a mask ReplyGuard writes (`**** 1111`, `j***@example.com`): four
-    stars or more, or stars before `@`? Kept, so that screening a screened text changes
-    nothing."""
-    return one.count("*", start, end) == end - start and (
-        end - start >= 4 or one[end:end + 1] == "@")
+    stars or more, or three stars between an address's first character and its `@`? Kept, so
+    that screening a screened text changes nothing. (Emphasis closing before an `@`,
+    `**jane.doe**@example.com`, is no mask.)"""
+    if one.count("*", start, end) != end - start:
+        return False
+    if end - start >= 4:
+        return True
+    return (end - start == 3 and one[end:end + 1] == "@" and start > 0
+            and not _in_word(one[start - 2] if start > 1 else " "))
 
 
 def _in_word(char: str) -> bool:

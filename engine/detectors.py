@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -23,6 +24,7 @@ from replyguard.engine.context_marks import (
     a_ticket_pass_in_line,
     bare_and_marked,
     no_password_named_before,
+    not_a_card,
     not_a_phone,
 )
 from replyguard.engine.layout import LABEL, AtLineStarts, Columns
@@ -151,17 +153,43 @@ def _key(first: str) -> str:
 _UNGLUED = (r"(?![=,;:|]" + _SECRET_START + r")"
             r"(?![,;&|][ \t]?(?i:pass(?:word|wd)?|pwd|senha)[\w.-]{0,24}[ \t]?[:=])")
 
-#: The letters and digits of an address outside CJK scripts (RFC 6531 allows any, RFC 5890
-#: any in a domain): ASCII, Latin-1 and Latin Extended-A/B, Greek and Cyrillic.
-_EU_LETTERS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0386-\u03ce\u0400-\u04ff"
-_EU = "0-9" + _EU_LETTERS
 #: CJK scripts: kana, ideographs, Hangul. An address's local part is of one kind or the
 #: other, so that an address written right after CJK text starts where the script changes
 #: (`邮箱是jane.doe@example.com`).
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF))
+_CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in _CJK_RANGES)
+
+
+def _letters_and_marks() -> str:
+    """The letters and combining marks (Unicode categories L and M) above ASCII of the Basic
+    Multilingual Plane, but CJK's (`_CJK`) and the full-width and halfwidth forms' (the view
+    reads full-width letters as ASCII), as the inside of a character class: what an
+    address's local part (RFC 6531) and a domain's labels (RFC 5890: IDNA2008's letters and
+    marks) are written in, whatever the script (`müller`, `иван`, `उपयोगकर्ता`, `อีเมล`)."""
+    ranges: list[list[int]] = []
+    for code in range(0xC0, 0x10000):
+        if (unicodedata.category(chr(code))[0] not in "LM" or 0xFF00 <= code <= 0xFFEF
+                or any(lo <= code <= hi for lo, hi in _CJK_RANGES)):
+            continue
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    return "".join(f"\\u{lo:04x}" if lo == hi else f"\\u{lo:04x}-\\u{hi:04x}"
+                   for lo, hi in ranges)
+
+
+#: The letters and digits of an address outside CJK scripts: ASCII, and every other script's
+#: letters and marks (`_letters_and_marks`).
+_EU_LETTERS = "A-Za-z" + _letters_and_marks()
+_EU = "0-9" + _EU_LETTERS
 _DOMAIN_LABEL = f"[{_EU}{_CJK}](?:[{_EU}{_CJK}-]{{0,61}}[{_EU}{_CJK}])?"
 #: A top-level domain: letters of one script, or an A-label (`xn--p1ai`, RFC 5890).
 _TLD = f"(?:[{_EU_LETTERS}]{{2,24}}|[{_CJK}]{{1,24}}|xn--[A-Za-z0-9-]{{1,59}})"
+#: The dot between a domain's labels: `.`, or the ideographic full stop (`。`, halfwidth `｡`;
+#: the full-width `．` reads as `.`), which IDNA (UTS #46) reads as one, before a label of
+#: other than CJK letters (before CJK, it ends a sentence: `user@example.com。谢谢`).
+_DOT = f"(?:\\.|[\u3002\uff61](?=[{_EU}]))"
 
 
 #: What may stand between a password's name and its operator: a qualifier in brackets
@@ -542,8 +570,8 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             f"(?:[{_EU}_%+-](?<![{_EU}_.%+-][{_EU}_%+-])[{_EU}._%+-]{{0,63}}"
             f"|[{_CJK}](?<![{_CJK}][{_CJK}])[{_CJK}]{{0,63}})"
-            f"@{_DOMAIN_LABEL}(?:\\.{_DOMAIN_LABEL}){{0,7}}\\.{_TLD}"
-            f"(?![{_EU}_@-])(?!\\.[{_EU}{_CJK}])"
+            f"@{_DOMAIN_LABEL}(?:{_DOT}{_DOMAIN_LABEL}){{0,7}}{_DOT}{_TLD}"
+            f"(?![{_EU}_@-])(?!{_DOT}[{_EU}{_CJK}])"
         ),
         keywords=("@",),
         validate=validators.email,
@@ -564,12 +592,14 @@ DETECTORS: tuple[Detector, ...] = (
         # Groups of four (any mix of `_CARD_SEP` between them, the first one ending the
         # number where it goes on), 13 to 19 digits in one block, 4-6-5 / 4-6-4, or four
         # groups of four with dots or slashes between them (`4111.1111.1111.1111`).
-        regex=re.compile(
+        # A run of digits alone that what is around it marks as an id, a time, a barcode or
+        # a SIM card's number is no candidate (`engine.context_marks.not_a_card`).
+        regex=Refusing(re.compile(
             _START_CARD + r"\d{3}(?:(?P<cs>" + _CARD_SEP + r")\d{4}(?:" + _CARD_SEP
             + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5}"
             + r"|(?P<cd>[./])\d{4}(?P=cd)\d{4}(?P=cd)\d{4}(?![./]\d))"
             + _END_GROUPED.format(sep="cs")
-        ),
+        ), not_a_card),
         keywords=(),
         validate=validators.card,
         mask=masks.card,

@@ -547,7 +547,9 @@ def _as_read(value: str) -> str:
 
 def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bool]) -> str:
     """`text` with each finding whose class `to_mask[cls]` is true replaced by its mask,
-    written from the value as the detectors read it (`_as_read`).
+    written from the value as the detectors read it (`_as_read`). A value written as a JSON
+    member's number (`"card": 4111111111111111,`) is replaced by its mask as a JSON string
+    (`"card": "**** 1111",`), so that the document stays valid JSON.
 
     `findings` must be in order of position and not overlap (as `find` returns them).
     """
@@ -561,6 +563,8 @@ def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bo
         value = _as_read(text[f.start : f.end])
         if overrides and _shown_reversed(text, f.start):  # (the mask as it shows, too)
             out.append(_MASKS[f.detector](value[::-1])[::-1])
+        elif _json_number(text, f.start, f.end):
+            out.append(f'"{_MASKS[f.detector](value)}"')
         else:
             out.append(_MASKS[f.detector](value))
         pos = f.end
@@ -568,6 +572,17 @@ def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bo
         return text
     out.append(text[pos:])
     return "".join(out)
+
+
+def _json_number(text: str, start: int, end: int) -> bool:
+    """Is `text[start:end]` digits alone written as a JSON member's value: after a quoted
+    key and `:`, before `,`, `}`, `]` or a line break (spaces and tabs between)?"""
+    if not text[start:end].isdigit():
+        return False
+    before = text[max(0, start - 16):start].rstrip(" \t")
+    after = text[end:end + 16].lstrip(" \t")[:1]
+    return (before.endswith(":") and before[:-1].rstrip(" \t").endswith('"')
+            and after != "" and after in ",}]\r\n")
 
 
 def _shown_reversed(text: str, at: int) -> bool:

@@ -49,8 +49,8 @@ def _luhn_sum_holds(number: str) -> bool:
 
 
 def card(value: str) -> bool:
-    """13 to 19 digits whose Luhn checksum holds (ISO/IEC 7812), of 13 to 15 digits only with
-    an issuer's prefix for that length (`_SHORT_CARD_PREFIXES`); all-zero runs are not cards.
+    """13 to 19 digits whose Luhn checksum holds (ISO/IEC 7812) and that start as an issuer's
+    cards of that length do (`CARD_PREFIXES`); all-zero runs are not cards.
 
     python-stdnum's `luhn.checksum` decides (on the digits already cleaned to ASCII, so its
     per-character Unicode clean-up is skipped); a quick Luhn sum first refuses the
@@ -62,20 +62,40 @@ def card(value: str) -> bool:
             and luhn.checksum(number) == 0)  # stdnum's Luhn; `number` is clean ASCII digits
 
 
-#: The issuer prefixes cards of 13 to 15 digits start with (Visa's old 13 digits; Diners
-#: Club's 14; American Express, UATP, old JCB and enRoute's 15; Maestro's 50 and 56-69 at
-#: any length): a Luhn-valid number of those lengths starting otherwise is no card (a
-#: timestamp in milliseconds, `1756043761655`; an IMEI, `356938035643809`).
-_SHORT_CARD_PREFIXES = {
-    13: ("4", "50", "56", "57", "58", "6"),
-    14: ("30", "36", "38", "39", "50", "56", "57", "58", "6"),
-    15: ("34", "37", "1", "2131", "1800", "2014", "2149", "50", "56", "57", "58", "6"),
+#: Maestro's ranges (50, 56-58; 6 is in every length's list): 12 to 19 digits.
+_MAESTRO = ("50", "56", "57", "58")
+#: Mir (2200-2204, 16 to 19 digits).
+_MIR = tuple(f"220{d}" for d in range(5))
+#: Mastercard's 2-series (2221-2720, 16 digits).
+_MASTERCARD_2 = (*(f"222{d}" for d in range(1, 10)), *(f"22{d}" for d in range(3, 10)),
+                 "23", "24", "25", "26", "270", "271", "2720")
+#: The 8 range but 89 (ITU-T E.118's SIM card numbers, ICCIDs): UnionPay's and RuPay's 81
+#: and 82 among them.
+_EIGHT = ("80", "81", "82", "83", "84", "85", "86", "87", "88")
+
+#: How a card of each length starts (ISO/IEC 7812's major industry identifier and the
+#: schemes' published ranges). 13 to 15 digits: Visa's old 13; Diners Club's 14; American
+#: Express, UATP (the airlines' 1), old JCB and enRoute's 15; Maestro and the 6 range at
+#: each. 16 digits: Mir, Mastercard's 2-series, the 3 to 7 ranges, 8 but 89, national
+#: schemes' 9. 17 to 19 digits: Mir, Diners Club (30, 36, 38, 39), JCB (35), Visa, Maestro,
+#: the 6 range (Discover, UnionPay, RuPay), fleet cards (7), 8 but 89, 9. A Luhn-valid run
+#: starting otherwise is no card: no issuer's card of 16 digits or more starts with 0 or 1,
+#: so a Unix time in milliseconds (`1756043761655`), micro- or nanoseconds
+#: (`1733011200123452`) or a snowflake id (`1798765432109876548`) is none, nor is an IMEI
+#: (`356938035643809`) or an ICCID (`8944500102198304826`).
+CARD_PREFIXES: dict[int, tuple[str, ...]] = {
+    13: ("4", *_MAESTRO, "6"),
+    14: ("30", "36", "38", "39", *_MAESTRO, "6"),
+    15: ("34", "37", "1", "2131", "1800", "2014", "2149", *_MAESTRO, "6"),
+    16: (*_MIR, *_MASTERCARD_2, "3", "4", "5", "6", "7", *_EIGHT, "9"),
+    **dict.fromkeys((17, 18, 19), (*_MIR, "30", "35", "36", "38", "39", "4", *_MAESTRO, "6",
+                                   "7", *_EIGHT, "9")),
 }
 
 
 def _issued(number: str) -> bool:
-    prefixes = _SHORT_CARD_PREFIXES.get(len(number))
-    return prefixes is None or number.startswith(prefixes)
+    prefixes = CARD_PREFIXES.get(len(number))
+    return prefixes is not None and number.startswith(prefixes)
 
 
 _IBAN_DIGITS = {ord(c): str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
