@@ -272,9 +272,16 @@ _OPENER = rf"{_CLOSED}/?{_alternation(_TAG_NAMES)}(?=[\s/][^<>]{{0,256}}>)"
 
 
 _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
-#: Typography's separators, read as a space between two digits (`4111·1111·1111·1111`,
-#: `4111•1111…`): the middle dot, the bullet, the hyphenation point, the bullet and dot
-#: operators, the one dot leader. (Between letters they are left as they are: `l·l`.)
+#: An address's `@` or `.` written as a word in brackets, between two of its letters or
+#: digits, a space on either side or none (`jane(at)example(dot)com`, `jane [at] example
+#: [dot] com`, any case): read as the sign. (A word alone, `jane at example dot com`, is
+#: prose's as often: it is left as it is.)
+_OBFUSCATED = r"(?:\((?i:at|dot)\)|\[(?i:at|dot)\]|\{(?i:at|dot)\})"
+_OBFUSCATION = re.compile(_OBFUSCATED)
+#: Typography's separators, read as a space between two groups of a value, a digit on one
+#: side at least (`4111·1111·1111·1111`, `GB82•WEST•1234…`): the middle dot, the bullet, the
+#: hyphenation point, the bullet and dot operators, the one dot leader. (Between two letters
+#: they are left as they are: `l·l`.)
 _BULLETS = "\u00b7\u2022\u2027\u2219\u22c5\u2024"
 #: An HTML comment (`<!-- -->`), read as a tag is.
 _COMMENT = r"<!--(?:(?!-->)[^<>]){0,256}-->"
@@ -323,7 +330,11 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
         "|(?P<dash>\u2014(?<=[0-9]\u2014)(?=[0-9]))"
-        rf"|(?P<bullet>[{_BULLETS}](?<=[0-9][{_BULLETS}])(?=[0-9]))"
+        rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
+        rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9])))"
+        rf"|(?P<obfuscated>[ ](?<=[A-Za-z0-9] )(?={_OBFUSCATED}){_OBFUSCATED}[ ]?(?=[A-Za-z0-9])"
+        r"|(?:\((?<=[A-Za-z0-9]\()(?i:at|dot)\)|\[(?<=[A-Za-z0-9]\[)(?i:at|dot)\]"
+        r"|\{(?<=[A-Za-z0-9]\{)(?i:at|dot)\})[ ]?(?=[A-Za-z0-9]))"
     )
 
 
@@ -428,14 +439,14 @@ def plain(text: str) -> bool:
     if text.isascii():
         return (not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
                 and "%20" not in text and not ("+" in text and "=" in text)
-                and not _encoded(text))
+                and not _encoded(text) and not _obfuscated(text))
     try:
         rest = text.encode("latin-1").translate(None, NO_WORK)
     except UnicodeEncodeError:
         return False
     return (not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text
             and "%20" not in text and not ("+" in text and "=" in text)
-            and not _encoded(text))
+            and not _encoded(text) and not _obfuscated(text))
 
 
 #: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`): a
@@ -463,6 +474,32 @@ def _encoded(text: str) -> bool:
     return False
 
 
+#: The closing brackets of an address's `(at)` and `(dot)` (`_obfuscated`), and what a
+#: bracket holds before one.
+_OBFUSCATION_CLOSERS = ")]}"
+_OBFUSCATION_WORDS = frozenset({"(at", "[at", "{at", "(dot", "[dot", "{dot"})
+
+
+def _obfuscated(text: str) -> bool:
+    """Does `text` hold an address's `@` or `.` written as a word in brackets (`(at)`,
+    `[dot]`, any case: `_EDIT`'s `obfuscated`)? Each closing bracket is looked for with
+    `str.find` and the bracket's words checked; where they are dense, the pattern is
+    searched for."""
+    for close in _OBFUSCATION_CLOSERS:
+        at = text.find(close)
+        for _ in range(64):
+            if at == -1:
+                break
+            if (text[at - 3:at].lower() in _OBFUSCATION_WORDS
+                    or text[at - 4:at].lower() in _OBFUSCATION_WORDS):
+                return True
+            at = text.find(close, at + 1)
+        else:
+            if _OBFUSCATION.search(text) is not None:
+                return True
+    return False
+
+
 def _as_itself(char: str) -> bool:
     """Does a character above ASCII read as itself in every view (`canonical`, with and
     without look-alike letters): no form, space, dash, look-alike, invisible character or
@@ -478,7 +515,7 @@ _LATIN_AS_ITSELF = bytes(code for code in range(128, 256) if _as_itself(chr(code
 
 
 def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False,
-              any_tag: bool = True) -> Canonical:
+              any_tag: bool = True, tabs: bool = False) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
     ASCII text with nothing to undo is its own view, found in one scan. With `letters`
     false, look-alike letters are left as they are (a mask shows a value's own letters).
@@ -489,14 +526,18 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
     attributes are read as text, so that a value in one is found, and inline tags between two
     characters read as nothing (`123-45-<b>6789</b>`). With `any_tag` false, a tag is read
     as one only when it names an HTML element (`<system>` stays as written: the injection
-    patterns read it)."""
+    patterns read it). With `tabs`, a tab stays a tab (a TSV's cells: `engine.layout`)."""
     if text.isascii():
         if plain(text):
             return Canonical(text)
         one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
+        if tabs:
+            one = _tabs_kept(text, one)
         edits, joined = _edits(text, one, True, False, join, _pattern(shown, any_tag))
     else:
         one, may_edit, scripts = _read_one(text, ONE_FOR_ONE if letters else _FORMS_ONLY)
+        if tabs:
+            one = _tabs_kept(text, one)
         edits, joined = _edits(text, one, may_edit, scripts, join, _pattern(shown, any_tag))
     if not edits:
         return Canonical(one)
@@ -514,6 +555,19 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
         pos = end
     parts.append(one[pos:])
     return Canonical("".join(parts), mapped, joined, not shown and _as_shown_too(one, edits))
+
+
+def _tabs_kept(text: str, one: str) -> str:
+    """`one` (`text` read one character for one) with each tab of `text` back as a tab."""
+    parts = []
+    pos = 0
+    at = text.find("\t")
+    while at != -1:
+        parts += [one[pos:at], "\t"]
+        pos = at + 1
+        at = text.find("\t", pos)
+    parts.append(one[pos:])
+    return "".join(parts)
 
 
 def _as_shown_too(one: str, edits: list[Edit]) -> bool:
@@ -541,7 +595,7 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
         if _OTHER_DIGIT.search(text) is not None:
             table = _digits(text, table)
         one = text.translate(table)
-        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one),
+        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one) or _obfuscated(one),
                 _NO_SPACES_HERE.search(one) is not None)
     runs, marks = found
     wide = "".join([text[start:end] for start, end in runs])
@@ -559,7 +613,7 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
     one = "".join(parts)
     wide = wide.translate(table)
     may_edit = (bool(marks.translate(None, _NO_EDIT_START)) or "  " in one
-                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one))
+                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one) or _obfuscated(one))
     return one, may_edit, _NO_SPACES_HERE.search(wide) is not None
 
 
@@ -667,8 +721,10 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, ""
     elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`)
         yield start, end, "-"
-    elif kind == "bullet":  # (a middle dot or a bullet between two digits: a space)
+    elif kind == "bullet":  # (a middle dot or a bullet between a value's groups: a space)
         yield start, end, " "
+    elif kind == "obfuscated":  # (an address's `(at)`, `[dot]`: `@`, `.`)
+        yield start, end, "." if "dot" in written.lower() else "@"
     elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
         yield start, end, _unicode_escape(written)
     elif kind == "ref" and text[start] == "&":
@@ -717,10 +773,31 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
         if join and breaks and _wrapped(gap, one, start, end):
             return ""  # (`123-45-\n6789`: a value wrapped inside itself)
     if join:
-        return "\n" if breaks and _items_apart(gap, one, start, end) else " "
-    if blank:
+        space = "\n" if breaks and _items_apart(gap, one, start, end) else " "
+    elif blank:
         return None
-    return "\n" if breaks else " "
+    else:
+        space = "\n" if breaks else " "
+    names = "" if shown or blank else _label_names(gap, one, start, end)
+    if names:  # (`<order> 2025550143` reads `order 2025550143`)
+        return (space if start > 0 else "") + names + (space if end < len(one) else "")
+    return space
+
+
+#: The name of a tag of no HTML element (`<order>`, `</my-id>`): `_label_names`.
+_UNKNOWN_NAME = re.compile(
+    rf"</?(?!{_alternation(_TAG_NAMES)}[ \t\n/>])({_NAME})[ \t\n]*/?>")
+
+
+def _label_names(gap: str, one: str, start: int, end: int) -> str:
+    """The names of the tags of no HTML element in a gap, as words (`<order>` as `order`):
+    angle-bracketed words label the value they hold or stand before in XML-like data, as a
+    word before it does (`<order> 2025550143` is an order's number, no phone). Not between
+    two digits (`4111 <x>1111</x> 1111 1111`: one number)."""
+    if "<" not in gap or (0 < start and end < len(one) and one[start - 1].isdigit()
+                          and one[end].isdigit()):
+        return ""
+    return " ".join(m.group(1) for m in _UNKNOWN_NAME.finditer(gap))
 
 
 def _ends_element(gap: str, after: str) -> bool:
