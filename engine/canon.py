@@ -784,18 +784,21 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
     return space
 
 
+#: What a number starts with (`_label_names`).
+_NUMBER_STARTS = frozenset("0123456789+(")
 #: The name of a tag of no HTML element (`<order>`, `</my-id>`): `_label_names`.
 _UNKNOWN_NAME = re.compile(
     rf"</?(?!{_alternation(_TAG_NAMES)}[ \t\n/>])({_NAME})[ \t\n]*/?>")
 
 
 def _label_names(gap: str, one: str, start: int, end: int) -> str:
-    """The names of the tags of no HTML element in a gap, as words (`<order>` as `order`):
-    angle-bracketed words label the value they hold or stand before in XML-like data, as a
-    word before it does (`<order> 2025550143` is an order's number, no phone). Not between
-    two digits (`4111 <x>1111</x> 1111 1111`: one number)."""
-    if "<" not in gap or (0 < start and end < len(one) and one[start - 1].isdigit()
-                          and one[end].isdigit()):
+    """The names of the tags of no HTML element in a gap before a number, as words (`<order>`
+    as `order`): angle-bracketed words label the number they hold or stand before in
+    XML-like data, as a word before it does (`<order> 2025550143` is an order's number, no
+    phone). Not between two digits (`4111 <x>1111</x> 1111 1111`: one number), nor before
+    anything else (`password: <your-password>` is a placeholder, no value)."""
+    if ("<" not in gap or end == len(one) or one[end] not in _NUMBER_STARTS
+            or (0 < start and one[start - 1].isdigit())):
         return ""
     return " ".join(m.group(1) for m in _UNKNOWN_NAME.finditer(gap))
 

@@ -118,7 +118,8 @@ LETTERS = [
      "Mail j***@\u1d07x\u1d00\u1d0d\u1d18\u029f\u1d07.com ok."),
     ("Mail \u02b2\u1d43\u207f\u1d49@example.com ok.", "Mail \u02b2***@example.com ok."),
     ("Key s\u1d0b-proj-4fJk29sLqPz8XvTn7mWbQ1cD ok.", "Key ****Q1cD ok."),
-    ("\u1d18\u1d00ss\u1d21\u1d0f\u0280\u1d05: S3cret!x", "\u1d18\u1d00ss\u1d21\u1d0f\u0280\u1d05: ****"),
+    ("\u1d18\u1d00ss\u1d21\u1d0f\u0280\u1d05: S3cret!x",
+     "\u1d18\u1d00ss\u1d21\u1d0f\u0280\u1d05: ****"),
 ]
 
 
