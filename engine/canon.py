@@ -959,9 +959,13 @@ def _a_mask(one: str, start: int, end: int) -> bool:
             and not _in_word(one[start - 2] if start > 1 else " "))
 
 
-def _in_word(char: str) -> bool:
-    """A letter or digit of a script written with spaces between words."""
+def in_word(char: str) -> bool:
+    """Is `char` a letter or digit of a script written with spaces between words (not CJK's
+    or Thai's, where a word ends without one)?"""
     return char.isalnum() and _NO_SPACES_CHAR.match(char) is None
+
+
+_in_word = in_word
 
 
 def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from replyguard.engine.canon import in_word
 from replyguard.engine.layout import PASSWORD_NAME
 from replyguard.engine.validators import small_number
 
@@ -80,12 +81,13 @@ def marked_as_other(text: str, start: int, end: int) -> bool:
 
 
 def _a_label(tail: str, word: str) -> bool:
-    """Does `word`, the last word of `tail`, stand as a label: before `:` or `=`, first on its
-    line (or in what was read), or after punctuation?"""
+    """Does `word`, the last word of `tail`, stand as a label: before `:` or `=`, or first in
+    its phrase (first in what was read or on its line, after punctuation or markup, or
+    after CJK text: not after a word of prose, `any time`)?"""
     if tail[-1:] in (":", "="):
         return True
     before = tail[:tail.rfind(word)].rstrip(" \t")
-    return not before or before[-1] in "\n.!?;,()[]{}\"'"
+    return not before or not in_word(before[-1])
 
 
 def _key_before(tail: str) -> str | None:

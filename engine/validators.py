@@ -62,8 +62,8 @@ def card(value: str) -> bool:
             and luhn.checksum(number) == 0)  # stdnum's Luhn; `number` is clean ASCII digits
 
 
-#: Maestro's ranges (50, 56-58; 6 is in every length's list): 12 to 19 digits.
-_MAESTRO = ("50", "56", "57", "58")
+#: Maestro's ranges (50, 56-69; 6 is in every length's list): 12 to 19 digits.
+_MAESTRO = ("50", "56", "57", "58", "59")
 #: Mir (2200-2204, 16 to 19 digits).
 _MIR = tuple(f"220{d}" for d in range(5))
 #: Mastercard's 2-series (2221-2720, 16 digits).
@@ -76,8 +76,8 @@ _EIGHT = ("80", "81", "82", "83", "84", "85", "86", "87", "88")
 #: How a card of each length starts (ISO/IEC 7812's major industry identifier and the
 #: schemes' published ranges). 13 to 15 digits: Visa's old 13; Diners Club's 14; American
 #: Express, UATP (the airlines' 1), old JCB and enRoute's 15; Maestro and the 6 range at
-#: each. 16 digits: Mir, Mastercard's 2-series, the 3 to 7 ranges, 8 but 89, national
-#: schemes' 9. 17 to 19 digits: Mir, Diners Club (30, 36, 38, 39), JCB (35), Visa, Maestro,
+#: each. 16 digits: Mir, Mastercard's 2-series, Diners Club (30, 36, 38, 39), JCB (35), Visa,
+#: the 5 to 7 ranges, 8 but 89, national schemes' 9. 17 to 19 digits: Mir, Diners Club (30, 36, 38, 39), JCB (35), Visa, Maestro,
 #: the 6 range (Discover, UnionPay, RuPay), fleet cards (7), 8 but 89, 9. A Luhn-valid run
 #: starting otherwise is no card: no issuer's card of 16 digits or more starts with 0 or 1,
 #: so a Unix time in milliseconds (`1756043761655`), micro- or nanoseconds
@@ -87,7 +87,8 @@ CARD_PREFIXES: dict[int, tuple[str, ...]] = {
     13: ("4", *_MAESTRO, "6"),
     14: ("30", "36", "38", "39", *_MAESTRO, "6"),
     15: ("34", "37", "1", "2131", "1800", "2014", "2149", *_MAESTRO, "6"),
-    16: (*_MIR, *_MASTERCARD_2, "3", "4", "5", "6", "7", *_EIGHT, "9"),
+    16: (*_MIR, *_MASTERCARD_2, "30", "35", "36", "38", "39", "4", "5", "6", "7", *_EIGHT,
+         "9"),
     **dict.fromkeys((17, 18, 19), (*_MIR, "30", "35", "36", "38", "39", "4", *_MAESTRO, "6",
                                    "7", *_EIGHT, "9")),
 }
