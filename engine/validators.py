@@ -77,10 +77,10 @@ _EIGHT = ("80", "81", "82", "83", "84", "85", "86", "87", "88")
 #: schemes' published ranges). 13 to 15 digits: Visa's old 13; Diners Club's 14; American
 #: Express, UATP (the airlines' 1), old JCB and enRoute's 15; Maestro and the 6 range at
 #: each. 16 digits: Mir, Mastercard's 2-series, Diners Club (30, 36, 38, 39), JCB (35), Visa,
-#: the 5 to 7 ranges, 8 but 89, national schemes' 9. 17 to 19 digits: Mir, Diners Club (30, 36, 38, 39), JCB (35), Visa, Maestro,
-#: the 6 range (Discover, UnionPay, RuPay), fleet cards (7), 8 but 89, 9. A Luhn-valid run
-#: starting otherwise is no card: no issuer's card of 16 digits or more starts with 0 or 1,
-#: so a Unix time in milliseconds (`1756043761655`), micro- or nanoseconds
+#: the 5 to 7 ranges, 8 but 89, national schemes' 9. 17 to 19 digits: Mir, Diners Club, JCB,
+#: Visa, Maestro, the 6 range (Discover, UnionPay, RuPay), fleet cards (7), 8 but 89, 9. A
+#: Luhn-valid run starting otherwise is no card: no issuer's card of 16 digits or more starts
+#: with 0 or 1, so a Unix time in milliseconds (`1756043761655`), micro- or nanoseconds
 #: (`1733011200123452`) or a snowflake id (`1798765432109876548`) is none, nor is an IMEI
 #: (`356938035643809`) or an ICCID (`8944500102198304826`).
 CARD_PREFIXES: dict[int, tuple[str, ...]] = {
