@@ -172,19 +172,22 @@ class Proxy:
              str(self.folder / "settings.json")],
             stderr=self.log, env=env)
         deadline = time.monotonic() + 30
-        while True:
-            self.log.seek(0)
-            first = self.log.readline()
-            if first:
-                break
+        while (announced := self._serving()) is None:
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 self.stop()
                 raise RuntimeError("replyguard serve did not start")
             time.sleep(0.05)
-        announced = json.loads(first)
-        self.port, self.admin_port = int(announced["port"]), announced.get("admin_port")
+        self.port, self.admin_port = int(announced["port"]), announced.get("admin_port") or 0
         time.sleep(1.0)  # every worker up
         self.all_pids = [self.proc.pid, *descendants(self.proc.pid)]
+
+    def _serving(self) -> dict[str, Any] | None:
+        """The `serving` line of the log (the ports), once it is there."""
+        self.log.seek(0)
+        for line in self.log.read().splitlines():
+            if line.startswith(b"{") and b'"event": "serving"' in line:
+                return dict(json.loads(line))
+        return None
 
     def pids(self) -> list[int]:
         children = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True,
