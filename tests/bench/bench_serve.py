@@ -63,9 +63,10 @@ def free_port() -> int:
 
 def serve_upstream(port: int, records: str) -> None:
     """Whole replies at once; with `x_tokens` and `x_rate` in the body, a stream of that many
-    tokens at that rate (tokens/s), a sentence every `x_sentence` tokens. Each stream's outcome
-    is appended to the file `records` (one JSON line: `x_id`, `done` when its `[DONE]` was
-    written, else `gone` (the proxy closed it) and the token reached; `late_s`, how far it
+    tokens at that rate (tokens/s), a sentence every `x_sentence` tokens, the connection cut
+    at token `x_drop_at` if given. Each stream's outcome is appended to the file `records` (one
+    JSON line: `x_id`, `done` when its `[DONE]` was written, `dropped` when it was cut, else
+    `gone` (the proxy closed it) and the token reached; `late_s`, how far it
     fell behind its rate at worst: a starved upstream)."""
     import uvloop
     from aiohttp import web
@@ -89,20 +90,26 @@ def serve_upstream(port: int, records: str) -> None:
             return web.Response(body=whole, content_type="application/json")
         tokens, rate = int(body.get("x_tokens", 20)), float(body.get("x_rate", 20))
         sentence = int(body.get("x_sentence", 10))
+        drop_at = body.get("x_drop_at")
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         outcome, i, late = "gone", 0, 0.0
         try:
             start = time.monotonic()
             for i in range(tokens):
+                if i == drop_at and request.transport is not None:
+                    request.transport.abort()  # a fault of the upstream's, on purpose
+                    outcome = "dropped"
+                    break
                 await response.write(event(token(i, sentence)))
                 delay = start + (i + 1) / rate - time.monotonic()
                 late = max(late, -delay)
                 if delay > 0:
                     await asyncio.sleep(delay)
-            await response.write(event(None, "stop") + b"data: [DONE]\n\n")
-            await response.write_eof()
-            outcome = "done"
+            else:
+                await response.write(event(None, "stop") + b"data: [DONE]\n\n")
+                await response.write_eof()
+                outcome = "done"
         except ConnectionError:
             pass
         finally:
@@ -397,7 +404,10 @@ async def _stream(session: Any, url: str, sid: int, shape: dict[str, Any],
     ended it with an SSE `error` event), `cut off` (no `[DONE]` and no error event), `wrong
     text` (a `[DONE]`, no error event, not the text sent), `status N`, or the name of the
     exception the client got."""
+    drop = shape.get("drop_every")
     body = {**BODY, "stream": True, "x_id": sid, **shape}
+    if drop and sid % drop == drop - 1:  # the upstream cuts it halfway
+        body["x_drop_at"] = shape["x_tokens"] // 2
     sent = time.monotonic()
     kind, code, raw = "", None, b""
     try:
@@ -477,14 +487,16 @@ UPSTREAM_CODES = ("upstream_dropped", "upstream_idle", "upstream_timeout", "upst
 
 
 def _cause(kind: str, code: str | None, record: dict[str, Any] | None) -> tuple[str, str]:
-    """(`upstream` or `proxy` or `load generator`, what happened) for a stream that did not
-    end intact, from what the client got and the fake upstream's record of it."""
+    """(`upstream`, `proxy`, `load generator` or `unclear`, what happened) for a stream that
+    did not end intact, from what the client got and the fake upstream's record of it: only a
+    fault the fake upstream made (it cut the stream) is the upstream's."""
     if kind == "error event" and code in UPSTREAM_CODES:
         if record is not None and record["outcome"] == "done":
             return "proxy", f"error event {code}, but the upstream sent its [DONE]"
-        where = "no record" if record is None else \
-            f"stopped at token {record['token']}, {record['late_s']:.1f} s behind at worst"
-        return "upstream", f"error event {code} (the fake upstream: {where})"
+        if record is not None and record["outcome"] == "dropped":
+            return "upstream", f"error event {code} (the fake upstream cut it)"
+        where = "has no record of it" if record is None else "was still sending"
+        return "unclear", f"error event {code} (the fake upstream {where})"
     if kind == "error event":
         return "proxy", f"error event {code}"
     if kind.startswith("status") and code in UPSTREAM_CODES and record is None:
@@ -527,8 +539,9 @@ def _report_streams(out: dict[str, list[Any]], records: dict[Any, dict[str, Any]
     return ours == 0
 
 
-def _sentences(sentence: int) -> str:
-    return f"a sentence every {sentence} tokens" if sentence else "one sentence, held to its end"
+def _sentences(sentence: int, drop: int = 0) -> str:
+    text = f"a sentence every {sentence} tokens" if sentence else "one sentence, held to its end"
+    return f"{text}; the upstream cuts every {drop}th halfway" if drop else text
 
 
 def _p99(values: list[float]) -> float:
@@ -573,12 +586,12 @@ async def _sampled(proxy: Proxy, machine: Machine, peak: dict[int, float],
 
 
 def scenario_burst(streams: int, within: float, rate: float, workers: str | int,
-                   sentence: int, upstreams: int) -> None:
+                   sentence: int, upstreams: int, drop: int = 0) -> None:
     up = Upstream(upstreams)
     proxy = Proxy({**base_settings(up.url, workers=workers, backlog=4096),
                    "upstream": {"base_url": up.url, "max_connections": streams + 100}})
     tokens = int(rate * 5)  # each stream lasts 5 s
-    shape = {"x_tokens": tokens, "x_rate": rate, "x_sentence": sentence}
+    shape = {"x_tokens": tokens, "x_rate": rate, "x_sentence": sentence, "drop_every": drop}
     peak: dict[int, float] = {}
     try:
         machine = Machine()
@@ -593,7 +606,7 @@ def scenario_burst(streams: int, within: float, rate: float, workers: str | int,
         up.stop()
     heads = sorted(out["headers_s"]) or [float("nan")]
     print(f"burst: {streams} streams opened over {within:g} s at {rate:g} tokens/s "
-          f"({tokens} tokens each, {_sentences(sentence)}), workers={workers}, "
+          f"({tokens} tokens each, {_sentences(sentence, drop)}), workers={workers}, "
           f"fake upstream in {upstreams} processes")
     print(where)
     print(f"  headers: p50 {statistics.median(heads) * 1000:.0f} ms, "
@@ -604,12 +617,12 @@ def scenario_burst(streams: int, within: float, rate: float, workers: str | int,
 
 
 def scenario_hold(streams: int, rate: float, seconds: float, workers: str | int,
-                  sentence: int, upstreams: int) -> None:
+                  sentence: int, upstreams: int, drop: int = 0) -> None:
     up = Upstream(upstreams)
     proxy = Proxy({**base_settings(up.url, workers=workers, backlog=4096, admin_port=0),
                    "upstream": {"base_url": up.url, "max_connections": streams + 100}})
     tokens = int(rate * seconds)
-    shape = {"x_tokens": tokens, "x_rate": rate, "x_sentence": sentence}
+    shape = {"x_tokens": tokens, "x_rate": rate, "x_sentence": sentence, "drop_every": drop}
     peak: dict[int, float] = {}
     probers: dict[str, subprocess.Popen[str]] = {}
     try:
@@ -632,7 +645,7 @@ def scenario_hold(streams: int, rate: float, seconds: float, workers: str | int,
         proxy.stop()
         up.stop()
     print(f"hold: {streams} concurrent streams at {rate:g} tokens/s for {seconds:g} s "
-          f"({_sentences(sentence)}), workers={workers}, pool "
+          f"({_sentences(sentence, drop)}), workers={workers}, pool "
           f"{streams + 100}, fake upstream in {upstreams} processes")
     print(where)
     _report_streams(out, records, streams)
@@ -736,6 +749,9 @@ def main() -> None:
                         help="tokens a sentence (0: the whole reply one sentence)")
     parser.add_argument("--upstreams", type=int, default=os.cpu_count() or 1,
                         help="fake upstream processes (default: one a core)")
+    parser.add_argument("--drop-every", type=int, default=0,
+                        help="the fake upstream cuts every Nth stream halfway (burst, hold: "
+                             "to see upstream faults told and counted as such)")
     parser.add_argument("--workers", default="auto",
                         type=lambda v: v if v == "auto" else int(v))
     parser.add_argument("--connections", type=int, default=2000)
@@ -745,10 +761,10 @@ def main() -> None:
         scenario_workers(int(args.seconds or 10), args.rounds, args.upstreams)
     if args.scenario in ("burst", "all"):
         scenario_burst(args.streams or 1000, args.within, args.rate or 20, args.workers,
-                       args.sentence, args.upstreams)
+                       args.sentence, args.upstreams, args.drop_every)
     if args.scenario in ("hold", "all"):
         scenario_hold(args.streams or 2000, args.rate or 5, args.seconds or 60, args.workers,
-                      args.sentence, args.upstreams)
+                      args.sentence, args.upstreams, args.drop_every)
     if args.scenario in ("slowloris", "all"):
         scenario_slowloris(args.connections, args.timeout, args.upstreams)
 
