@@ -134,7 +134,7 @@ _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END +
 #: two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`) and the braille blank as a space (`engine.canon`).
 GROUP_PUNCTUATION = "./_,:"
 _GROUP_PUNCT = "[" + GROUP_PUNCTUATION + "]"
-_SSN_PUNCT = "[./_:]"
+_SSN_PUNCT = "./_:"
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
@@ -637,10 +637,11 @@ DETECTORS: tuple[Detector, ...] = (
         # space or a hyphen; the view reads the others as one): a digit each (`4 1 1 1 …`),
         # pairs (`41 11 11 …`) or threes (`411 111 111 111 1111`), the last group shorter or
         # longer; 13 to 19 digits in all, an issuer's prefix for that length, Luhn holding.
+        # (Five groups at least: four separators, `engine.tuning.many_groups`.)
         regex=re.compile(
             _START_NUM + r"(?:(?P<s1>[ -])\d(?:(?P=s1)\d){11,17}(?!(?P=s1)\d)"
             r"|\d(?P<s2>[ -])\d\d(?:(?P=s2)\d\d){4,7}(?:(?P=s2)\d{1,3})?(?!(?P=s2)\d)"
-            r"|\d\d(?P<s3>[ -])\d{3}(?:(?P=s3)\d{3}){2,4}(?:(?P=s3)\d{1,4})?(?!(?P=s3)\d))"
+            r"|\d\d(?P<s3>[ -])\d{3}(?:(?P=s3)\d{3}){2,4}(?P=s3)\d{1,4}(?!(?P=s3)\d))"
             r"(?![\w@])"
         ),
         keywords=(),
@@ -663,7 +664,7 @@ DETECTORS: tuple[Detector, ...] = (
         # kind of separator (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
-            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -]|" + _GROUP_PUNCT + r")[A-Za-z0-9]{4}"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ " + GROUP_PUNCTUATION + r"-])[A-Za-z0-9]{4}"
             r"(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
             r"(?:(?P=gs)[A-Za-z0-9]{1,3})?)(?![\w])(?!-[A-Za-z0-9])"
         ),
@@ -693,7 +694,7 @@ DETECTORS: tuple[Detector, ...] = (
         id="us_ssn",
         category="national_id",
         # Not glued by `-` to more of a longer id (`SKU 123-45-6789-XL`).
-        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- ]|" + _SSN_PUNCT + r"| - )\d\d(?P=s)\d{4}"
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r"]| - )\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
         keywords=(),
         validate=validators.us_ssn,
