@@ -176,16 +176,23 @@ def _letters_and_marks() -> str:
     Multilingual Plane, but CJK's (`_CJK`) and the full-width and halfwidth forms' (the view
     reads full-width letters as ASCII), as the inside of a character class: what an
     address's local part (RFC 6531) and a domain's labels (RFC 5890: IDNA2008's letters and
-    marks) are written in, whatever the script (`müller`, `иван`, `उपयोगकर्ता`, `อีเมล`)."""
+    marks) are written in, whatever the script (`müller`, `иван`, `उपयोगकर्ता`, `อีเมล`).
+    (~3 ms at import.)"""
+    category = unicodedata.category
+    spans, low = [], 0xC0
+    for start, end in (*_CJK_RANGES, (0xFF00, 0xFFEF)):
+        spans.append((low, start))
+        low = end + 1
+    spans.append((low, 0x10000))
     ranges: list[list[int]] = []
-    for code in range(0xC0, 0x10000):
-        if (unicodedata.category(chr(code))[0] not in "LM" or 0xFF00 <= code <= 0xFFEF
-                or any(lo <= code <= hi for lo, hi in _CJK_RANGES)):
-            continue
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1][1] = code
-        else:
-            ranges.append([code, code])
+    for low, high in spans:
+        for code in range(low, high):
+            if category(chr(code))[0] not in "LM":
+                continue
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
     return "".join(f"\\u{lo:04x}" if lo == hi else f"\\u{lo:04x}-\\u{hi:04x}"
                    for lo, hi in ranges)
 
