@@ -171,12 +171,13 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     its numbers are written with one: `020 7946 0123`, not `20 7946 0123`; `1-202-555-0143`
     or `(202) 555-0143`). A run holding a date (`2024-11-29 10`) is not a phone number, nor
     is one written as a CPF is (`529.982.247-26`: a CPF whose check digits fail)."""
+    number = digits(value)
+    least, most = (8, 15) if value.startswith("+") else (10, 11)
+    if not least <= len(number) <= most:  # (first: most candidates, dates too, end here)
+        return False
     if _DATE.search(value) or _CPF_SHAPE.fullmatch(value):
         return False
-    number = digits(value)
-    if value.startswith("+"):
-        return 8 <= len(number) <= 15 and phone_numbers.phone(value, number, regions)
-    return 10 <= len(number) <= 11 and phone_numbers.phone(value, number, regions)
+    return phone_numbers.phone(value, number, regions)
 
 
 # File extensions that are no top-level domain (IANA root zone), as in `icon@2x.png`.
