@@ -12,6 +12,7 @@ import base64
 import binascii
 import ipaddress
 import re
+from functools import cache
 
 import orjson
 from stdnum import iban as _iban
@@ -113,7 +114,7 @@ def _stdnum_iban_is_valid(value: str) -> bool:
         number = value
         code = number[:2]
         country = _IBAN_COUNTRIES.get(code)
-        if not country or not _iban._struct_to_re(country.get("bban", "")).match(number[4:]):
+        if not country or not _bban_pattern(country.get("bban", "")).match(number[4:]):
             return False
         module = _iban._get_cc_module(code)
         if module:
@@ -121,6 +122,13 @@ def _stdnum_iban_is_valid(value: str) -> bool:
     except ValidationError:
         return False
     return True
+
+
+@cache
+def _bban_pattern(structure: str) -> re.Pattern[str]:
+    """stdnum's pattern of a country's BBAN structure (`_struct_to_re`), built once per
+    structure: stdnum builds it on every call (~25k instructions, half an IBAN's check)."""
+    return _iban._struct_to_re(structure)
 
 
 def us_ssn(value: str) -> bool:
