@@ -28,6 +28,7 @@ from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import Chunk, Out, Screen, Text
 from replyguard.proxy.reply_keys import ChunkShapeError
 from replyguard.proxy.sse import SSEEvent, encode_event
+from replyguard.proxy.upstream import json_object
 
 __all__ = ["MessageStream"]
 
@@ -64,10 +65,7 @@ class MessageStream:
         """Screen one upstream event: the events to send, and whether it was `message_stop`.
         Raises UpstreamError for an `error` event or one that is not a JSON object;
         ChunkShapeError, engine ScreeningError."""
-        try:
-            data = orjson.loads(event.data)
-        except orjson.JSONDecodeError:
-            data = None
+        data = json_object(event.data)
         kind = data.get("type") if isinstance(data, dict) else None
         if event.event == "error" or kind == "error":
             raise UpstreamError("the upstream reported an error mid-stream",

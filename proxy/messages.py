@@ -62,7 +62,13 @@ from replyguard.proxy.turn import (
     turn_text,
     user_text,
 )
-from replyguard.proxy.upstream import error_from_status, read_body, returned_headers
+from replyguard.proxy.upstream import (
+    copy_headers,
+    error_from_status,
+    json_object,
+    read_body,
+    returned_headers,
+)
 from replyguard.proxy.upstream import upstream_headers as openai_headers
 from replyguard.proxy.upstream_reply import call_upstream
 
@@ -93,9 +99,7 @@ def upstream_headers(request: web.Request, settings: Settings) -> dict[str, str]
         headers["x-api-key"] = key
     elif (auth := given("Authorization")) is not None:
         headers["Authorization"] = auth
-    for name in FORWARDED:
-        if (value := given(name)) is not None:
-            headers[name] = value
+    copy_headers(request, FORWARDED, headers)
     return headers
 
 
@@ -279,11 +283,8 @@ async def _screened_message(request: web.Request, upstream: aiohttp.ClientRespon
     record, limit = request[RECORD], request.app[SETTINGS].limits.max_response_bytes
     raw = await read_body(upstream, limit)
     started = time.perf_counter()
-    try:
-        parsed = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        parsed = None
-    if not isinstance(parsed, dict) or parsed.get("type") != "message":
+    parsed = json_object(raw)
+    if parsed is None or parsed.get("type") != "message":
         raise UpstreamError("the upstream answered with something that is not a message",
                             code="upstream_protocol")
     try:

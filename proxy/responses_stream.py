@@ -42,6 +42,7 @@ from replyguard.proxy.reply_keys import ChunkShapeError
 from replyguard.proxy.responses_calls import ARGUMENTS, ResponseCalls
 from replyguard.proxy.responses_events import item_events
 from replyguard.proxy.sse import SSEEvent, encode_event
+from replyguard.proxy.upstream import json_object
 
 __all__ = ["ResponsesStream"]
 
@@ -112,10 +113,7 @@ class ResponsesStream:
 
     def event(self, event: SSEEvent) -> tuple[list[Out], bool]:
         """Screen one upstream event: the events to send, and whether the response ended."""
-        try:
-            data = orjson.loads(event.data)
-        except orjson.JSONDecodeError:
-            data = None
+        data = json_object(event.data)
         if event.event == "error" or isinstance(data, dict) and data.get("type") == "error":
             raise UpstreamError("the upstream reported an error mid-stream",
                                 code="upstream_stream_error")

@@ -33,10 +33,16 @@ def upstream_headers(request: web.Request, settings: Settings) -> dict[str, str]
         headers["Authorization"] = f"Bearer {settings.upstream.api_key}"
     elif (auth := given("Authorization")) is not None:
         headers["Authorization"] = auth
-    for name in FORWARDED:
-        if (value := given(name)) is not None:
-            headers[name] = value
+    copy_headers(request, FORWARDED, headers)
     return headers
+
+
+def copy_headers(request: web.Request, names: tuple[str, ...], into: dict[str, str]) -> None:
+    """Copy the client's headers named in `names` (those it sent) into `into`."""
+    given = request.headers.get
+    for name in names:
+        if (value := given(name)) is not None:
+            into[name] = value
 
 
 def returned_headers(response: aiohttp.ClientResponse,
@@ -128,3 +134,13 @@ async def read_body(upstream: aiohttp.ClientResponse, limit: int) -> bytes:
     except (aiohttp.ClientError, TimeoutError) as exc:
         raise fault(exc, str(upstream.url), answered=True) from None
     return b"".join(pieces)
+
+
+def json_object(raw: bytes | str) -> dict[str, Any] | None:
+    """`raw` parsed as JSON when it is a JSON object; None for anything else (not JSON, or
+    JSON of another type)."""
+    try:
+        parsed = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    return parsed if isinstance(parsed, dict) else None

@@ -23,7 +23,7 @@ from replyguard.proxy.record import RECORD, RequestRecord
 from replyguard.proxy.reply_keys import ChunkShapeError
 from replyguard.proxy.screen_pool import WorkerLost, in_place
 from replyguard.proxy.state import METRICS, SESSION
-from replyguard.proxy.upstream import fault, read_body
+from replyguard.proxy.upstream import fault, json_object, read_body
 
 __all__ = ["call_upstream", "read_whole"]
 
@@ -71,18 +71,15 @@ async def read_whole(upstream: aiohttp.ClientResponse,
     completion changed by it is read after)."""
     raw = await read_body(upstream, limit)
     started = time.perf_counter()
-    try:
-        parsed = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        parsed = None
-    if not isinstance(parsed, dict):
+    parsed = json_object(raw)
+    if parsed is None:
         raise UpstreamError("the upstream answered with something that is not a JSON object",
                             code="upstream_protocol")
     if key not in parsed:  # e.g. a 200 carrying {"error": ...}: never sent on as it is
         raise UpstreamError(f"the upstream answered without any {key}",
                             code="upstream_protocol")
     try:
-        screened, parsed = await offload.run(
+        screened, whole = await offload.run(
             len(raw), in_place, screen, parsed,
             threshold=JSON_OFFLOAD_CHARS if json_reply else None, process=process)
         record.counts.update(screened)
@@ -97,4 +94,4 @@ async def read_whole(upstream: aiohttp.ClientResponse,
         raise
     metrics.added_latency_by(record.route, record.api).observe(
         own + time.perf_counter() - started)
-    return parsed
+    return whole
