@@ -57,6 +57,7 @@ def _dash_and_space_table() -> dict[int, str]:
             table[code] = " "
     for char in "\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d":
         table[ord(char)] = "-"
+    table[0x2800] = " "  # (the braille pattern blank: a blank, though no space separator)
     return table
 
 
@@ -93,6 +94,45 @@ def _more_lookalikes() -> dict[int, str]:
     """Greek and Cyrillic letters that look like one ASCII letter but that the confusables
     table does not list as one: `ε`, `є` as `e`; `κ` as `k`; `χ` as `x`."""
     return {ord(c): letter for c, letter in zip("εєκχ", "eekx", strict=True)}
+
+
+#: The blocks of Latin letters drawn as other letters' forms: IPA extensions and spacing
+#: modifier letters (U+0250-02FF), phonetic extensions (U+1D00-1DBF), Latin Extended-D
+#: (U+A720-A7FF), letterlike symbols (U+2100-214F).
+_LETTER_FORM_BLOCKS = (range(0x250, 0x300), range(0x1D00, 0x1DC0), range(0xA720, 0xA800),
+                       range(0x2100, 0x2150))
+#: A Unicode name of a small capital or a modifier form of one ASCII letter.
+_FORM_NAME = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])|MODIFIER LETTER (?:SMALL|CAPITAL) "
+                        r"([A-Z])|LATIN SUBSCRIPT SMALL LETTER ([A-Z])")
+
+
+def _letter_forms() -> dict[int, str]:
+    """Letters drawn as a form of one ASCII letter that the confusables table leaves out,
+    as that letter (letters to letters only: never a digit, never an ASCII character):
+    small capitals (`ᴀ`, `ʙ`, `ꜰ`: lower case, as Unicode gives them), modifier letters
+    (`ᵃ`, `ᴮ`), letterlike symbols (`ℯ`) by their compatibility decomposition (NFKC) or by
+    their Unicode name (`LATIN LETTER SMALL CAPITAL A`); and the small letters of Cherokee
+    (U+AB70-ABBF), as the look-alike of their capitals (`ꭺ` as `a`, as `Ꭺ` reads `A`). The
+    table follows the Unicode database of the Python that runs it."""
+    table: dict[int, str] = {}
+    for block in _LETTER_FORM_BLOCKS:
+        for code in block:
+            char = chr(code)
+            if unicodedata.category(char)[0] != "L":
+                continue
+            folded = unicodedata.normalize("NFKC", char)
+            named = _FORM_NAME.fullmatch(unicodedata.name(char, ""))
+            if len(folded) == 1 and folded.isascii() and folded.isalpha():
+                table[code] = folded
+            elif named is not None:
+                letter = next(g for g in named.groups() if g)
+                table[code] = letter.lower() if char.islower() else letter
+    capitals = _lookalike_letters()
+    for code in range(0xAB70, 0xABC0):
+        capital = capitals.get(ord(chr(code).upper()))
+        if capital is not None:
+            table[code] = capital.lower()
+    return table
 
 
 def _small_forms() -> dict[int, str]:
@@ -137,9 +177,10 @@ def _lookalike_letters() -> dict[int, str]:
 
 #: One character for one: what `canonical` reads each character as (`_dash_and_space_table`,
 #: `_forms_table`, `_small_forms`, `_compatibility_alphanumerics`, `_lookalike_letters`,
-#: `_more_lookalikes`; and `_digits`).
+#: `_more_lookalikes`, `_letter_forms`; and `_digits`).
 #: Offsets are unchanged by it.
-ONE_FOR_ONE: dict[int, str] = {**_lookalike_letters(), **_more_lookalikes(), **_small_forms(),
+ONE_FOR_ONE: dict[int, str] = {**_letter_forms(), **_lookalike_letters(), **_more_lookalikes(),
+                               **_small_forms(),
                                **_compatibility_alphanumerics(), **_forms_table(),
                                **_dash_and_space_table()}
 #: `ONE_FOR_ONE` but for the look-alike letters (`canonical(text, letters=False)`).
@@ -231,6 +272,10 @@ _OPENER = rf"{_CLOSED}/?{_alternation(_TAG_NAMES)}(?=[\s/][^<>]{{0,256}}>)"
 
 
 _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
+#: Typography's separators, read as a space between two digits (`4111·1111·1111·1111`,
+#: `4111•1111…`): the middle dot, the bullet, the hyphenation point, the bullet and dot
+#: operators, the one dot leader. (Between letters they are left as they are: `l·l`.)
+_BULLETS = "\u00b7\u2022\u2027\u2219\u22c5\u2024"
 #: An HTML comment (`<!-- -->`), read as a tag is.
 _COMMENT = r"<!--(?:(?!-->)[^<>]){0,256}-->"
 _INLINE_SET = frozenset(_INLINE_NAMES)
@@ -278,6 +323,7 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
         "|(?P<dash>\u2014(?<=[0-9]\u2014)(?=[0-9]))"
+        rf"|(?P<bullet>[{_BULLETS}](?<=[0-9][{_BULLETS}])(?=[0-9]))"
     )
 
 
@@ -424,7 +470,7 @@ def _as_itself(char: str) -> bool:
     code = ord(char)
     return (ONE_FOR_ONE.get(code, char) == char and _FORMS_ONLY.get(code, char) == char
             and unicodedata.category(char) != "Cf" and _OTHER_DIGIT.match(char) is None
-            and char.isprintable() and not char.isspace())
+            and char.isprintable() and not char.isspace() and char not in _BULLETS)
 
 
 #: The Latin-1 characters above ASCII that read as themselves (`plain`), as bytes.
@@ -561,7 +607,8 @@ _NO_EDIT_START = bytes(b for b in range(128)
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
-_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014")
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014",
+                *_BULLETS)
 
 
 def _pattern(shown: bool, any_tag: bool) -> re.Pattern[str]:
@@ -620,6 +667,8 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, ""
     elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`)
         yield start, end, "-"
+    elif kind == "bullet":  # (a middle dot or a bullet between two digits: a space)
+        yield start, end, " "
     elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
         yield start, end, _unicode_escape(written)
     elif kind == "ref" and text[start] == "&":

@@ -10,9 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from replyguard.engine.validators import small_number
+
 #: A name that names a password or a secret (a table's column, a heading, a label line).
 LABEL = (r"(?i:pass(?:word|wd|phrase|wort)?|pwd?|senha|contrase(?:\u00f1|n)a|mot de passe"
          r"|secret|token|api[_ -]?key)")
+#: A password's own names, not a secret's or a token's (a count is no value under those).
+PASSWORD_NAME = re.compile(r"(?i:pass|pw|senha|contrase|mot de passe)")
 #: A header cell naming a password: the name, after a word or two (`new password`,
 #: `temp_password`, `DB Password`), with a qualifier (`password (temporary)`) or a colon.
 _HEADER_CELL = re.compile(
@@ -175,8 +179,8 @@ def _cells(text: str, start: int, stop: int, end: int) -> Iterator[re.Match[str]
     if sep is None:
         return
     spans = _split(header, sep)
-    columns = [i for i, (a, b) in enumerate(spans)
-               if _HEADER_CELL.fullmatch(header[a:b].strip(" \t" + _MARKS)) is not None]
+    names = [header[a:b].strip(" \t" + _MARKS) for a, b in spans]
+    columns = [i for i, name in enumerate(names) if _HEADER_CELL.fullmatch(name) is not None]
     if not columns or len(spans) < 2:
         return
     row_start = stop + 1
@@ -193,9 +197,15 @@ def _cells(text: str, start: int, stop: int, end: int) -> Iterator[re.Match[str]
                 return
             for i in columns:
                 match = _value(text, row_start, row, cells[i])
-                if match is not None:
+                if match is not None and not _a_count(names[i], match.group()):
                     yield match
         row_start = row_end + 1
+
+
+def _a_count(name: str, value: str) -> bool:
+    """Is `value` a count under a secret's or a token's column, no password's (`| model |
+    max token |` then `| gpt | 4096 |`): a small number (`validators.small_number`)?"""
+    return small_number(value) and PASSWORD_NAME.search(name) is None
 
 
 def _value(text: str, row_start: int, row: str, cell: tuple[int, int]) -> re.Match[str] | None:
