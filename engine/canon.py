@@ -34,6 +34,7 @@ with each mask over the whole original span of its value.
 from __future__ import annotations
 
 import html
+import html.entities
 import re
 import unicodedata
 from bisect import bisect_right
@@ -282,15 +283,35 @@ _INLINE_SET = frozenset(_INLINE_NAMES)
 #: Inline tags (any but a block element's) and comments and nothing else (`_gap`).
 _INLINE_TAGS = re.compile(
     rf"(?:{_CLOSED}/?(?!{_alternation(_BLOCK_NAMES)}[ \t\n/>]){_NAME}[ \t\n]*/?>|{_COMMENT})+")
-#: A character reference to a space (`&nbsp;`, `&#160;`, `&#32;`), or one without its `;` as
-#: browsers read it (`&nbsp`, `&#160`; HTML 5's "legacy" references).
-_SPACE_REF = (r"&(?:nbsp(?![A-Za-z=])|#160(?![0-9])|#[xX][aA]0(?![0-9A-Fa-f])|#32(?![0-9])"
-              r"|#[xX]20(?![0-9A-Fa-f]));?")
+def _space_refs() -> str:
+    """A character reference to whitespace, read as a gap (`_EDIT`): numeric, decimal or
+    hex, with or without leading zeros and its `;` (`&#160;`, `&#10;`, `&#x0A;`, `&#32`), or
+    named (`&nbsp;`, `&NewLine;`, `&Tab;`, `&emsp;`, `&ThinSpace;`; `&nbsp` without its `;`,
+    as browsers read it: HTML 5's "legacy" references). Whitespace is every character the
+    view reads as a space or a line break (`_dash_and_space_table`) but control characters."""
+    table = _dash_and_space_table()
+    codes = sorted({0x09, 0x0A, 0x20} | {c for c, v in table.items()
+                                          if v in " \n" and chr(c).isspace()})
+    decimal = "|".join(str(c) for c in codes)
+    hexa = "|".join("".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in f"{c:x}")
+                    for c in codes)
+    names = sorted(name[:-1] for name, value in html.entities.html5.items()
+                   if name.endswith(";") and len(value) == 1 and ord(value) in codes)
+    return (rf"&(?:#0*(?:{decimal})(?![0-9]);?|#[xX]0*(?:{hexa})(?![0-9A-Fa-f]);?"
+            rf"|(?:{'|'.join(names)});|nbsp(?![A-Za-z=]))")
+
+
+#: A character reference to whitespace (`_space_refs`).
+_SPACE_REF = _space_refs()
+#: Does a gap hold a reference to a line break (`&#10;`, `&NewLine;`; `_gap`)?
+_LINE_BREAK_REF = re.compile(r"&(?:#0*1[0-3](?![0-9])|#[xX]0*[a-dA-D](?![0-9A-Fa-f])"
+                             r"|#0*(?:133|823[23])(?![0-9])|#[xX]0*(?:85|202[89])(?![0-9A-Fa-f])"
+                             r"|NewLine;)")
 #: A character reference: named, with its `;`, or one of the legacy names that browsers read
-#: without it (only those that stand for a space or for the markup characters: `&para`,
-#: `&not` are left as written, as they start URL parameters' names), or numeric.
+#: without it (only those that stand for a space, the soft hyphen or the markup characters:
+#: `&para`, `&not` are left as written, as they start URL parameters' names), or numeric.
 _REF = (r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};"
-        r"|(?:nbsp|amp|AMP|lt|LT|gt|GT|quot|QUOT)(?![A-Za-z=]))")
+        r"|(?:nbsp|amp|AMP|lt|LT|gt|GT|quot|QUOT|shy)(?![A-Za-z=]))")
 #: A line's prefix after a line break (or JSON's `\n`): a quote, a heading, a list item's
 #: marker (`-`, `1.`), a table row's first bar, or a comment's mark (`//`, `--`, `;`, `%`,
 #: `'`, `::`, `rem`, `#`), with the spaces after it (`_EDIT`).
@@ -320,6 +341,8 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
         r"|\\u[0-9A-Fa-f]{4})"
         r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?40(?=[0-9A-Za-z])|\\x40(?=[0-9A-Za-z]))"
+        r"|(?P<percent>%[cCdD][0-9a-fA-F]%[89abAB][0-9a-fA-F]"
+        r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
         "|(?P<dash>\u2014(?<=[0-9]\u2014)(?=[0-9]))"
@@ -440,7 +463,7 @@ def plain(text: str) -> bool:
 
 #: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`): a
 #: sign, and what follows it.
-_ENCODINGS = (("=", ("3D", "3d")), ("%", ("40", "2540")))
+_ENCODINGS = (("=", ("3D", "3d")), ("%", ("40", "2540", "C", "D", "E", "F", "c", "d", "e", "f")))
 
 
 def _encoded(text: str) -> bool:
@@ -646,7 +669,8 @@ def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool,
             if kind == "opener" and (until := _glued_tag(one, start, end)):
                 edits.append((start, until, ""))
                 continue
-            written = " " if kind == "opener" else _gap(match.group(), start, end, one, join,
+            end = _no_item_after_wrap(one, start, end)
+            written = " " if kind == "opener" else _gap(one[start:end], start, end, one, join,
                                                         shown)
             if written is not None:
                 edits.append((start, end, written))
@@ -669,10 +693,45 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, "-"
     elif kind == "bullet":  # (a middle dot or a bullet between two digits: a space)
         yield start, end, " "
+    elif kind == "percent":  # (a URL's `%E2%80%8B`: the character its UTF-8 bytes encode)
+        yield from _percent_encoded(written, start, end)
     elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
         yield start, end, _unicode_escape(written)
     elif kind == "ref" and text[start] == "&":
         yield from _reference(written, start, end)
+
+
+#: A numbered list item's marker at a line's start (`8841. `), after the line break.
+_NUMBER_MARKER = re.compile(r"[ \t]{0,3}([0-9]{1,9})[.)][ \t]")
+
+
+def _no_item_after_wrap(one: str, start: int, end: int) -> int:
+    """Where a gap `one[start:end]` ends when the next line starts with what reads as a
+    numbered item's marker but goes on with the value the line before ends in: before that
+    marker, which is the rest of the value. So it is after a point where a value wraps (its
+    own hyphen, an address's `@`, a dot in dotted digits: `_wrap_point`; `536-22-\n8841.
+    Next`) and after a digit when the marker's number has three digits or more (`536 22\n8841.
+    Thanks`: `engine.segment` reads the same; `1990\n2. Next` is an item)."""
+    if start < 2 or not one[end - 1].isspace():
+        return end
+    brk = max(one.rfind("\n", start, end), one.rfind("\\n", start, end) + 1)
+    if brk < start:
+        return end
+    item = _NUMBER_MARKER.match(one, brk + 1)
+    if item is None or item.end() != end or not (
+            _wrap_point(one, start) or (one[start - 1].isdigit() and len(item.group(1)) > 2)):
+        return end
+    return item.start(1)
+
+
+def _wrap_point(one: str, at: int) -> bool:
+    """Does a line that ends at `at` end where a value wraps: after its own hyphen or an
+    address's `@` (a letter or digit before), or after a dot in a number in dotted groups
+    (`529.982.`)? (`_wrapped` reads what follows too.)"""
+    before = one[at - 1]
+    if before in "-@":
+        return one[at - 2].isalnum()
+    return before == "." and _DOTTED.search(_token_before(one, at - 1)) is not None
 
 
 def _glued_tag(one: str, start: int, end: int) -> int:
@@ -709,7 +768,8 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
     blank = gap.isspace()
     if blank and (start == 0 or end == len(one)):
         return None
-    breaks = "\n" in gap or "<" in gap or "\\n" in gap or "\\r" in gap
+    breaks = ("\n" in gap or "<" in gap or "\\n" in gap or "\\r" in gap
+              or ("&" in gap and _LINE_BREAK_REF.search(gap) is not None))
     if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
             not one[end].isspace()):
         if not blank and _INLINE_TAGS.fullmatch(gap) and not _ends_element(gap, one[end]):
@@ -871,19 +931,27 @@ def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]
         yield start, end, char.translate(ONE_FOR_ONE)
 
 
+def _percent_encoded(written: str, start: int, end: int) -> Iterator[Edit]:
+    """A character other than ASCII percent-encoded in a URL (RFC 3986: its UTF-8 bytes,
+    `%E2%80%8B`) as that character, read `ONE_FOR_ONE` (bytes that are no UTF-8 are left as
+    they are)."""
+    try:
+        char = bytes.fromhex(written.replace("%", "")).decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    yield start, end, char.translate(ONE_FOR_ONE)
+
+
 def _unicode_escape(escape: str) -> str:
     """A `\\uXXXX` escape (or a surrogate pair of two) as the character it stands for, read
-    `ONE_FOR_ONE` (an invisible one, `\\u200b`, as a space: it stands between two groups
-    more often than inside a word; a lone surrogate half as it is written)."""
+    `ONE_FOR_ONE` (an invisible one, `\\u200b`, is kept: `engine.find` reads the view
+    through it as through one typed; a lone surrogate half as it is written)."""
     code = int(escape[2:6], 16)
     if len(escape) == 12:
         code = 0x10000 + ((code - 0xD800) << 10) + (int(escape[8:12], 16) - 0xDC00)
     elif 0xD800 <= code <= 0xDFFF:
         return escape
-    char = chr(code)
-    if unicodedata.category(char) == "Cf":
-        return " "
-    return char.translate(ONE_FOR_ONE)
+    return chr(code).translate(ONE_FOR_ONE)
 
 
 def _merged(first: Iterator[re.Match[str]],

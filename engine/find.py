@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -51,6 +51,8 @@ class Finding:
 
 
 Spans = list[tuple[int, int]]
+#: What reads a text for its findings (`_find`, `_find_in`).
+Reader = Callable[[str, Sequence[Detector]], list["Finding"]]
 #: A match before validation: `(detector.priority, start of its value, detector, match)`.
 Candidate = tuple[int, int, Detector, "re.Match[str]"]
 
@@ -327,16 +329,25 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     if not text.isascii() and has_invisible(text):
         return _through_invisible(text, detectors)
     view = canonical(text)
-    found = _mapped(view, _find_in(view.text, detectors))
+    found = _mapped(view, _find_in_view(view.text, detectors))
     # Numbers joined across lines or spaces, or a password laid out in lines (a table's
     # column, a heading then its value): read them apart too.
     if view.joined or needs_lines(text):
         apart = canonical(text, join=False)
-        found = _kept_apart(found, _mapped(apart, _find_in(apart.text, detectors)))
+        found = _kept_apart(found, _mapped(apart, _find_in_view(apart.text, detectors)))
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
-        found = _kept_apart(found, _mapped(shown, _find_in(shown.text, detectors)))
+        found = _kept_apart(found, _mapped(shown, _find_in_view(shown.text, detectors)))
     return found
+
+
+def _find_in_view(view: str, detectors: Sequence[Detector]) -> list[Finding]:
+    """`_find_in` on a canonical view, read through the invisible characters a reference or
+    an escape wrote there (`&#8203;`, `&shy;`, `\\u200b`, `%E2%80%8B`) as through typed
+    ones (`_through_invisible`): an invisible character reads the same however it is typed."""
+    if view.isascii() or not has_invisible(view):
+        return _find_in(view, detectors)
+    return _through_invisible(view, detectors, _find_in)
 
 
 def _mapped(view: Canonical, found: list[Finding]) -> list[Finding]:
@@ -371,19 +382,23 @@ def _find_in(text: str, detectors: Sequence[Detector]) -> list[Finding]:
     return [Finding(d.category, start, end, d.id) for start, end, d in _found(views, active)]
 
 
-def _through_invisible(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+def _through_invisible(text: str, detectors: Sequence[Detector],
+                       read: Reader | None = None) -> list[Finding]:
     """The findings of a text holding invisible characters, read two ways: as it shows, without
     them (`visible`; `4111\u200b1111\u200b1111\u200b1111`, `jane\u200d.doe@example.com`),
     each span mapped back onto `text` so that it covers the invisible characters inside the
     value (its mask replaces them too); and with each read as a space, where it stands in
     for a separator (`4111\u00ad1111 1111 1111`). A finding of the second reading is kept
-    where it overlaps none of the first's."""
-    seen = _find(visible(text), detectors)
+    where it overlaps none of the first's. `read` reads each of the two (`_find`: a text
+    as typed; `_find_in`: a canonical view holding the invisible characters its references
+    stand for)."""
+    read = read or _find
+    seen = read(visible(text), detectors)
     if seen:
         gaps = invisible_gaps(text)
         seen = [Finding(f.cls, f.start + bisect_right(gaps, f.start),
                         f.end + bisect_right(gaps, f.end - 1), f.detector) for f in seen]
-    spaced = _find(invisible_as_spaces(text), detectors)
+    spaced = read(invisible_as_spaces(text), detectors)
     if _OVERRIDE in text:  # (text shown right to left: read as shown too)
         seen = _kept_apart(seen, _overridden(text, detectors))
     if not spaced or not seen:

@@ -50,11 +50,14 @@ def _invisible() -> str:
     selectors (U+FE00-FE0F, Mongolian U+180B-180D and U+180F) and the combining grapheme
     joiner (U+034F); and the combining marks of no script (U+0300-036F, U+1AB0-1AFF,
     U+1DC0-1DFF, U+20D0-20FF, U+FE20-FE2F: accents typed apart, strokes and underlines over
-    a digit, `111\u0332\u0031`, the keycap of `4\ufe0f\u20e3`), in order. (No format
-    character lies above U+1FFFF outside the tags' plane, U+E0000-E0FFF.)"""
+    a digit, `111\u0332\u0031`, the keycap of `4\ufe0f\u20e3`); and the other default-ignorable
+    code points that are letters or marks (Unicode's Default_Ignorable_Code_Point: the Hangul
+    fillers U+115F, U+1160, U+3164 and U+FFA0, the Khmer inherent vowels U+17B4-17B5), in
+    order. (No format character lies above U+1FFFF outside the tags' plane, U+E0000-E0FFF.)"""
     codes = [code for code in (*range(0x80, 0x20000), *range(0xE0000, 0xE1000))
              if unicodedata.category(chr(code)) == "Cf"]
     codes += [0x34F, 0x180B, 0x180C, 0x180D, 0x180F, *range(0xFE00, 0xFE10)]
+    codes += [0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0]
     for low, high in ((0x300, 0x370), (0x1AB0, 0x1B00), (0x1DC0, 0x1E00), (0x20D0, 0x2100),
                       (0xFE20, 0xFE30)):
         codes += [code for code in range(low, high) if unicodedata.category(chr(code))[0] == "M"]
@@ -84,12 +87,19 @@ def _char_class(chars: Iterable[str]) -> str:
 _MARKUP_CHARS = ("*_~`-/\"'\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201c\u201d"
                  "\u00a0\u2009\u202f" + INVISIBLE)
 _MARKUP = str.maketrans(dict.fromkeys(_MARKUP_CHARS, " "))
-#: An `INVISIBLE` character. A character below U+10000 is tested against a class of those
-#: alone (a bitmap, one test); one above, against them all (a list of ranges, which every
-#: character would be tested against in one class: 55 ns a character, not 21).
+#: Every combining mark (Unicode categories Mn and Me), of any script.
+_MARKS = "".join(chr(code) for code in range(0x300, 0x20000)
+                 if unicodedata.category(chr(code)) in ("Mn", "Me"))
+_MARK_CLASS = f"[{_char_class(_MARKS)}]"
+#: An `INVISIBLE` character, or a combining mark of any script after a digit (up to three
+#: marks stacked on it: `4\u0483`, `4\u0489`, `4\u093c`, `4\u3099`: no script puts a mark on
+#: a digit to change what it says). A character below U+10000 is tested against a class of
+#: those alone (a bitmap, one test); one above, against them all (a list of ranges, which
+#: every character would be tested against in one class: 55 ns a character, not 21).
 _INVISIBLE_RE = re.compile(
-    f"[{_char_class(c for c in INVISIBLE if c < chr(0x10000))}\\U00010000-\\U0010ffff]"
-    f"(?<=[{_char_class(INVISIBLE)}])")
+    f"[{_char_class(c for c in INVISIBLE + _MARKS if c < chr(0x10000))}\\U00010000-\\U0010ffff]"
+    f"(?:(?<=[{_char_class(INVISIBLE)}])|(?<=\\d{_MARK_CLASS})|(?<=\\d{_MARK_CLASS}{_MARK_CLASS})"
+    f"|(?<=\\d{_MARK_CLASS}{_MARK_CLASS}{_MARK_CLASS}))")
 
 
 def has_invisible(text: str) -> bool:
