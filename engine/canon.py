@@ -75,12 +75,14 @@ def _forms_table() -> dict[int, str]:
 
 def _compatibility_alphanumerics() -> dict[int, str]:
     """Digits and letters typed as forms of themselves, as the ASCII digit or letter: super-
-    and subscripts (`⁴¹¹¹`), circled, parenthesized and full-stop forms (`④`, `⑷`, `⒋`,
+    and subscripts (`⁴¹¹¹`), the Roman numerals of one letter (`Ⅽ`, `ⅰ`), circled,
+    parenthesized and full-stop forms (`④`, `⑷`, `⒋`,
     `Ⓦ`, `⒜`), dingbat circled digits (`➃`) and the enclosed forms of U+1F100-1F1FF (`🄰`):
     the digit value Unicode gives them, or their compatibility decomposition (NFKC) without
     its brackets and stop. (A number of two digits in one character, `⑩`, is not one.)"""
     table: dict[int, str] = {}
-    for code in (*range(0xB2, 0xBA), *range(0x2070, 0x20A0), *range(0x2460, 0x2500),
+    for code in (*range(0xB2, 0xBA), *range(0x2070, 0x20A0), *range(0x2160, 0x2189),
+                 *range(0x2460, 0x2500),
                  *range(0x2776, 0x2794), *range(0x1F100, 0x1F200)):
         char = chr(code)
         digit = unicodedata.digit(char, None)
@@ -273,10 +275,15 @@ _OPENER = rf"{_CLOSED}/?{_alternation(_TAG_NAMES)}(?=[\s/][^<>]{{0,256}}>)"
 
 
 _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
-#: Typography's separators, read as a space between two digits (`4111·1111·1111·1111`,
-#: `4111•1111…`): the middle dot, the bullet, the hyphenation point, the bullet and dot
-#: operators, the one dot leader. (Between letters they are left as they are: `l·l`.)
-_BULLETS = "\u00b7\u2022\u2027\u2219\u22c5\u2024"
+#: Typography's separators, read as a space between two digits, alone or with a space on
+#: both sides (`4111·1111·1111·1111`, `4111 • 1111 …`): the middle dot, the bullet, the
+#: hyphenation point, the bullet and dot operators, the one and two dot leaders and the
+#: ellipsis, the hyphen bullet, the swung dash, the right single quote; the CJK ones: the
+#: katakana middle dot (full and half width), the prolonged sound mark, the wave dash and the
+#: ideographic comma (`4539・1488・0343・6467`, `4539〜1488…`). (Between letters they are left
+#: as they are: `l·l`.)
+_BULLETS = ("\u00b7\u2022\u2027\u2219\u22c5\u2024\u2025\u2026\u2043\u2053\u2019"
+            "\u30fb\uff65\u30fc\u301c\u3001\uff64")
 #: An HTML comment (`<!-- -->`), read as a tag is.
 _COMMENT = r"<!--(?:(?!-->)[^<>]){0,256}-->"
 _INLINE_SET = frozenset(_INLINE_NAMES)
@@ -317,9 +324,12 @@ _REF = (r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};"
 #: `'`, `::`, `rem`, `#`), with the spaces after it (`_EDIT`).
 _PREFIX = (r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\|[ \t]*"
            r"|(?://++|--(?=[ \t])|;++|%++|'|::|(?i:rem)(?=[ \t])|#(?=[0-9A-Za-z]))[ \t]*+)")
-#: A line continued by a backslash before its break (a shell's `4111 1111 \`), read as a
-#: gap's start (`_EDIT`).
-_CONTINUED = r"\\(?=\n)"
+#: A line continued by a backslash before its break (a shell's `4111 1111 \`), or by
+#: quoted-printable's soft line break between digits (RFC 2045, `=` then CRLF or LF:
+#: `4539 1488 =` then `0343`,
+#: `45391488=` then `03436467`, the `=` and the break standing for nothing), read as a gap's
+#: start (`_EDIT`).
+_CONTINUED = r"\\(?=\n)|=(?<=[0-9 ]=)(?=\n\n?[0-9])"
 #: What a gap holds but whitespace, tags and comments: JSON's escapes of a line break and
 #: a tab (`\n`, `\r`, `\t`, as two characters: a value in a tool's output), a URL's encoded
 #: space (`%20`) and a form's (`+`, between two digits: `_gap` reads it so in a query only).
@@ -345,8 +355,9 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
-        "|(?P<dash>\u2014(?<=[0-9]\u2014)(?=[0-9]))"
-        rf"|(?P<bullet>[{_BULLETS}](?<=[0-9][{_BULLETS}])(?=[0-9]))"
+        "|(?P<dash>\u2014(?:(?<=[0-9]\u2014)(?=[0-9])|(?<=[0-9] \u2014)(?= [0-9])))"
+        rf"|(?P<bullet>[{_BULLETS}](?<=[0-9][{_BULLETS}])(?=[0-9])"
+        rf"|[ ][{_BULLETS}][ ](?<=[0-9][ ][{_BULLETS}][ ])(?=[0-9]))"
     )
 
 
@@ -365,9 +376,11 @@ _EDIT_SHOWN = _edit_pattern(_tag_with_attributes(_TAG_NAMES), "(?!)")
 #: A letter of a script written without spaces (CJK ideographs, kana, hangul, Thai)...
 _NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
 #: ... before an ASCII letter, digit or `+`, or after ASCII that follows no such letter
-#: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view.
-_SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<*_~`])"
-                          rf"|[!-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])")
+#: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view; but not
+#: at a separator between two digits (`4539・1488`, `4539ー1488`: `_BULLETS`).
+_SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<*_~`])(?<![0-9][{_BULLETS}])"
+                          rf"|[!-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])"
+                          rf"(?![{_BULLETS}][0-9])")
 #: A letter of such a script.
 _NO_SPACES_CHAR = re.compile(f"[{_NO_SPACES}]")
 #: Does a text hold a letter of such a script (a quick test before `_SCRIPT_EDGE`)?
@@ -564,7 +577,8 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
         if _OTHER_DIGIT.search(text) is not None:
             table = _digits(text, table)
         one = text.translate(table)
-        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one),
+        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one)
+                or _separated(one, one),
                 _NO_SPACES_HERE.search(one) is not None)
     runs, marks = found
     wide = "".join([text[start:end] for start, end in runs])
@@ -582,7 +596,8 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
     one = "".join(parts)
     wide = wide.translate(table)
     may_edit = (bool(marks.translate(None, _NO_EDIT_START)) or "  " in one
-                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one))
+                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one)
+                or _separated(wide, one))
     return one, may_edit, _NO_SPACES_HERE.search(wide) is not None
 
 
@@ -630,8 +645,16 @@ _NO_EDIT_START = bytes(b for b in range(128)
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
-_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014",
-                *_BULLETS)
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014")
+#: A typography's separator after a digit (`_BULLETS`: `_EDIT`'s `bullet`).
+_SEPARATOR = re.compile(rf"[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])|(?<=[0-9] [{_BULLETS}]))")
+
+
+def _separated(wide: str, one: str) -> bool:
+    """Does `one` hold a typography's separator after a digit (`_BULLETS`; `wide`: the
+    characters of `one` that are not ASCII, or `one`)? Searched for only where `wide` holds one
+    of them at all: `、` and `ー` are in most Japanese sentences, by no digit."""
+    return any(b in wide for b in _BULLETS) and _SEPARATOR.search(one) is not None
 
 
 def _pattern(shown: bool, any_tag: bool) -> re.Pattern[str]:
@@ -689,7 +712,8 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, "=" if written[0] == "=" else "@"
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
-    elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`)
+    elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`,
+        # `536 — 22 — 8841`)
         yield start, end, "-"
     elif kind == "bullet":  # (a middle dot or a bullet between two digits: a space)
         yield start, end, " "
@@ -765,6 +789,8 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
     and a `+` between digits as a space in a URL's query only (`_in_query`)."""
     if gap == " " or (gap == "+" and not _in_query(one, start)):
         return None
+    if gap.rstrip("\n") in ("=", " =") and gap.endswith("\n"):  # (`=\r\n` reads `=\n\n`)
+        return gap.rstrip("\n")[:-1]  # (a quoted-printable soft line break: nothing)
     blank = gap.isspace()
     if blank and (start == 0 or end == len(one)):
         return None

@@ -90,6 +90,12 @@ class Detector:
 # `(?<![A-Za-z]-\d)` one inside a hyphenated code (`INC-2024-001293`, `SKU-88213`).
 _START_NUM = r"\d(?<![\w+@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
+#: A phone number's extension after it (`x12`, ` ext. 204`, `;ext=204`): read, not taken.
+_EXTENSION = r"(?=[ \t]?(?i:x|ext\.?|extension)[ \t]?\d{1,6}(?![\w@])|;ext=\d{1,6}(?!\w))"
+#: A CPF's start: as `_START_NUM`, or after a space that ends another CPF's eleven digits
+#: (`52998224725 11144477735`: two CPFs).
+_START_CPF = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{11}[ \t]\d)(?=\d{10}(?![\d.-])))"
+              r"(?<![A-Za-z]-\d)")
 #: An SSN's start: as `_START_NUM`, or after a digit and a space when its hyphens follow
 #: (`123-45-6789 234-56-7891`: two SSNs, not one run).
 _START_SSN = r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d[ \t]\d)(?=\d\d-\d\d-))(?<![A-Za-z]-\d)"
@@ -130,18 +136,24 @@ _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END +
 #: separators, `1,234,567,890,123,456`, or a time, `12:30:45`, is none); an SSN takes no
 #: comma (`101,12,4500` is a row of numbers). The view reads typography's separators between
 #: two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`) and the braille blank as a space (`engine.canon`).
-GROUP_PUNCTUATION = "./_,:"
-_GROUP_PUNCT = "[" + GROUP_PUNCTUATION + "]"
-_SSN_PUNCT = "[./_:]"
+GROUP_PUNCTUATION = "./_,:|"
+_GROUP_PUNCT = "[" + GROUP_PUNCTUATION.replace("|", "\\|") + "]"
+#: A separator of `GROUP_PUNCTUATION` (or a double hyphen), with a space on both sides or
+#: none, one kind throughout a value (`4539 / 1488 / 0343 / 6467`, `4539--1488--…`,
+#: `536 | 22 | 8841`): spaces padding a separator change nothing of the value's groups.
+_PADDED_PUNCT = "(?:--|" + _GROUP_PUNCT + ")| (?:--|" + _GROUP_PUNCT + ") "
+_SSN_PUNCT = "(?:--|[./_:|])| (?:--|[./_:|]) "
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
 _CARD_SEP = r"(?: ?- ?| )"
 #: A card starts as a number does (or after `@`: `@4111 1111 1111 1111`), and also right
-#: after a space that ends an ungrouped run of 13 digits or more (a list of cards:
-#: `4111111111111111 5500005555555559`); never after a digit and a spaced hyphen (inside
-#: `4111 - 1111 - ...`).
-_START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d)|(?<=\d[ \t]\d)(?=\d{12}))"
+#: after a space, a dot or a hyphen that ends an ungrouped run of 13 digits or more (a list
+#: of cards: `4111111111111111 5500005555555559`, `…6467-5500…`), and after a space before
+#: a card grouped by punctuation (the second of `4539-1488-0343-6467 5500-0055-5555-5559`);
+#: never after a digit and a spaced hyphen (inside `4111 - 1111 - ...`).
+_START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13}[ .-]\d)"
+               r"|(?<=\d[ \t]\d)(?=\d{12}|\d{3}[-./_:|]\d{4}[-./_:|]))"
                r"(?<![A-Za-z]-\d)"
                r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
 
@@ -579,8 +591,8 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             _START_CARD + r"\d{3}(?:(?P<cs>" + _CARD_SEP + r")\d{4}(?:" + _CARD_SEP
             + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5}"
-            + r"|(?P<cd>" + _GROUP_PUNCT + r")\d{4}(?P=cd)\d{4}(?P=cd)\d{4}(?!"
-            + _GROUP_PUNCT + r"\d))"
+            + r"|(?P<cd>" + _PADDED_PUNCT + r")\d{4}(?P=cd)\d{4}(?P=cd)\d{4}(?!"
+            + _GROUP_PUNCT + r"\d)(?!(?P=cd)\d))"
             + _END_GROUPED.format(sep="cs")
         ),
         keywords=(),
@@ -629,13 +641,16 @@ DETECTORS: tuple[Detector, ...] = (
         category="iban",
         # In either case (`gb82 west ...`, as typed): the validator reads it upper-cased.
         # Country code, an optional space, check digits, then the BBAN: whole (after an
-        # optional space or hyphen: `DE89 370400440532013000`) or in groups of four with one
-        # kind of separator (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`).
+        # optional space or hyphen: `DE89 370400440532013000`) or in groups as printed, of
+        # one to eight letters or digits, with one kind of separator (a space, a hyphen or
+        # `GROUP_PUNCTUATION`, alone or padded by spaces): in fours
+        # (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`), as a bank code, a sort code
+        # and an account (`GB82 WEST 123456 98765432`), with a short group last
+        # (`BR15 0000 0000 0000 1093 2840 814 P2`). The validator checks each country's length.
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
-            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -]|" + _GROUP_PUNCT + r")[A-Za-z0-9]{4}"
-            r"(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
-            r"(?:(?P=gs)[A-Za-z0-9]{1,3})?)(?![\w])(?!-[A-Za-z0-9])"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -]| - |" + _PADDED_PUNCT + r")[A-Za-z0-9]{1,8}"
+            r"(?:(?P=gs)[A-Za-z0-9]{1,8}){1,15})(?![\w])(?!-[A-Za-z0-9])"
         ),
         # `AA 00 00` is the UK NINO's too (one scan for both); `AA 00 AAAA 0` starts a
         # spaced country code with a bank code of letters (`GB 82 WEST 1234`).
@@ -652,6 +667,8 @@ DETECTORS: tuple[Detector, ...] = (
                   "DE89 370400440532013000", "GB 82 WEST 1234 5698 7654 32",
                   "DE 89 3704 0044 0532 0130 00", "NL91-ABNA-0417-1643-00",
                   "GB82.WEST.1234.5698.7654.32", "GB82_WEST_1234_5698_7654_32",
+                  "GB82 WEST 123456 98765432", "BR15 0000 0000 0000 1093 2840 814 P2",
+                  "GB82 - WEST - 1234 - 5698 - 7654 - 32",
                   "GB82:WEST:1234:5698:7654:32"),
         counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234",
                          "gb82 west 1234 5698 7654 33", "ab12 with some more text here",
@@ -703,10 +720,11 @@ DETECTORS: tuple[Detector, ...] = (
         # In either case (`ab123456c`, as typed). A space after the letters is followed by
         # a pair and a space (HMRC's `QQ 12 34 56 C`) or by the six digits: so the keywords
         # (the shapes that can start a match) are more than a word and a number of prose
-        # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match.
+        # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match. The pairs may be
+        # set apart by one kind of punctuation too (`AB-12-34-56-C`, `AB.12.34.56.C`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6})"
-            r" ?|-\d\d-\d\d-\d\d-)[A-Da-d](?![\w])"
+            r" ?|(?P<n>[-./_:])\d\d(?P=n)\d\d(?P=n)\d\d(?P=n))[A-Da-d](?![\w])"
         ),
         keywords=("AA00", "AA 00 00", "AA 000000", "AA_00_00_00_A"),
         keywords_in="shape",
@@ -714,7 +732,8 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.last4,
         priority=12,
         examples=("AB123456C", "AB 12 34 56 C", "JG103759A", "ab123456c", "Ab 123456 c",
-                  "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C"),
+                  "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C", "AB.12.34.56.C",
+                  "AB/12/34/56/C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
                          "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C"),
     ),
@@ -741,16 +760,21 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="br_cpf",
         category="national_id",
-        # Eleven digits alone that the text before them marks as something else (`Ticket
-        # 72360589121`) are not one; nor is a CPF glued by `-` to more of a longer id.
+        # The Receita's `529.982.247-25` and the same groups of three with one kind of
+        # separator (`.`, `-`, a space, none; commas as `529,982,247-25`), a hyphen, a slash or
+        # a space (or nothing) before the check digits. Eleven digits alone that the text
+        # before them marks as something else (`Ticket 72360589121`) are not one; nor is a CPF
+        # glued by `-` to more of a longer id.
         regex=Refusing(re.compile(
-            _START_NUM + r"\d\d(?:(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)(?!-[A-Za-z])"
-            r"(?!,\d\d?(?![\d/,;|\t]))| \d{3} \d{3} \d\d(?![\w@])(?! ?\d))"), bare_and_marked),
+            _START_CPF + r"\d\d(?:(?:(?P<c>[.-]?)\d{3}(?P=c)\d{3}[-/]?|,\d{3},\d{3}-)\d\d"
+            r"(?![\w@])(?![.-]?\d)(?!-[A-Za-z])(?!,\d\d?(?![\d/,;|\t]))"
+            r"| \d{3} \d{3}[ -]\d\d(?![\w@])(?! ?\d))"), bare_and_marked),
         keywords=(),
         validate=validators.br_cpf,
         mask=masks.last4,
         priority=12,
-        examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25"),
+        examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25",
+                  "529-982-247-25", "529 982 247-25", "529.982.247/25", "529,982,247-25"),
         counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00",
                          "Ticket 72360589121 is closed.", "529.982.247-25-B"),
     ),
@@ -760,9 +784,14 @@ DETECTORS: tuple[Detector, ...] = (
         # A digit run that the text before it marks as an id, a time, an ISBN or a reference
         # (`"product_id": `, `ISBN`, `order`, `invoice`, `tracking`, `ref`), that a unit
         # follows (`bytes`) or that is a version (`124.0.6367.207`) is no candidate.
+        # Between digits: a space, a dot or a hyphen, alone or a hyphen padded by spaces
+        # (`+1 (415) 867 - 5309`), and a slash after an area code of three digits
+        # (`415/867-5309`, not a date's `12/31/2025` nor a fraction's `415/867`). An extension
+        # may follow (`x12`, `ext. 204`, `;ext=204`, RFC 3966), left as it is.
         regex=Refusing(re.compile(
-            r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM + r")"
-            r"(?:[ .-]?\(?\d\)?){6,16}" + _END_NUM
+            r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM
+            + r"(?:\d\d/(?=\d{3}[ .-]?\d{4}(?!\d)))?)"
+            r"(?:(?: - |[ .-])?\(?\d\)?){6,16}(?:" + _EXTENSION + "|" + _END_NUM + ")"
         ), not_a_phone),
         keywords=(),
         # Valid in its numbering plan (libphonenumber): a `+` number in its own country's,
@@ -771,6 +800,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.phone,
         priority=14,
         examples=("+44 20 7946 0123", "(202) 555-0143", "+55 11 98765-4321", "020 7946 0123",
+                  "415/867-5309", "+1 (415) 867 - 5309",
                   "202-555-0143", "+1 202 555 0143", "1-202-555-0143", "07400 123456",
                   "+49 30 1234567", "+33 1 23 45 67 89", "2025550143"),
         counterexamples=("12.50", "2024-11-29", "10:30", "123456", "v1.2.3", "+12345",
