@@ -347,7 +347,15 @@ def _find_in_view(view: str, detectors: Sequence[Detector]) -> list[Finding]:
     ones (`_through_invisible`): an invisible character reads the same however it is typed."""
     if view.isascii() or not has_invisible(view):
         return _find_in(view, detectors)
-    return _through_invisible(view, detectors, _find_in)
+    return _through_invisible(view, detectors, _find_read_again)
+
+
+def _find_read_again(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+    """`_find_in` on the canonical view of `text`, itself a view read without its invisible
+    characters or with them as spaces (`_find_in_view`): so that what they leave is read as
+    typed text is (`4539&#8203; 1488`: two spaces in a row read as one)."""
+    view = canonical(text)
+    return _mapped(view, _find_in(view.text, detectors))
 
 
 def _mapped(view: Canonical, found: list[Finding]) -> list[Finding]:
@@ -390,8 +398,8 @@ def _through_invisible(text: str, detectors: Sequence[Detector],
     value (its mask replaces them too); and with each read as a space, where it stands in
     for a separator (`4111\u00ad1111 1111 1111`). A finding of the second reading is kept
     where it overlaps none of the first's. `read` reads each of the two (`_find`: a text
-    as typed; `_find_in`: a canonical view holding the invisible characters its references
-    stand for)."""
+    as typed; `_find_read_again`: a canonical view holding the invisible characters its
+    references stand for)."""
     read = read or _find
     seen = read(visible(text), detectors)
     if seen:
