@@ -169,7 +169,8 @@ PHONES = [
 
 
 @pytest.mark.parametrize(("text", "released"), REFERENCES)
-def test_an_invisible_character_or_a_line_break_however_it_is_written(text: str, released: str) -> None:
+def test_an_invisible_character_or_a_line_break_however_written(text: str, released: str
+                                                                ) -> None:
     assert _released(text) == released
 
 
