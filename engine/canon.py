@@ -275,13 +275,20 @@ _OPENER = rf"{_CLOSED}/?{_alternation(_TAG_NAMES)}(?=[\s/][^<>]{{0,256}}>)"
 
 
 _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
-#: Typography's separators, read as a space between two digits, alone or with a space on
-#: both sides (`4111·1111·1111·1111`, `4111 • 1111 …`): the middle dot, the bullet, the
-#: hyphenation point, the bullet and dot operators, the one and two dot leaders and the
+#: An address's `@` or `.` written as a word in brackets, between two of its letters or
+#: digits, a space on either side or none (`jane(at)example(dot)com`, `jane [at] example
+#: [dot] com`, any case): read as the sign. (A word alone, `jane at example dot com`, is
+#: prose's as often: it is left as it is.)
+_OBFUSCATED = r"(?:\((?i:at|dot)\)|\[(?i:at|dot)\]|\{(?i:at|dot)\})"
+_OBFUSCATION = re.compile(_OBFUSCATED)
+#: Typography's separators, read as a space between two groups of a value, a digit on one
+#: side at least, alone or with a space on both sides between two digits
+#: (`4111·1111·1111·1111`, `GB82•WEST•1234…`, `4111 • 1111 …`): the middle dot, the bullet,
+#: the hyphenation point, the bullet and dot operators, the one and two dot leaders and the
 #: ellipsis, the hyphen bullet, the swung dash, the right single quote; the CJK ones: the
 #: katakana middle dot (full and half width), the prolonged sound mark, the wave dash and the
-#: ideographic comma (`4539・1488・0343・6467`, `4539〜1488…`). (Between letters they are left
-#: as they are: `l·l`.)
+#: ideographic comma (`4539・1488・0343・6467`, `4539〜1488…`). (Between two letters they are
+#: left as they are: `l·l`.)
 _BULLETS = ("\u00b7\u2022\u2027\u2219\u22c5\u2024\u2025\u2026\u2043\u2053\u2019"
             "\u30fb\uff65\u30fc\u301c\u3001\uff64")
 #: An HTML comment (`<!-- -->`), read as a tag is.
@@ -356,8 +363,12 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
         "|(?P<dash>\u2014(?:(?<=[0-9]\u2014)(?=[0-9])|(?<=[0-9] \u2014)(?= [0-9])))"
-        rf"|(?P<bullet>[{_BULLETS}](?<=[0-9][{_BULLETS}])(?=[0-9])"
+        rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
+        rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9]))"
         rf"|[ ][{_BULLETS}][ ](?<=[0-9][ ][{_BULLETS}][ ])(?=[0-9]))"
+        rf"|(?P<obfuscated>[ ](?<=[A-Za-z0-9] )(?={_OBFUSCATED}){_OBFUSCATED}[ ]?(?=[A-Za-z0-9])"
+        r"|(?:\((?<=[A-Za-z0-9]\()(?i:at|dot)\)|\[(?<=[A-Za-z0-9]\[)(?i:at|dot)\]"
+        r"|\{(?<=[A-Za-z0-9]\{)(?i:at|dot)\})[ ]?(?=[A-Za-z0-9]))"
     )
 
 
@@ -377,10 +388,11 @@ _EDIT_SHOWN = _edit_pattern(_tag_with_attributes(_TAG_NAMES), "(?!)")
 _NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
 #: ... before an ASCII letter, digit or `+`, or after ASCII that follows no such letter
 #: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view; but not
-#: at a separator between two digits (`4539・1488`, `4539ー1488`: `_BULLETS`).
-_SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<*_~`])(?<![0-9][{_BULLETS}])"
+#: at a separator between a value's groups (`4539・1488`, `4539ー1488`: `_BULLETS`).
+_SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<*_~`])"
+                          rf"(?<![A-Za-z0-9][{_BULLETS}])"
                           rf"|[!-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])"
-                          rf"(?![{_BULLETS}][0-9])")
+                          rf"(?![{_BULLETS}][A-Za-z0-9])")
 #: A letter of such a script.
 _NO_SPACES_CHAR = re.compile(f"[{_NO_SPACES}]")
 #: Does a text hold a letter of such a script (a quick test before `_SCRIPT_EDGE`)?
@@ -464,14 +476,14 @@ def plain(text: str) -> bool:
     if text.isascii():
         return (not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
                 and "%20" not in text and not ("+" in text and "=" in text)
-                and not _encoded(text))
+                and not _encoded(text) and not _obfuscated(text))
     try:
         rest = text.encode("latin-1").translate(None, NO_WORK)
     except UnicodeEncodeError:
         return False
     return (not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text
             and "%20" not in text and not ("+" in text and "=" in text)
-            and not _encoded(text))
+            and not _encoded(text) and not _obfuscated(text))
 
 
 #: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`): a
@@ -499,6 +511,32 @@ def _encoded(text: str) -> bool:
     return False
 
 
+#: The closing brackets of an address's `(at)` and `(dot)` (`_obfuscated`), and what a
+#: bracket holds before one.
+_OBFUSCATION_CLOSERS = ")]}"
+_OBFUSCATION_WORDS = frozenset({"(at", "[at", "{at", "(dot", "[dot", "{dot"})
+
+
+def _obfuscated(text: str) -> bool:
+    """Does `text` hold an address's `@` or `.` written as a word in brackets (`(at)`,
+    `[dot]`, any case: `_EDIT`'s `obfuscated`)? Each closing bracket is looked for with
+    `str.find` and the bracket's words checked; where they are dense, the pattern is
+    searched for."""
+    for close in _OBFUSCATION_CLOSERS:
+        at = text.find(close)
+        for _ in range(64):
+            if at == -1:
+                break
+            if (text[at - 3:at].lower() in _OBFUSCATION_WORDS
+                    or text[at - 4:at].lower() in _OBFUSCATION_WORDS):
+                return True
+            at = text.find(close, at + 1)
+        else:
+            if _OBFUSCATION.search(text) is not None:
+                return True
+    return False
+
+
 def _as_itself(char: str) -> bool:
     """Does a character above ASCII read as itself in every view (`canonical`, with and
     without look-alike letters): no form, space, dash, look-alike, invisible character or
@@ -514,7 +552,7 @@ _LATIN_AS_ITSELF = bytes(code for code in range(128, 256) if _as_itself(chr(code
 
 
 def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False,
-              any_tag: bool = True) -> Canonical:
+              any_tag: bool = True, tabs: bool = False) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
     ASCII text with nothing to undo is its own view, found in one scan. With `letters`
     false, look-alike letters are left as they are (a mask shows a value's own letters).
@@ -525,14 +563,18 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
     attributes are read as text, so that a value in one is found, and inline tags between two
     characters read as nothing (`123-45-<b>6789</b>`). With `any_tag` false, a tag is read
     as one only when it names an HTML element (`<system>` stays as written: the injection
-    patterns read it)."""
+    patterns read it). With `tabs`, a tab stays a tab (a TSV's cells: `engine.layout`)."""
     if text.isascii():
         if plain(text):
             return Canonical(text)
         one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
+        if tabs:
+            one = _tabs_kept(text, one)
         edits, joined = _edits(text, one, True, False, join, _pattern(shown, any_tag))
     else:
         one, may_edit, scripts = _read_one(text, ONE_FOR_ONE if letters else _FORMS_ONLY)
+        if tabs:
+            one = _tabs_kept(text, one)
         edits, joined = _edits(text, one, may_edit, scripts, join, _pattern(shown, any_tag))
     if not edits:
         return Canonical(one)
@@ -550,6 +592,19 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
         pos = end
     parts.append(one[pos:])
     return Canonical("".join(parts), mapped, joined, not shown and _as_shown_too(one, edits))
+
+
+def _tabs_kept(text: str, one: str) -> str:
+    """`one` (`text` read one character for one) with each tab of `text` back as a tab."""
+    parts = []
+    pos = 0
+    at = text.find("\t")
+    while at != -1:
+        parts += [one[pos:at], "\t"]
+        pos = at + 1
+        at = text.find("\t", pos)
+    parts.append(one[pos:])
+    return "".join(parts)
 
 
 def _as_shown_too(one: str, edits: list[Edit]) -> bool:
@@ -578,7 +633,7 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
             table = _digits(text, table)
         one = text.translate(table)
         return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one)
-                or _separated(one, one),
+                or _obfuscated(one) or _separated(one, one),
                 _NO_SPACES_HERE.search(one) is not None)
     runs, marks = found
     wide = "".join([text[start:end] for start, end in runs])
@@ -597,7 +652,7 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
     wide = wide.translate(table)
     may_edit = (bool(marks.translate(None, _NO_EDIT_START)) or "  " in one
                 or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one)
-                or _separated(wide, one))
+                or _obfuscated(one) or _separated(wide, one))
     return one, may_edit, _NO_SPACES_HERE.search(wide) is not None
 
 
@@ -646,12 +701,13 @@ _NO_EDIT_START = bytes(b for b in range(128)
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
 _EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014")
-#: A typography's separator after a digit (`_BULLETS`: `_EDIT`'s `bullet`).
-_SEPARATOR = re.compile(rf"[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])|(?<=[0-9] [{_BULLETS}]))")
+#: A typography's separator next to a digit (`_BULLETS`: `_EDIT`'s `bullet`).
+_SEPARATOR = re.compile(rf"[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])|(?<=[0-9] [{_BULLETS}])"
+                        r"|(?=[0-9]))")
 
 
 def _separated(wide: str, one: str) -> bool:
-    """Does `one` hold a typography's separator after a digit (`_BULLETS`; `wide`: the
+    """Does `one` hold a typography's separator next to a digit (`_BULLETS`; `wide`: the
     characters of `one` that are not ASCII, or `one`)? Searched for only where `wide` holds one
     of them at all: `、` and `ー` are in most Japanese sentences, by no digit."""
     return any(b in wide for b in _BULLETS) and _SEPARATOR.search(one) is not None
@@ -715,10 +771,12 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
     elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`,
         # `536 — 22 — 8841`)
         yield start, end, "-"
-    elif kind == "bullet":  # (a middle dot or a bullet between two digits: a space)
+    elif kind == "bullet":  # (a middle dot or a bullet between a value's groups: a space)
         yield start, end, " "
     elif kind == "percent":  # (a URL's `%E2%80%8B`: the character its UTF-8 bytes encode)
         yield from _percent_encoded(written, start, end)
+    elif kind == "obfuscated":  # (an address's `(at)`, `[dot]`: `@`, `.`)
+        yield start, end, "." if "dot" in written.lower() else "@"
     elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
         yield start, end, _unicode_escape(written)
     elif kind == "ref" and text[start] == "&":
@@ -803,10 +861,34 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
         if join and breaks and _wrapped(gap, one, start, end):
             return ""  # (`123-45-\n6789`: a value wrapped inside itself)
     if join:
-        return "\n" if breaks and _items_apart(gap, one, start, end) else " "
-    if blank:
+        space = "\n" if breaks and _items_apart(gap, one, start, end) else " "
+    elif blank:
         return None
-    return "\n" if breaks else " "
+    else:
+        space = "\n" if breaks else " "
+    names = "" if shown or blank else _label_names(gap, one, start, end)
+    if names:  # (`<order> 2025550143` reads `order 2025550143`)
+        return (space if start > 0 else "") + names + (space if end < len(one) else "")
+    return space
+
+
+#: What a number starts with (`_label_names`).
+_NUMBER_STARTS = frozenset("0123456789+(")
+#: The name of a tag of no HTML element (`<order>`, `</my-id>`): `_label_names`.
+_UNKNOWN_NAME = re.compile(
+    rf"</?(?!{_alternation(_TAG_NAMES)}[ \t\n/>])({_NAME})[ \t\n]*/?>")
+
+
+def _label_names(gap: str, one: str, start: int, end: int) -> str:
+    """The names of the tags of no HTML element in a gap before a number, as words (`<order>`
+    as `order`): angle-bracketed words label the number they hold or stand before in
+    XML-like data, as a word before it does (`<order> 2025550143` is an order's number, no
+    phone). Not between two digits (`4111 <x>1111</x> 1111 1111`: one number), nor before
+    anything else (`password: <your-password>` is a placeholder, no value)."""
+    if ("<" not in gap or end == len(one) or one[end] not in _NUMBER_STARTS
+            or (0 < start and one[start - 1].isdigit())):
+        return ""
+    return " ".join(m.group(1) for m in _UNKNOWN_NAME.finditer(gap))
 
 
 def _ends_element(gap: str, after: str) -> bool:

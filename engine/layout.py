@@ -165,7 +165,7 @@ def _split(line: str, sep: str) -> list[tuple[int, int]]:
 
 
 def _separator_of(header: str) -> str | None:
-    for sep in "|,;":
+    for sep in "|\t,;":
         if sep in header:
             return sep
     return None
