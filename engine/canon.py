@@ -27,8 +27,9 @@ What is undone (each is property-tested in tests/engine/test_canon.py):
   word of its own).
 
 Invisible characters are read by `engine.find` before the view (a text holding one is read
-twice), and those that references and escapes write into the view after it. The view is for finding, never for release: what is released is the text itself,
-with each mask over the whole original span of its value.
+twice), and those that references and escapes write into the view after it. The view is
+for finding, never for release: what is released is the text itself, with each mask over
+the whole original span of its value.
 """
 
 from __future__ import annotations

@@ -646,11 +646,13 @@ DETECTORS: tuple[Detector, ...] = (
         # `GROUP_PUNCTUATION`, alone or padded by spaces): in fours
         # (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`), as a bank code, a sort code
         # and an account (`GB82 WEST 123456 98765432`), with a short group last
-        # (`BR15 0000 0000 0000 1093 2840 814 P2`). The validator checks each country's length.
+        # (`BR15 0000 0000 0000 1093 2840 814 P2`). The validator checks each country's length;
+        # a group of two letters and two digits starts the next IBAN (`… 32 DE89 3704 …`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
             r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -]| - |" + _PADDED_PUNCT + r")[A-Za-z0-9]{1,8}"
-            r"(?:(?P=gs)[A-Za-z0-9]{1,8}){1,15})(?![\w])(?!-[A-Za-z0-9])"
+            r"(?:(?P=gs)(?![A-Za-z]{2}\d\d(?![A-Za-z0-9]))[A-Za-z0-9]{1,8}){1,15})"
+            r"(?![\w])(?!-[A-Za-z0-9])"
         ),
         # `AA 00 00` is the UK NINO's too (one scan for both); `AA 00 AAAA 0` starts a
         # spaced country code with a bank code of letters (`GB 82 WEST 1234`).

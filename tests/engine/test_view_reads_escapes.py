@@ -129,6 +129,8 @@ IDS = [
      'Pay to BR** **** 14P2 today.'),
     ('Pay to GB82 WEST 123456 98765432 today.',
      'Pay to GB** **** 5432 today.'),
+    ('IBANs GB82 WEST 1234 5698 7654 32 DE89 3704 0044 0532 0130 00 ok.',
+     'IBANs GB** **** 5432 DE** **** 3000 ok.'),
     ('Pay to GB82 - WEST - 1234 - 5698 - 7654 - 32 today.',
      'Pay to GB** **** 5432 today.'),
     ('Pay to GB82 / WEST / 1234 / 5698 / 7654 / 32 today.',
