@@ -131,13 +131,14 @@ _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END +
 
 #: What may stand between the groups of a card, an IBAN or an SSN besides a space and a
 #: hyphen (which mix, as typed: `4111 1111-1111 1111`): a dot, a slash, an underscore, a
-#: comma or a colon, one kind throughout (`4111.1111.1111.1111`, `4111_1111_1111_1111`,
+#: comma, a colon, a bar, a backslash, a tilde or an apostrophe, one kind throughout
+#: (`4111.1111.1111.1111`, `4111_1111_1111_1111`, `4111|1111|…`, `4111'1111'…`,
 #: `GB82:WEST:1234:…`). A card so grouped is four groups of four (a number with thousands
 #: separators, `1,234,567,890,123,456`, or a time, `12:30:45`, is none); an SSN takes no
 #: comma (`101,12,4500` is a row of numbers). The view reads typography's separators between
 #: two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`) and the braille blank as a space (`engine.canon`).
-GROUP_PUNCTUATION = "./_,:|"
-_GROUP_PUNCT = "[" + GROUP_PUNCTUATION.replace("|", "\\|") + "]"
+GROUP_PUNCTUATION = "./_,:|\\~'"
+_GROUP_PUNCT = "[" + GROUP_PUNCTUATION.replace("\\", "\\\\").replace("|", "\\|") + "]"
 #: A separator of `GROUP_PUNCTUATION` (or a double hyphen), with a space on both sides or
 #: none, one kind throughout a value (`4539 / 1488 / 0343 / 6467`, `4539--1488--…`,
 #: `536 | 22 | 8841`): spaces padding a separator change nothing of the value's groups.
@@ -153,7 +154,7 @@ _CARD_SEP = r"(?: ?- ?| )"
 #: a card grouped by punctuation (the second of `4539-1488-0343-6467 5500-0055-5555-5559`);
 #: never after a digit and a spaced hyphen (inside `4111 - 1111 - ...`).
 _START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13}[ .-]\d)"
-               r"|(?<=\d[ \t]\d)(?=\d{12}|\d{3}[-./_:|]\d{4}[-./_:|]))"
+               r"|(?<=\d[ \t]\d)(?=\d{12}|\d{3}(?:-|" + _GROUP_PUNCT + r")\d{4}))"
                r"(?<![A-Za-z]-\d)"
                r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
 

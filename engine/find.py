@@ -336,13 +336,18 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     if view.joined or lines:
         apart = canonical(text, join=False)
         found = _kept_apart(found, _mapped(apart, _find_in_view(apart.text, detectors)))
-    if lines and "\t" in text:  # (a TSV's columns: its tabs kept)
+    if "\t" in text and (lines or _TAB_BETWEEN_DIGITS.search(text) is not None):
+        # (a TSV's columns, or two values a tab sets apart: its tabs kept)
         tabbed = canonical(text, join=False, tabs=True)
         found = _kept_apart(found, _mapped(tabbed, _find_in_view(tabbed.text, detectors)))
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
         found = _kept_apart(found, _mapped(shown, _find_in_view(shown.text, detectors)))
     return found
+
+
+#: A tab between two digits (`4539 1488 0343 6467<TAB>5500 0055 5555 5559`: two cards).
+_TAB_BETWEEN_DIGITS = re.compile(r"\t(?<=[0-9]\t)\t*[0-9]")
 
 
 def _find_in_view(view: str, detectors: Sequence[Detector]) -> list[Finding]:

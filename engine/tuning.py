@@ -22,7 +22,7 @@ class Tuning:
     after each keyword occurrence or each `gate` match; with `reach=(0, after)`, only at each
     keyword occurrence (every match starts at one); with `start`, only where `start`, searched
     from `before` characters back, reaches the end of a keyword occurrence; with `min_digits`,
-    only around runs of digits and separators (` .()/+-_,:|`) holding at least that many digits
+    only around runs of digits and separators (` .()/+-_,:|\\~'`) holding at least that many digits
     and passing `run_filter` (from the run's start less `before` to its end plus `after`;
     every match must be a stretch of those characters starting with one that is no space, so
     that it lies inside one run). `UNTUNED` (all defaults): over the whole text when one of

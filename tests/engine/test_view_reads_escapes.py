@@ -109,6 +109,14 @@ SEPARATORS = [
      'Your card **** 6467 is on file.'),
     ('Your card 4539…1488…0343…6467 is on file.',
      'Your card **** 6467 is on file.'),
+    ('Your card 4539\\1488\\0343\\6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539~1488~0343~6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ("Your card 4539'1488'0343'6467 is on file.",
+     'Your card **** 6467 is on file.'),
+    ('Cards: 4539 1488 0343 6467\t5500 0055 5555 5559 ok.',
+     'Cards: **** 6467\t**** 5559 ok.'),
     ('Your card 4539 1488 =\n0343 6467 is on file.',
      'Your card **** 6467 is on file.'),
     ('Your card 45391488=\r\n03436467 is on file.',
@@ -240,6 +248,9 @@ NO_VALUE = [
     "Order 4411\u31642200 and 10\u0483 copies.",
     "See &#8203;the list&#10;of 12 items.",
     "Lines 1\n2. Two\n3. Three",
+    "It costs 1'234'567 francs, 12'500 more.",
+    "Path C:\\2024\\0115\\report and ~12~ items.",
+    "Row 4411\t2025\t1990\t12 of the sheet.",
 ]
 
 
