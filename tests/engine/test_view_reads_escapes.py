@@ -259,3 +259,9 @@ def test_no_value_typed_with_these_separators_is_found(text: str) -> None:
     assert find(text) == []
     assert screen_text(text, REDACT_ALL, "turn").text == text
     assert screen_reply(text, REDACT_ALL)[0] == text
+
+
+@pytest.mark.parametrize(("text", "released"), WRAPS + SEPARATORS[:12])
+def test_cut_at_every_character(text: str, released: str) -> None:
+    # (every character a chunk of its own: each cut of the stream falls somewhere)
+    assert screen_reply(text, REDACT_ALL, chunks=len(text), seed=0)[0] == released
