@@ -367,9 +367,9 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
         rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9]))"
         rf"|[ ][{_BULLETS}][ ](?<=[0-9][ ][{_BULLETS}][ ])(?=[0-9]))"
-        rf"|(?P<obfuscated>[ ](?<=[A-Za-z0-9] )(?={_OBFUSCATED}){_OBFUSCATED}[ ]?(?=[A-Za-z0-9])"
-        r"|(?:\((?<=[A-Za-z0-9]\()(?i:at|dot)\)|\[(?<=[A-Za-z0-9]\[)(?i:at|dot)\]"
-        r"|\{(?<=[A-Za-z0-9]\{)(?i:at|dot)\})[ ]?(?=[A-Za-z0-9]))"
+        r"|(?P<obfuscated>(?:\((?:(?<=[A-Za-z0-9]\()|(?<=[A-Za-z0-9] \())(?i:at|dot)\)"
+        r"|\[(?:(?<=[A-Za-z0-9]\[)|(?<=[A-Za-z0-9] \[))(?i:at|dot)\]"
+        r"|\{(?:(?<=[A-Za-z0-9]\{)|(?<=[A-Za-z0-9] \{))(?i:at|dot)\})[ ]?(?=[A-Za-z0-9]))"
     )
 
 
@@ -756,8 +756,15 @@ def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool,
                 edits.append((start, end, written))
                 joined = joined or (kind == "gap" and join and _joins(written, one, start, end))
         else:
+            if kind == "obfuscated":  # (a space before `(at)` goes with it)
+                start -= _space_before(one, start, edits)
             edits.extend(_edit(kind, match.group(), text, one, start, end))
     return edits, joined
+
+
+def _space_before(one: str, start: int, edits: list[Edit]) -> int:
+    """1 when a space no edit holds stands before `one[start]`, else 0."""
+    return int(one[start - 1] == " " and (not edits or edits[-1][1] < start))
 
 
 def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
