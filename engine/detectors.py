@@ -138,12 +138,15 @@ _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END +
 #: comma (`101,12,4500` is a row of numbers). The view reads typography's separators between
 #: two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`) and the braille blank as a space (`engine.canon`).
 GROUP_PUNCTUATION = "./_,:|\\~'"
-_GROUP_PUNCT = "[" + GROUP_PUNCTUATION.replace("\\", "\\\\").replace("|", "\\|") + "]"
-#: A separator of `GROUP_PUNCTUATION` (or a double hyphen), with a space on both sides or
-#: none, one kind throughout a value (`4539 / 1488 / 0343 / 6467`, `4539--1488--…`,
-#: `536 | 22 | 8841`): spaces padding a separator change nothing of the value's groups.
-_PADDED_PUNCT = "(?:--|" + _GROUP_PUNCT + ")| (?:--|" + _GROUP_PUNCT + ") "
-_SSN_PUNCT = "(?:--|[./_:|])| (?:--|[./_:|]) "
+#: `GROUP_PUNCTUATION` as the inside of a character class.
+_GROUP_CHARS = GROUP_PUNCTUATION.replace("\\", "\\\\")
+_GROUP_PUNCT = "[" + _GROUP_CHARS + "]"
+#: A separator of `GROUP_PUNCTUATION` or a hyphen padded by a space on both sides, or a double
+#: hyphen alone or so padded, one kind throughout a value (`4539 / 1488 / 0343 / 6467`,
+#: `4539--1488--…`, `536 | 22 | 8841`): spaces padding a separator change nothing of the
+#: value's groups. (Tried after the one-character class: `[- ./…]|` then this.)
+_PADDED_PUNCT = "--| (?:--|[-" + _GROUP_CHARS + "]) "
+_SSN_PUNCT = "./_:|"
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
@@ -592,8 +595,8 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             _START_CARD + r"\d{3}(?:(?P<cs>" + _CARD_SEP + r")\d{4}(?:" + _CARD_SEP
             + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5}"
-            + r"|(?P<cd>" + _PADDED_PUNCT + r")\d{4}(?P=cd)\d{4}(?P=cd)\d{4}(?!"
-            + _GROUP_PUNCT + r"\d)(?!(?P=cd)\d))"
+            + r"|(?P<cd>" + _GROUP_PUNCT + "|" + _PADDED_PUNCT + r")\d{4}(?P=cd)\d{4}(?P=cd)\d{4}"
+            + r"(?!" + _GROUP_PUNCT + r"\d)(?!(?P=cd)\d))"
             + _END_GROUPED.format(sep="cs")
         ),
         keywords=(),
@@ -652,8 +655,8 @@ DETECTORS: tuple[Detector, ...] = (
         # a group of two letters and two digits starts the next IBAN (`… 32 DE89 3704 …`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
-            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -]| - |" + _PADDED_PUNCT + r")[A-Za-z0-9]{1,8}"
-            r"(?:(?P=gs)(?![A-Za-z]{2}\d\d(?![A-Za-z0-9]))[A-Za-z0-9]{1,8}){1,15})"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ " + _GROUP_CHARS + r"-]|" + _PADDED_PUNCT + r")"
+            r"[A-Za-z0-9]{1,8}(?:(?P=gs)(?![A-Za-z]{2}\d\d(?![A-Za-z0-9]))[A-Za-z0-9]{1,8}){1,15})"
             r"(?![\w])(?!-[A-Za-z0-9])"
         ),
         # `AA 00 00` is the UK NINO's too (one scan for both); `AA 00 AAAA 0` starts a
@@ -684,7 +687,8 @@ DETECTORS: tuple[Detector, ...] = (
         id="us_ssn",
         category="national_id",
         # Not glued by `-` to more of a longer id (`SKU 123-45-6789-XL`).
-        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- ]|" + _SSN_PUNCT + r"| - )\d\d(?P=s)\d{4}"
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r"]|--| (?:--|[-"
+                         + _SSN_PUNCT + r"]) )\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
         keywords=(),
         validate=validators.us_ssn,
