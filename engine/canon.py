@@ -634,7 +634,7 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
             table = _digits(text, table)
         one = text.translate(table)
         return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one)
-                or _obfuscated(one) or _separated(one, one),
+                or _obfuscated(one) or _SEPARATOR.search(one) is not None,
                 _NO_SPACES_HERE.search(one) is not None)
     runs, marks = found
     wide = "".join([text[start:end] for start, end in runs])
@@ -708,10 +708,14 @@ _SEPARATOR = re.compile(rf"[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])|(?<=[0-9] [{_BU
 
 
 def _separated(wide: str, one: str) -> bool:
-    """Does `one` hold a typography's separator next to a digit (`_BULLETS`; `wide`: the
-    characters of `one` that are not ASCII, or `one`)? Searched for only where `wide` holds one
-    of them at all: `、` and `ー` are in most Japanese sentences, by no digit."""
-    return any(b in wide for b in _BULLETS) and _SEPARATOR.search(one) is not None
+    """Does `one` hold a typography's separator next to a digit (`_BULLETS`), `wide` being
+    its characters that are not ASCII? `one` is searched only where `wide` holds one of them
+    (`、` and `ー` are in most Japanese sentences, by no digit: a search for the separator
+    alone, not for `_EDIT`'s every alternative)."""
+    return _BULLET.search(wide) is not None and _SEPARATOR.search(one) is not None
+
+
+_BULLET = re.compile(f"[{_BULLETS}]")
 
 
 def _pattern(shown: bool, any_tag: bool) -> re.Pattern[str]:
