@@ -329,20 +329,21 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     if not text.isascii() and has_invisible(text):
         return _through_invisible(text, detectors)
     view = canonical(text)
-    found = _mapped(view, _find_in_view(view.text, detectors))
+    escaped = _may_write_invisible(text)
+    found = _mapped(view, _find_in_view(view.text, detectors, escaped))
     # Numbers joined across lines or spaces, or a password laid out in lines (a table's
     # column, a heading then its value): read them apart too.
     lines = needs_lines(text)
     if view.joined or lines:
         apart = canonical(text, join=False)
-        found = _kept_apart(found, _mapped(apart, _find_in_view(apart.text, detectors)))
+        found = _kept_apart(found, _mapped(apart, _find_in_view(apart.text, detectors, escaped)))
     if "\t" in text and (lines or _TAB_BETWEEN_DIGITS.search(text) is not None):
         # (a TSV's columns, or two values a tab sets apart: its tabs kept)
         tabbed = canonical(text, join=False, tabs=True)
-        found = _kept_apart(found, _mapped(tabbed, _find_in_view(tabbed.text, detectors)))
+        found = _kept_apart(found, _mapped(tabbed, _find_in_view(tabbed.text, detectors, escaped)))
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
-        found = _kept_apart(found, _mapped(shown, _find_in_view(shown.text, detectors)))
+        found = _kept_apart(found, _mapped(shown, _find_in_view(shown.text, detectors, escaped)))
     return found
 
 
@@ -350,11 +351,20 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
 _TAB_BETWEEN_DIGITS = re.compile(r"\t(?<=[0-9]\t)\t*[0-9]")
 
 
-def _find_in_view(view: str, detectors: Sequence[Detector]) -> list[Finding]:
+def _may_write_invisible(text: str) -> bool:
+    """Might the view of `text` (which holds no invisible character) hold one: does `text`
+    hold a reference, a JSON escape or a percent-encoding (`&`, `\\u`, `%`)?"""
+    return "&" in text or "%" in text or "\\u" in text
+
+
+
+def _find_in_view(view: str, detectors: Sequence[Detector], escaped: bool = True
+                  ) -> list[Finding]:
     """`_find_in` on a canonical view, read through the invisible characters a reference or
     an escape wrote there (`&#8203;`, `&shy;`, `\\u200b`, `%E2%80%8B`) as through typed
-    ones (`_through_invisible`): an invisible character reads the same however it is typed."""
-    if view.isascii() or not has_invisible(view):
+    ones (`_through_invisible`): an invisible character reads the same however it is typed.
+    `escaped`: the text the view was read from may have written one (`_may_write_invisible`)."""
+    if not escaped or view.isascii() or not has_invisible(view):
         return _find_in(view, detectors)
     return _through_invisible(view, detectors, _find_read_again)
 

@@ -90,44 +90,66 @@ _MARKUP = str.maketrans(dict.fromkeys(_MARKUP_CHARS, " "))
 #: Every combining mark (Unicode categories Mn and Me), of any script.
 _MARKS = "".join(chr(code) for code in range(0x300, 0x20000)
                  if unicodedata.category(chr(code)) in ("Mn", "Me"))
-_MARK_CLASS = f"[{_char_class(_MARKS)}]"
-#: An `INVISIBLE` character, or a combining mark of any script after a digit (up to three
-#: marks stacked on it: `4\u0483`, `4\u0489`, `4\u093c`, `4\u3099`: no script puts a mark on
-#: a digit to change what it says). A character below U+10000 is tested against a class of
-#: those alone (a bitmap, one test); one above, against them all (a list of ranges, which
-#: every character would be tested against in one class: 55 ns a character, not 21).
+#: Every decimal digit (Unicode category Nd): those below U+10000 join the first character's
+#: bitmap (`\\d` there is a category lookup for each character).
+_DIGITS = "".join(chr(code) for code in range(0x30, 0x20000)
+                  if unicodedata.category(chr(code)) == "Nd")
+#: An `INVISIBLE` character; or a digit and the combining marks of any script on it (up to
+#: three: `4\u0483`, `4\u0489`, `4\u093c`, `4\u3099`: no script puts a mark on a digit to
+#: change what it says), the marks invisible (group `marks`). A character below U+10000 is
+#: tested against a class of the invisible ones alone (a bitmap, one test); one above,
+#: against them all (a list of ranges, which every character would be tested against in
+#: one class: 55 ns a character, not 21). A mark is looked for after a digit only: the
+#: marks of a script's letters (Thai, Devanagari) are most of some texts.
 _INVISIBLE_RE = re.compile(
-    f"[{_char_class(c for c in INVISIBLE + _MARKS if c < chr(0x10000))}\\U00010000-\\U0010ffff]"
-    f"(?:(?<=[{_char_class(INVISIBLE)}])|(?<=\\d{_MARK_CLASS})|(?<=\\d{_MARK_CLASS}{_MARK_CLASS})"
-    f"|(?<=\\d{_MARK_CLASS}{_MARK_CLASS}{_MARK_CLASS}))")
+    f"[{_char_class(c for c in INVISIBLE + _DIGITS if c < chr(0x10000))}\\U00010000-\\U0010ffff]"
+    f"(?:(?<=[{_char_class(INVISIBLE)}])"
+    f"|(?<=[{_char_class(_DIGITS)}])(?P<marks>[{_char_class(_MARKS)}]{{1,3}}))")
 
 
 def has_invisible(text: str) -> bool:
-    """Does `text` hold an `INVISIBLE` character? Only its characters that are not ASCII are
-    searched where they are few (`engine.canon.not_ascii`: a copy and a translation or an
-    encoding in C), the text whole where they are many."""
+    """Does `text` hold an `INVISIBLE` character or a mark on a digit? Only its characters
+    that are not ASCII (and the one before each run of them) are searched where they are few
+    (`engine.canon.not_ascii`: a copy and a translation or an encoding in C), the text whole
+    where they are many."""
     runs = not_ascii(text)
     if runs is None:
         return _INVISIBLE_RE.search(text) is not None
     search = _INVISIBLE_RE.search
-    return any(search(text, start, end) is not None for start, end in runs)
+    return any(search(text, start - (start > 0), end) is not None for start, end in runs)
+
+
+def _without(match: re.Match[str]) -> str:
+    marks = match.group("marks")
+    return match.group()[0] if marks else ""
+
+
+def _as_spaces(match: re.Match[str]) -> str:
+    marks = match.group("marks")
+    return match.group()[0] + " " * len(marks) if marks else " "
 
 
 def visible(text: str) -> str:
-    """`text` without its `INVISIBLE` characters (what a reader sees)."""
-    return _INVISIBLE_RE.sub("", text)
+    """`text` without its `INVISIBLE` characters and the marks on its digits (what a reader
+    sees)."""
+    return _INVISIBLE_RE.sub(_without, text)
 
 
 def invisible_as_spaces(text: str) -> str:
-    """`text` with each `INVISIBLE` character read as a space (offsets unchanged)."""
-    return _INVISIBLE_RE.sub(" ", text)
+    """`text` with each `INVISIBLE` character and each mark on a digit read as a space
+    (offsets unchanged)."""
+    return _INVISIBLE_RE.sub(_as_spaces, text)
 
 
 def invisible_gaps(text: str) -> list[int]:
-    """Where each `INVISIBLE` character of `text` stands in `visible(text)`: the index of the
-    visible character after it (non-decreasing). The character at index `i` of
+    """Where each character `visible` removes from `text` stands in `visible(text)`: the
+    index of the visible character after it (non-decreasing). The character at index `i` of
     `visible(text)` is at index `i + bisect_right(gaps, i)` of `text`."""
-    return [m.start() - k for k, m in enumerate(_INVISIBLE_RE.finditer(text))]
+    gaps: list[int] = []
+    for match in _INVISIBLE_RE.finditer(text):
+        first = match.start("marks") if match.group("marks") else match.start()
+        gaps.extend(at - len(gaps) for at in range(first, match.end()))
+    return gaps
 
 
 #: `_MARKUP` for ASCII text, as a `bytes.translate` table.
@@ -158,7 +180,7 @@ def wording(text: str, *, strip_accents: bool = False) -> str:
         if not raw.translate(None, NO_WORK) and "  " not in text:  # (`plain`: most sentences)
             return raw.lower().translate(_MARKUP_ASCII).decode("ascii")
         return _words(canonical(text, shown=True).text, strip_accents)
-    text = _INVISIBLE_RE.sub("", text)
+    text = visible(text)
     return _words(text if plain(text) else canonical(text, shown=True).text, strip_accents)
 
 
