@@ -90,8 +90,9 @@ class Detector:
 # `(?<![A-Za-z]-\d)` one inside a hyphenated code (`INC-2024-001293`, `SKU-88213`).
 _START_NUM = r"\d(?<![\w+@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
-#: A phone number's extension after it (`x12`, ` ext. 204`, `;ext=204`): read, not taken.
-_EXTENSION = r"(?=[ \t]?(?i:x|ext\.?|extension)[ \t]?\d{1,6}(?![\w@])|;ext=\d{1,6}(?!\w))"
+#: A phone number's extension glued to it (`5309x12`), left as it is: a number may end before
+#: it. (One after a space or a `;` ends it as any word does: ` ext 204`, `;ext=204`.)
+_EXTENSION = r"(?=[xX]\d)"
 #: A CPF's start: as `_START_NUM`, or after a space that ends another CPF's eleven digits
 #: (`52998224725 11144477735`: two CPFs).
 _START_CPF = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{11}[ \t]\d)(?=\d{10}(?![\d.-])))"
@@ -795,7 +796,7 @@ DETECTORS: tuple[Detector, ...] = (
         # Between digits: a space, a dot or a hyphen, alone or a hyphen padded by spaces
         # (`+1 (415) 867 - 5309`), and a slash after an area code of three digits
         # (`415/867-5309`, not a date's `12/31/2025` nor a fraction's `415/867`). An extension
-        # may follow (`x12`, `ext. 204`, `;ext=204`, RFC 3966), left as it is.
+        # may follow, glued (`x12`) or not (`ext. 204`, `;ext=204`, RFC 3966), left as it is.
         regex=Refusing(re.compile(
             r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM
             + r"(?:\d\d/(?=\d{3}[ .-]?\d{4}(?!\d)))?)"

@@ -84,7 +84,7 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN),
     "uk_nino": Tuning(reach=(0, 12)),
     "br_cpf": Tuning(min_digits=11, reach=_NEAR_RUN),
-    "phone_number": Tuning(min_digits=8, reach=(2, 16)),  # (16: an extension after it)
+    "phone_number": Tuning(min_digits=8, reach=(2, 3)),
     "ipv4_address": Tuning(min_digits=4, run_filter=dotted_quad, reach=_NEAR_RUN),
     "ipv6_address": Tuning(gate=COLON_PAIR, reach=(8, 60)),
 })
