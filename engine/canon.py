@@ -27,13 +27,15 @@ What is undone (each is property-tested in tests/engine/test_canon.py):
   word of its own).
 
 Invisible characters are read by `engine.find` before the view (a text holding one is read
-twice). The view is for finding, never for release: what is released is the text itself,
-with each mask over the whole original span of its value.
+twice), and those that references and escapes write into the view after it. The view is
+for finding, never for release: what is released is the text itself, with each mask over
+the whole original span of its value.
 """
 
 from __future__ import annotations
 
 import html
+import html.entities
 import re
 import unicodedata
 from bisect import bisect_right
@@ -74,12 +76,14 @@ def _forms_table() -> dict[int, str]:
 
 def _compatibility_alphanumerics() -> dict[int, str]:
     """Digits and letters typed as forms of themselves, as the ASCII digit or letter: super-
-    and subscripts (`⁴¹¹¹`), circled, parenthesized and full-stop forms (`④`, `⑷`, `⒋`,
+    and subscripts (`⁴¹¹¹`), the Roman numerals of one letter (`Ⅽ`, `ⅰ`), circled,
+    parenthesized and full-stop forms (`④`, `⑷`, `⒋`,
     `Ⓦ`, `⒜`), dingbat circled digits (`➃`) and the enclosed forms of U+1F100-1F1FF (`🄰`):
     the digit value Unicode gives them, or their compatibility decomposition (NFKC) without
     its brackets and stop. (A number of two digits in one character, `⑩`, is not one.)"""
     table: dict[int, str] = {}
-    for code in (*range(0xB2, 0xBA), *range(0x2070, 0x20A0), *range(0x2460, 0x2500),
+    for code in (*range(0xB2, 0xBA), *range(0x2070, 0x20A0), *range(0x2160, 0x2189),
+                 *range(0x2460, 0x2500),
                  *range(0x2776, 0x2794), *range(0x1F100, 0x1F200)):
         char = chr(code)
         digit = unicodedata.digit(char, None)
@@ -279,33 +283,61 @@ _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
 _OBFUSCATED = r"(?:\((?i:at|dot)\)|\[(?i:at|dot)\]|\{(?i:at|dot)\})"
 _OBFUSCATION = re.compile(_OBFUSCATED)
 #: Typography's separators, read as a space between two groups of a value, a digit on one
-#: side at least (`4111·1111·1111·1111`, `GB82•WEST•1234…`): the middle dot, the bullet, the
-#: hyphenation point, the bullet and dot operators, the one dot leader. (Between two letters
-#: they are left as they are: `l·l`.)
-_BULLETS = "\u00b7\u2022\u2027\u2219\u22c5\u2024"
+#: side at least, alone or with a space on both sides between two digits
+#: (`4111·1111·1111·1111`, `GB82•WEST•1234…`, `4111 • 1111 …`): the middle dot, the bullet,
+#: the hyphenation point, the bullet and dot operators, the one and two dot leaders and the
+#: ellipsis, the hyphen bullet, the swung dash, the right single quote; the CJK ones: the
+#: katakana middle dot (full and half width), the prolonged sound mark, the wave dash and the
+#: ideographic comma (`4539・1488・0343・6467`, `4539〜1488…`). (Between two letters they are
+#: left as they are: `l·l`.)
+_BULLETS = ("\u00b7\u2022\u2027\u2219\u22c5\u2024\u2025\u2026\u2043\u2053\u2019"
+            "\u30fb\uff65\u30fc\u301c\u3001\uff64")
 #: An HTML comment (`<!-- -->`), read as a tag is.
 _COMMENT = r"<!--(?:(?!-->)[^<>]){0,256}-->"
 _INLINE_SET = frozenset(_INLINE_NAMES)
 #: Inline tags (any but a block element's) and comments and nothing else (`_gap`).
 _INLINE_TAGS = re.compile(
     rf"(?:{_CLOSED}/?(?!{_alternation(_BLOCK_NAMES)}[ \t\n/>]){_NAME}[ \t\n]*/?>|{_COMMENT})+")
-#: A character reference to a space (`&nbsp;`, `&#160;`, `&#32;`), or one without its `;` as
-#: browsers read it (`&nbsp`, `&#160`; HTML 5's "legacy" references).
-_SPACE_REF = (r"&(?:nbsp(?![A-Za-z=])|#160(?![0-9])|#[xX][aA]0(?![0-9A-Fa-f])|#32(?![0-9])"
-              r"|#[xX]20(?![0-9A-Fa-f]));?")
+def _space_refs() -> str:
+    """A character reference to whitespace, read as a gap (`_EDIT`): numeric, decimal or
+    hex, with or without leading zeros and its `;` (`&#160;`, `&#10;`, `&#x0A;`, `&#32`), or
+    named (`&nbsp;`, `&NewLine;`, `&Tab;`, `&emsp;`, `&ThinSpace;`; `&nbsp` without its `;`,
+    as browsers read it: HTML 5's "legacy" references). Whitespace is every character the
+    view reads as a space or a line break (`_dash_and_space_table`) but control characters."""
+    table = _dash_and_space_table()
+    codes = sorted({0x09, 0x0A, 0x20} | {c for c, v in table.items()
+                                          if v in " \n" and chr(c).isspace()})
+    decimal = "|".join(str(c) for c in codes)
+    hexa = "|".join("".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in f"{c:x}")
+                    for c in codes)
+    names = sorted(name[:-1] for name, value in html.entities.html5.items()
+                   if name.endswith(";") and len(value) == 1 and ord(value) in codes)
+    return (rf"&(?:#0*(?:{decimal})(?![0-9]);?|#[xX]0*(?:{hexa})(?![0-9A-Fa-f]);?"
+            rf"|(?:{'|'.join(names)});|nbsp(?![A-Za-z=]))")
+
+
+#: A character reference to whitespace (`_space_refs`).
+_SPACE_REF = _space_refs()
+#: Does a gap hold a reference to a line break (`&#10;`, `&NewLine;`; `_gap`)?
+_LINE_BREAK_REF = re.compile(r"&(?:#0*1[0-3](?![0-9])|#[xX]0*[a-dA-D](?![0-9A-Fa-f])"
+                             r"|#0*(?:133|823[23])(?![0-9])|#[xX]0*(?:85|202[89])(?![0-9A-Fa-f])"
+                             r"|NewLine;)")
 #: A character reference: named, with its `;`, or one of the legacy names that browsers read
-#: without it (only those that stand for a space or for the markup characters: `&para`,
-#: `&not` are left as written, as they start URL parameters' names), or numeric.
+#: without it (only those that stand for a space, the soft hyphen or the markup characters:
+#: `&para`, `&not` are left as written, as they start URL parameters' names), or numeric.
 _REF = (r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};"
-        r"|(?:nbsp|amp|AMP|lt|LT|gt|GT|quot|QUOT)(?![A-Za-z=]))")
+        r"|(?:nbsp|amp|AMP|lt|LT|gt|GT|quot|QUOT|shy)(?![A-Za-z=]))")
 #: A line's prefix after a line break (or JSON's `\n`): a quote, a heading, a list item's
 #: marker (`-`, `1.`), a table row's first bar, or a comment's mark (`//`, `--`, `;`, `%`,
 #: `'`, `::`, `rem`, `#`), with the spaces after it (`_EDIT`).
 _PREFIX = (r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\|[ \t]*"
            r"|(?://++|--(?=[ \t])|;++|%++|'|::|(?i:rem)(?=[ \t])|#(?=[0-9A-Za-z]))[ \t]*+)")
-#: A line continued by a backslash before its break (a shell's `4111 1111 \`), read as a
-#: gap's start (`_EDIT`).
-_CONTINUED = r"\\(?=\n)"
+#: A line continued by a backslash before its break (a shell's `4111 1111 \`), or by
+#: quoted-printable's soft line break between digits (RFC 2045, `=` then CRLF or LF:
+#: `4539 1488 =` then `0343`,
+#: `45391488=` then `03436467`, the `=` and the break standing for nothing), read as a gap's
+#: start (`_EDIT`).
+_CONTINUED = r"\\(?=\n)|=(?<=[0-9 ]=)(?=\n\n?[0-9])"
 #: What a gap holds but whitespace, tags and comments: JSON's escapes of a line break and
 #: a tab (`\n`, `\r`, `\t`, as two characters: a value in a tool's output), a URL's encoded
 #: space (`%20`) and a form's (`+`, between two digits: `_gap` reads it so in a query only).
@@ -327,11 +359,14 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
         r"|\\u[0-9A-Fa-f]{4})"
         r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?40(?=[0-9A-Za-z])|\\x40(?=[0-9A-Za-z]))"
+        r"|(?P<percent>%[cCdD][0-9a-fA-F]%[89abAB][0-9a-fA-F]"
+        r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
-        "|(?P<dash>\u2014(?<=[0-9]\u2014)(?=[0-9]))"
+        "|(?P<dash>\u2014(?:(?<=[0-9]\u2014)(?=[0-9])|(?<=[0-9] \u2014)(?= [0-9])))"
         rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
-        rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9])))"
+        rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9]))"
+        rf"|[ ][{_BULLETS}][ ](?<=[0-9][ ][{_BULLETS}][ ])(?=[0-9]))"
         r"|(?P<obfuscated>(?:\((?:(?<=[A-Za-z0-9]\()|(?<=[A-Za-z0-9] \())(?i:at|dot)\)"
         r"|\[(?:(?<=[A-Za-z0-9]\[)|(?<=[A-Za-z0-9] \[))(?i:at|dot)\]"
         r"|\{(?:(?<=[A-Za-z0-9]\{)|(?<=[A-Za-z0-9] \{))(?i:at|dot)\})[ ]?(?=[A-Za-z0-9]))"
@@ -355,9 +390,12 @@ _NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\
 #: ... before an ASCII letter, digit or `+`, or after ASCII that follows no such letter
 #: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view; not after
 #: an `@`, before a domain (`user@例子.广告`, `user@ドメイン.jp`: an address's domain may be
-#: written in any script, RFC 5890).
+#: written in any script, RFC 5890), nor at a separator between a value's groups
+#: (`4539・1488`, `4539ー1488`: `_BULLETS`).
 _SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<*_~`])"
-                          rf"|[!-?A-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])")
+                          rf"(?<![A-Za-z0-9][{_BULLETS}])"
+                          rf"|[!-?A-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])"
+                          rf"(?![{_BULLETS}][A-Za-z0-9])")
 #: A letter of such a script.
 _NO_SPACES_CHAR = re.compile(f"[{_NO_SPACES}]")
 #: Does a text hold a letter of such a script (a quick test before `_SCRIPT_EDGE`)?
@@ -453,7 +491,7 @@ def plain(text: str) -> bool:
 
 #: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`): a
 #: sign, and what follows it.
-_ENCODINGS = (("=", ("3D", "3d")), ("%", ("40", "2540")))
+_ENCODINGS = (("=", ("3D", "3d")), ("%", ("40", "2540", "C", "D", "E", "F", "c", "d", "e", "f")))
 
 
 def _encoded(text: str) -> bool:
@@ -597,7 +635,8 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
         if _OTHER_DIGIT.search(text) is not None:
             table = _digits(text, table)
         one = text.translate(table)
-        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one) or _obfuscated(one),
+        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one)
+                or _obfuscated(one) or _SEPARATOR.search(one) is not None,
                 _NO_SPACES_HERE.search(one) is not None)
     runs, marks = found
     wide = "".join([text[start:end] for start, end in runs])
@@ -615,7 +654,8 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
     one = "".join(parts)
     wide = wide.translate(table)
     may_edit = (bool(marks.translate(None, _NO_EDIT_START)) or "  " in one
-                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one) or _obfuscated(one))
+                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one)
+                or _obfuscated(one) or _separated(wide, one))
     return one, may_edit, _NO_SPACES_HERE.search(wide) is not None
 
 
@@ -663,8 +703,21 @@ _NO_EDIT_START = bytes(b for b in range(128)
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
-_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014",
-                *_BULLETS)
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014")
+#: A typography's separator next to a digit (`_BULLETS`: `_EDIT`'s `bullet`).
+_SEPARATOR = re.compile(rf"[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])|(?<=[0-9] [{_BULLETS}])"
+                        r"|(?=[0-9]))")
+
+
+def _separated(wide: str, one: str) -> bool:
+    """Does `one` hold a typography's separator next to a digit (`_BULLETS`), `wide` being
+    its characters that are not ASCII? `one` is searched only where `wide` holds one of them
+    (`、` and `ー` are in most Japanese sentences, by no digit: a search for the separator
+    alone, not for `_EDIT`'s every alternative)."""
+    return _BULLET.search(wide) is not None and _SEPARATOR.search(one) is not None
+
+
+_BULLET = re.compile(f"[{_BULLETS}]")
 
 
 def _pattern(shown: bool, any_tag: bool) -> re.Pattern[str]:
@@ -702,7 +755,8 @@ def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool,
             if kind == "opener" and (until := _glued_tag(one, start, end)):
                 edits.append((start, until, ""))
                 continue
-            written = " " if kind == "opener" else _gap(match.group(), start, end, one, join,
+            end = _no_item_after_wrap(one, start, end)
+            written = " " if kind == "opener" else _gap(one[start:end], start, end, one, join,
                                                         shown)
             if written is not None:
                 edits.append((start, end, written))
@@ -728,16 +782,52 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, "=" if written[0] == "=" else "@"
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
-    elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`)
+    elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`,
+        # `536 — 22 — 8841`)
         yield start, end, "-"
     elif kind == "bullet":  # (a middle dot or a bullet between a value's groups: a space)
         yield start, end, " "
+    elif kind == "percent":  # (a URL's `%E2%80%8B`: the character its UTF-8 bytes encode)
+        yield from _percent_encoded(written, start, end)
     elif kind == "obfuscated":  # (an address's `(at)`, `[dot]`: `@`, `.`)
         yield start, end, "." if "dot" in written.lower() else "@"
     elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
         yield start, end, _unicode_escape(written)
     elif kind == "ref" and text[start] == "&":
         yield from _reference(written, start, end)
+
+
+#: A numbered list item's marker at a line's start (`8841. `), after the line break.
+_NUMBER_MARKER = re.compile(r"[ \t]{0,3}([0-9]{1,9})[.)][ \t]")
+
+
+def _no_item_after_wrap(one: str, start: int, end: int) -> int:
+    """Where a gap `one[start:end]` ends when the next line starts with what reads as a
+    numbered item's marker but goes on with the value the line before ends in: before that
+    marker, which is the rest of the value. So it is after a point where a value wraps (its
+    own hyphen, an address's `@`, a dot in dotted digits: `_wrap_point`; `536-22-\n8841.
+    Next`) and after a digit when the marker's number has three digits or more (`536 22\n8841.
+    Thanks`: `engine.segment` reads the same; `1990\n2. Next` is an item)."""
+    if start < 2 or not one[end - 1].isspace():
+        return end
+    brk = max(one.rfind("\n", start, end), one.rfind("\\n", start, end) + 1)
+    if brk < start:
+        return end
+    item = _NUMBER_MARKER.match(one, brk + 1)
+    if item is None or item.end() != end or not (
+            _wrap_point(one, start) or (one[start - 1].isdigit() and len(item.group(1)) > 2)):
+        return end
+    return item.start(1)
+
+
+def _wrap_point(one: str, at: int) -> bool:
+    """Does a line that ends at `at` end where a value wraps: after its own hyphen or an
+    address's `@` (a letter or digit before), or after a dot in a number in dotted groups
+    (`529.982.`)? (`_wrapped` reads what follows too.)"""
+    before = one[at - 1]
+    if before in "-@":
+        return one[at - 2].isalnum()
+    return before == "." and _DOTTED.search(_token_before(one, at - 1)) is not None
 
 
 def _glued_tag(one: str, start: int, end: int) -> int:
@@ -771,10 +861,13 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
     and a `+` between digits as a space in a URL's query only (`_in_query`)."""
     if gap == " " or (gap == "+" and not _in_query(one, start)):
         return None
+    if gap.rstrip("\n") in ("=", " =") and gap.endswith("\n"):  # (`=\r\n` reads `=\n\n`)
+        return gap.rstrip("\n")[:-1]  # (a quoted-printable soft line break: nothing)
     blank = gap.isspace()
     if blank and (start == 0 or end == len(one)):
         return None
-    breaks = "\n" in gap or "<" in gap or "\\n" in gap or "\\r" in gap
+    breaks = ("\n" in gap or "<" in gap or "\\n" in gap or "\\r" in gap
+              or ("&" in gap and _LINE_BREAK_REF.search(gap) is not None))
     if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
             not one[end].isspace()):
         if not blank and _INLINE_TAGS.fullmatch(gap) and not _ends_element(gap, one[end]):
@@ -983,19 +1076,27 @@ def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]
         yield start, end, char.translate(ONE_FOR_ONE)
 
 
+def _percent_encoded(written: str, start: int, end: int) -> Iterator[Edit]:
+    """A character other than ASCII percent-encoded in a URL (RFC 3986: its UTF-8 bytes,
+    `%E2%80%8B`) as that character, read `ONE_FOR_ONE` (bytes that are no UTF-8 are left as
+    they are)."""
+    try:
+        char = bytes.fromhex(written.replace("%", "")).decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    yield start, end, char.translate(ONE_FOR_ONE)
+
+
 def _unicode_escape(escape: str) -> str:
     """A `\\uXXXX` escape (or a surrogate pair of two) as the character it stands for, read
-    `ONE_FOR_ONE` (an invisible one, `\\u200b`, as a space: it stands between two groups
-    more often than inside a word; a lone surrogate half as it is written)."""
+    `ONE_FOR_ONE` (an invisible one, `\\u200b`, is kept: `engine.find` reads the view
+    through it as through one typed; a lone surrogate half as it is written)."""
     code = int(escape[2:6], 16)
     if len(escape) == 12:
         code = 0x10000 + ((code - 0xD800) << 10) + (int(escape[8:12], 16) - 0xDC00)
     elif 0xD800 <= code <= 0xDFFF:
         return escape
-    char = chr(code)
-    if unicodedata.category(char) == "Cf":
-        return " "
-    return char.translate(ONE_FOR_ONE)
+    return chr(code).translate(ONE_FOR_ONE)
 
 
 def _merged(first: Iterator[re.Match[str]],

@@ -92,6 +92,13 @@ class Detector:
 # `(?<![A-Za-z]-\d)` one inside a hyphenated code (`INC-2024-001293`, `SKU-88213`).
 _START_NUM = r"\d(?<![\w+@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
+#: A phone number's extension glued to it (`5309x12`), left as it is: a number may end before
+#: it. (One after a space or a `;` ends it as any word does: ` ext 204`, `;ext=204`.)
+_EXTENSION = r"(?=[xX]\d)"
+#: A CPF's start: as `_START_NUM`, or after a space that ends another CPF's eleven digits
+#: (`52998224725 11144477735`: two CPFs).
+_START_CPF = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{11}[ \t]\d)(?=\d{10}(?![\d.-])))"
+              r"(?<![A-Za-z]-\d)")
 #: An SSN's start: as `_START_NUM`, or after a digit and a space when its hyphens follow
 #: (`123-45-6789 234-56-7891`: two SSNs, not one run).
 _START_SSN = r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d[ \t]\d)(?=\d\d-\d\d-))(?<![A-Za-z]-\d)"
@@ -127,23 +134,33 @@ _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END +
 
 #: What may stand between the groups of a card, an IBAN or an SSN besides a space and a
 #: hyphen (which mix, as typed: `4111 1111-1111 1111`): a dot, a slash, an underscore, a
-#: comma or a colon, one kind throughout (`4111.1111.1111.1111`, `4111_1111_1111_1111`,
+#: comma, a colon, a bar, a backslash, a tilde or an apostrophe, one kind throughout
+#: (`4111.1111.1111.1111`, `4111_1111_1111_1111`, `4111|1111|…`, `4111'1111'…`,
 #: `GB82:WEST:1234:…`). A card so grouped is four groups of four (a number with thousands
 #: separators, `1,234,567,890,123,456`, or a time, `12:30:45`, is none); an SSN takes no
 #: comma (`101,12,4500` is a row of numbers). The view reads typography's separators between
 #: two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`) and the braille blank as a space (`engine.canon`).
-GROUP_PUNCTUATION = "./_,:"
-_GROUP_PUNCT = "[" + GROUP_PUNCTUATION + "]"
-_SSN_PUNCT = "./_:"
+GROUP_PUNCTUATION = "./_,:|\\~'"
+#: `GROUP_PUNCTUATION` as the inside of a character class.
+_GROUP_CHARS = GROUP_PUNCTUATION.replace("\\", "\\\\")
+_GROUP_PUNCT = "[" + _GROUP_CHARS + "]"
+#: A separator of `GROUP_PUNCTUATION` or a hyphen padded by a space on both sides, or a double
+#: hyphen alone or so padded, one kind throughout a value (`4539 / 1488 / 0343 / 6467`,
+#: `4539--1488--…`, `536 | 22 | 8841`): spaces padding a separator change nothing of the
+#: value's groups. (Tried after the one-character class: `[- ./…]|` then this.)
+_PADDED_PUNCT = "--| (?:--|[-" + _GROUP_CHARS + "]) "
+_SSN_PUNCT = "./_:|"
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
 _CARD_SEP = r"(?: ?- ?| )"
 #: A card starts as a number does (or after `@`: `@4111 1111 1111 1111`), and also right
-#: after a space that ends an ungrouped run of 13 digits or more (a list of cards:
-#: `4111111111111111 5500005555555559`); never after a digit and a spaced hyphen (inside
-#: `4111 - 1111 - ...`).
-_START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d)|(?<=\d[ \t]\d)(?=\d{12}))"
+#: after a space, a dot or a hyphen that ends an ungrouped run of 13 digits or more (a list
+#: of cards: `4111111111111111 5500005555555559`, `…6467-5500…`), and after a space before
+#: a card grouped by punctuation (the second of `4539-1488-0343-6467 5500-0055-5555-5559`);
+#: never after a digit and a spaced hyphen (inside `4111 - 1111 - ...`).
+_START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13}[ .-]\d)"
+               r"|(?<=\d[ \t]\d)(?=\d{12}|\d{3}(?:-|" + _GROUP_PUNCT + r")\d{4}))"
                r"(?<![A-Za-z]-\d)"
                r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
 
@@ -616,8 +633,8 @@ DETECTORS: tuple[Detector, ...] = (
         regex=Refusing(re.compile(
             _START_CARD + r"\d{3}(?:(?P<cs>" + _CARD_SEP + r")\d{4}(?:" + _CARD_SEP
             + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5}"
-            + r"|(?P<cd>" + _GROUP_PUNCT + r")\d{4}(?P=cd)\d{4}(?P=cd)\d{4}(?!"
-            + _GROUP_PUNCT + r"\d))"
+            + r"|(?P<cd>" + _GROUP_PUNCT + "|" + _PADDED_PUNCT + r")\d{4}(?P=cd)\d{4}(?P=cd)\d{4}"
+            + r"(?!" + _GROUP_PUNCT + r"\d)(?!(?P=cd)\d))"
             + _END_GROUPED.format(sep="cs")
         ), not_a_card),
         keywords=(),
@@ -667,13 +684,18 @@ DETECTORS: tuple[Detector, ...] = (
         category="iban",
         # In either case (`gb82 west ...`, as typed): the validator reads it upper-cased.
         # Country code, an optional space, check digits, then the BBAN: whole (after an
-        # optional space or hyphen: `DE89 370400440532013000`) or in groups of four with one
-        # kind of separator (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`).
+        # optional space or hyphen: `DE89 370400440532013000`) or in groups as printed, of
+        # one to eight letters or digits, with one kind of separator (a space, a hyphen or
+        # `GROUP_PUNCTUATION`, alone or padded by spaces): in fours
+        # (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`), as a bank code, a sort code
+        # and an account (`GB82 WEST 123456 98765432`), with a short group last
+        # (`BR15 0000 0000 0000 1093 2840 814 P2`). The validator checks each country's length;
+        # a group of two letters and two digits starts the next IBAN (`… 32 DE89 3704 …`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
-            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ " + GROUP_PUNCTUATION + r"-])[A-Za-z0-9]{4}"
-            r"(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
-            r"(?:(?P=gs)[A-Za-z0-9]{1,3})?)(?![\w])(?!-[A-Za-z0-9])"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ " + _GROUP_CHARS + r"-]|" + _PADDED_PUNCT + r")"
+            r"[A-Za-z0-9]{1,8}(?:(?P=gs)(?![A-Za-z]{2}\d\d(?![A-Za-z0-9]))[A-Za-z0-9]{1,8}){1,15})"
+            r"(?![\w])(?!-[A-Za-z0-9])"
         ),
         # `AA 00 00` is the UK NINO's too (one scan for both); `AA 00 AAAA 0` starts a
         # spaced country code with a bank code of letters (`GB 82 WEST 1234`).
@@ -690,6 +712,8 @@ DETECTORS: tuple[Detector, ...] = (
                   "DE89 370400440532013000", "GB 82 WEST 1234 5698 7654 32",
                   "DE 89 3704 0044 0532 0130 00", "NL91-ABNA-0417-1643-00",
                   "GB82.WEST.1234.5698.7654.32", "GB82_WEST_1234_5698_7654_32",
+                  "GB82 WEST 123456 98765432", "BR15 0000 0000 0000 1093 2840 814 P2",
+                  "GB82 - WEST - 1234 - 5698 - 7654 - 32",
                   "GB82:WEST:1234:5698:7654:32"),
         counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234",
                          "gb82 west 1234 5698 7654 33", "ab12 with some more text here",
@@ -701,7 +725,8 @@ DETECTORS: tuple[Detector, ...] = (
         id="us_ssn",
         category="national_id",
         # Not glued by `-` to more of a longer id (`SKU 123-45-6789-XL`).
-        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r"]| - )\d\d(?P=s)\d{4}"
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r"]|--| (?:--|[-"
+                         + _SSN_PUNCT + r"]) )\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
         keywords=(),
         validate=validators.us_ssn,
@@ -741,10 +766,11 @@ DETECTORS: tuple[Detector, ...] = (
         # In either case (`ab123456c`, as typed). A space after the letters is followed by
         # a pair and a space (HMRC's `QQ 12 34 56 C`) or by the six digits: so the keywords
         # (the shapes that can start a match) are more than a word and a number of prose
-        # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match.
+        # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match. The pairs may be
+        # set apart by one kind of punctuation too (`AB-12-34-56-C`, `AB.12.34.56.C`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6})"
-            r" ?|-\d\d-\d\d-\d\d-)[A-Da-d](?![\w])"
+            r" ?|(?P<n>[-./_:])\d\d(?P=n)\d\d(?P=n)\d\d(?P=n))[A-Da-d](?![\w])"
         ),
         keywords=("AA00", "AA 00 00", "AA 000000", "AA_00_00_00_A"),
         keywords_in="shape",
@@ -752,7 +778,8 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.last4,
         priority=12,
         examples=("AB123456C", "AB 12 34 56 C", "JG103759A", "ab123456c", "Ab 123456 c",
-                  "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C"),
+                  "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C", "AB.12.34.56.C",
+                  "AB/12/34/56/C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
                          "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C"),
     ),
@@ -779,16 +806,21 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="br_cpf",
         category="national_id",
-        # Eleven digits alone that the text before them marks as something else (`Ticket
-        # 72360589121`) are not one; nor is a CPF glued by `-` to more of a longer id.
+        # The Receita's `529.982.247-25` and the same groups of three with one kind of
+        # separator (`.`, `-`, a space, none; commas as `529,982,247-25`), a hyphen, a slash or
+        # a space (or nothing) before the check digits. Eleven digits alone that the text
+        # before them marks as something else (`Ticket 72360589121`) are not one; nor is a CPF
+        # glued by `-` to more of a longer id.
         regex=Refusing(re.compile(
-            _START_NUM + r"\d\d(?:(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)(?!-[A-Za-z])"
-            r"(?!,\d\d?(?![\d/,;|\t]))| \d{3} \d{3} \d\d(?![\w@])(?! ?\d))"), bare_and_marked),
+            _START_CPF + r"\d\d(?:(?:(?P<c>[.-]?)\d{3}(?P=c)\d{3}[-/]?|,\d{3},\d{3}-)\d\d"
+            r"(?![\w@])(?![.-]?\d)(?!-[A-Za-z])(?!,\d\d?(?![\d/,;|\t]))"
+            r"| \d{3} \d{3}[ -]\d\d(?![\w@])(?! ?\d))"), bare_and_marked),
         keywords=(),
         validate=validators.br_cpf,
         mask=masks.last4,
         priority=12,
-        examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25"),
+        examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25",
+                  "529-982-247-25", "529 982 247-25", "529.982.247/25", "529,982,247-25"),
         counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00",
                          "Ticket 72360589121 is closed.", "529.982.247-25-B"),
     ),
@@ -798,9 +830,14 @@ DETECTORS: tuple[Detector, ...] = (
         # A digit run that the text before it marks as an id, a time, an ISBN or a reference
         # (`"product_id": `, `ISBN`, `order`, `invoice`, `tracking`, `ref`), that a unit
         # follows (`bytes`) or that is a version (`124.0.6367.207`) is no candidate.
+        # Between digits: a space, a dot or a hyphen, alone or a hyphen padded by spaces
+        # (`+1 (415) 867 - 5309`), and a slash after an area code of three digits
+        # (`415/867-5309`, not a date's `12/31/2025` nor a fraction's `415/867`). An extension
+        # may follow, glued (`x12`) or not (`ext. 204`, `;ext=204`, RFC 3966), left as it is.
         regex=Refusing(re.compile(
-            r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM + r")"
-            r"(?:[ .-]?\(?\d\)?){6,16}" + _END_NUM
+            r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM
+            + r"(?:\d\d/(?=\d{3}[ .-]?\d{4}(?!\d)))?)"
+            r"(?:(?: - |[ .-])?\(?\d\)?){6,16}(?:" + _EXTENSION + "|" + _END_NUM + ")"
         ), not_a_phone),
         keywords=(),
         # Valid in its numbering plan (libphonenumber): a `+` number in its own country's,
@@ -809,6 +846,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.phone,
         priority=14,
         examples=("+44 20 7946 0123", "(202) 555-0143", "+55 11 98765-4321", "020 7946 0123",
+                  "415/867-5309", "+1 (415) 867 - 5309",
                   "202-555-0143", "+1 202 555 0143", "1-202-555-0143", "07400 123456",
                   "+49 30 1234567", "+33 1 23 45 67 89", "2025550143"),
         counterexamples=("12.50", "2024-11-29", "10:30", "123456", "v1.2.3", "+12345",

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -52,6 +52,8 @@ class Finding:
 
 
 Spans = list[tuple[int, int]]
+#: What reads a text for its findings (`_find`, `_find_in`).
+Reader = Callable[[str, Sequence[Detector]], list["Finding"]]
 #: A match before validation: `(detector.priority, start of its value, detector, match)`.
 Candidate = tuple[int, int, Detector, "re.Match[str]"]
 
@@ -350,20 +352,52 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     if not text.isascii() and has_invisible(text):
         return _through_invisible(text, detectors)
     view = canonical(text)
-    found = _mapped(view, _find_in(view.text, detectors))
+    escaped = _may_write_invisible(text)
+    found = _mapped(view, _find_in_view(view.text, detectors, escaped))
     # Numbers joined across lines or spaces, or a password laid out in lines (a table's
     # column, a heading then its value): read them apart too.
     lines = needs_lines(text)
     if view.joined or lines:
         apart = canonical(text, join=False)
-        found = _kept_apart(found, _mapped(apart, _find_in(apart.text, detectors)))
-    if lines and "\t" in text:  # (a TSV's columns: its tabs kept)
+        found = _kept_apart(found, _mapped(apart, _find_in_view(apart.text, detectors, escaped)))
+    if "\t" in text and (lines or _TAB_BETWEEN_DIGITS.search(text) is not None):
+        # (a TSV's columns, or two values a tab sets apart: its tabs kept)
         tabbed = canonical(text, join=False, tabs=True)
-        found = _kept_apart(found, _mapped(tabbed, _find_in(tabbed.text, detectors)))
+        found = _kept_apart(found, _mapped(tabbed, _find_in_view(tabbed.text, detectors, escaped)))
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
-        found = _kept_apart(found, _mapped(shown, _find_in(shown.text, detectors)))
+        found = _kept_apart(found, _mapped(shown, _find_in_view(shown.text, detectors, escaped)))
     return found
+
+
+#: A tab between two digits (`4539 1488 0343 6467<TAB>5500 0055 5555 5559`: two cards).
+_TAB_BETWEEN_DIGITS = re.compile(r"\t(?<=[0-9]\t)\t*[0-9]")
+
+
+def _may_write_invisible(text: str) -> bool:
+    """Might the view of `text` (which holds no invisible character) hold one: does `text`
+    hold a reference, a JSON escape or a percent-encoding (`&`, `\\u`, `%`)?"""
+    return "&" in text or "%" in text or "\\u" in text
+
+
+
+def _find_in_view(view: str, detectors: Sequence[Detector], escaped: bool = True
+                  ) -> list[Finding]:
+    """`_find_in` on a canonical view, read through the invisible characters a reference or
+    an escape wrote there (`&#8203;`, `&shy;`, `\\u200b`, `%E2%80%8B`) as through typed
+    ones (`_through_invisible`): an invisible character reads the same however it is typed.
+    `escaped`: the text the view was read from may have written one (`_may_write_invisible`)."""
+    if not escaped or view.isascii() or not has_invisible(view):
+        return _find_in(view, detectors)
+    return _through_invisible(view, detectors, _find_read_again)
+
+
+def _find_read_again(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+    """`_find_in` on the canonical view of `text`, itself a view read without its invisible
+    characters or with them as spaces (`_find_in_view`): so that what they leave is read as
+    typed text is (`4539&#8203; 1488`: two spaces in a row read as one)."""
+    view = canonical(text)
+    return _mapped(view, _find_in(view.text, detectors))
 
 
 def _mapped(view: Canonical, found: list[Finding]) -> list[Finding]:
@@ -398,19 +432,23 @@ def _find_in(text: str, detectors: Sequence[Detector]) -> list[Finding]:
     return [Finding(d.category, start, end, d.id) for start, end, d in _found(views, active)]
 
 
-def _through_invisible(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+def _through_invisible(text: str, detectors: Sequence[Detector],
+                       read: Reader | None = None) -> list[Finding]:
     """The findings of a text holding invisible characters, read two ways: as it shows, without
     them (`visible`; `4111\u200b1111\u200b1111\u200b1111`, `jane\u200d.doe@example.com`),
     each span mapped back onto `text` so that it covers the invisible characters inside the
     value (its mask replaces them too); and with each read as a space, where it stands in
     for a separator (`4111\u00ad1111 1111 1111`). A finding of the second reading is kept
-    where it overlaps none of the first's."""
-    seen = _find(visible(text), detectors)
+    where it overlaps none of the first's. `read` reads each of the two (`_find`: a text
+    as typed; `_find_read_again`: a canonical view holding the invisible characters its
+    references stand for)."""
+    read = read or _find
+    seen = read(visible(text), detectors)
     if seen:
         gaps = invisible_gaps(text)
         seen = [Finding(f.cls, f.start + bisect_right(gaps, f.start),
                         f.end + bisect_right(gaps, f.end - 1), f.detector) for f in seen]
-    spaced = _find(invisible_as_spaces(text), detectors)
+    spaced = read(invisible_as_spaces(text), detectors)
     if _OVERRIDE in text:  # (text shown right to left: read as shown too)
         seen = _kept_apart(seen, _overridden(text, detectors))
     if not spaced or not seen:

@@ -430,12 +430,28 @@ def _value_wraps(buf: str, event: Event, m: int, newlines: int, final: bool) -> 
     if not (grouped or (last == "-" and before[-2:-1].isalnum())):
         return False
     start = _LINE_PREFIX.match(buf, m).end()  # type: ignore[union-attr]
+    start = _unless_rest_of_value(buf, m, start, grouped)
     while start < len(buf) and buf[start] in "*_`~":
         start += 1
     if start >= len(buf):
         return False if final else None
     return buf[start].isdigit() or (last == "-" and buf[start].isalnum())
 
+
+#: A numbered item's marker of three digits or more (`_unless_rest_of_value`).
+_LONG_MARKER = re.compile(r"[ \t]{0,3}([0-9]{3,9})[.)][ \t]")
+
+
+def _unless_rest_of_value(buf: str, m: int, start: int, grouped: bool) -> int:
+    """Where the content of the line at `m` starts (`start`, after its prefix), but at the
+    number of what reads as a numbered item's marker when it goes on with the value the line
+    before ends in: after a hyphen (`536-22-` / `8841. Next`), or after digits when it has
+    three digits or more (`536 22` / `8841. Thanks`); `engine.canon` reads the same."""
+    marker = _LONG_MARKER.match(buf, m, start) if grouped else _NUMBER.match(buf, m, start)
+    return start if marker is None or marker.end() != start else marker.start(1)
+
+
+_NUMBER = re.compile(r"[ \t]{0,3}([0-9]{1,9})[.)][ \t]")
 
 #: A number in dotted groups before its last dot (`529.982.`, `192.168.`) (`_dotted_wraps`).
 _DOTTED = re.compile(r"(?<!\S)\S*\d\.\d+\Z")

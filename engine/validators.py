@@ -202,7 +202,7 @@ _NINO_BAD_PREFIX = {"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"}
 
 def uk_nino(value: str) -> bool:
     """A UK National Insurance number with an allocatable prefix and an A-D suffix (HMRC)."""
-    compact = re.sub(r"[\s-]", "", value).upper()
+    compact = re.sub(r"[^A-Za-z0-9]", "", value).upper()
     if len(compact) != 9 or not compact[2:8].isdigit() or compact[8] not in "ABCD":
         return False
     prefix = compact[:2]
@@ -257,11 +257,15 @@ def url_password(value: str) -> bool:
 
 
 def ip_address(value: str) -> bool:
-    """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed), other
+    """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed; an
+    IPv4 octet may be written with leading zeros, as `ping` and `inet_aton` read it), other
     than those that name no host of anyone's: the unspecified address (`0.0.0.0`, `::`),
     loopback (`127.0.0.1`, `::1`) and the limited broadcast (`255.255.255.255`)."""
+    value = value.split("%", 1)[0]
+    if ":" not in value:  # (an octet written with leading zeros, `203.000.113.042`)
+        value = ".".join(octet.lstrip("0") or "0" for octet in value.split("."))
     try:
-        address = ipaddress.ip_address(value.split("%", 1)[0])
+        address = ipaddress.ip_address(value)
     except ValueError:
         return False
     return not (address.is_loopback or address.is_unspecified
