@@ -31,7 +31,13 @@ from replyguard.engine.context_marks import Refusing
 from replyguard.engine.detectors import DETECTORS, Detector, Finder, KeywordsIn
 from replyguard.engine.layout import needs_lines
 from replyguard.engine.plan import Plan, Tuned
-from replyguard.engine.text import has_invisible, invisible_as_spaces, invisible_gaps, visible
+from replyguard.engine.text import (
+    has_invisible,
+    invisible_as_spaces,
+    invisible_gaps,
+    spaced_by_invisible,
+    visible,
+)
 from replyguard.engine.tuning import Tuning
 from replyguard.engine.views import Views
 
@@ -448,7 +454,7 @@ def _through_invisible(text: str, detectors: Sequence[Detector],
         gaps = invisible_gaps(text)
         seen = [Finding(f.cls, f.start + bisect_right(gaps, f.start),
                         f.end + bisect_right(gaps, f.end - 1), f.detector) for f in seen]
-    spaced = read(invisible_as_spaces(text), detectors)
+    spaced = read(invisible_as_spaces(text), detectors) if spaced_by_invisible(text) else []
     if _OVERRIDE in text:  # (text shown right to left: read as shown too)
         seen = _kept_apart(seen, _overridden(text, detectors))
     if not spaced or not seen:

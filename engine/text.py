@@ -141,6 +141,12 @@ def invisible_as_spaces(text: str) -> str:
     return _INVISIBLE_RE.sub(_as_spaces, text)
 
 
+def spaced_by_invisible(text: str) -> bool:
+    """Does `text` hold an `INVISIBLE` character (which may stand for a space), not only
+    marks on digits (which stand for none: `4\u0483 9\u0483…` reads as `49…`)?"""
+    return any(match.group("marks") is None for match in _INVISIBLE_RE.finditer(text))
+
+
 def invisible_gaps(text: str) -> list[int]:
     """Where each character `visible` removes from `text` stands in `visible(text)`: the
     index of the visible character after it (non-decreasing). The character at index `i` of
