@@ -28,7 +28,7 @@ from operator import attrgetter
 
 from replyguard.engine.canon import Canonical, canonical, plain
 from replyguard.engine.detectors import DETECTORS, Detector
-from replyguard.engine.layout import needs_lines
+from replyguard.engine.layout import html_table, needs_lines
 from replyguard.engine.plan import Plan, Tuned
 from replyguard.engine.text import has_invisible, invisible_as_spaces, invisible_gaps, visible
 from replyguard.engine.tuning import Tuning
@@ -306,7 +306,8 @@ def _read_on(text: str, start: int, end: int, detector: str,
         reach *= 2
 
 
-def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
+def _find(text: str, detectors: Sequence[Detector] = DETECTORS, tables: bool = True
+          ) -> list[Finding]:
     """Every value the detectors find in `text` read whole, in order of position, overlaps
     settled. The detectors read the text's canonical view (`engine.canon`: markup, entities,
     separators, full-width forms, look-alike letters and other scripts' digits undone), each
@@ -336,6 +337,11 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
         found = _kept_apart(found, _mapped(shown, _find_in(shown.text, detectors)))
+    if tables and view.edited and "<" in text:  # an HTML table: its rows as lines too
+        table = html_table(text)
+        if table:
+            found = _kept_apart(found, [f for f in _find(table, detectors, False)
+                                        if f.cls == "password"])
     return found
 
 

@@ -67,6 +67,17 @@ MASKED = [
     ("\u30d1\u30b9\u30ef\u30fc\u30c9\uff1aQz7xK2mP9w", "\u30d1\u30b9\u30ef\u30fc\u30c9\uff1a****"),
     ("\u5bc6\u7801\uff1aQz7xK2mP9w", "\u5bc6\u7801\uff1a****"),
     ("\u5bc6\u7801\u662fQz7xK2mP9w\u3002", "\u5bc6\u7801\u662f****\u3002"),
+    ('"user","password"\n"bob","Qz7xK2mP9w"', '"user","password"\n"bob","****"'),
+    ("<table><tr><th>user</th><th>password</th></tr><tr><td>bob</td><td>Qz7xK2mP9w</td></tr>"
+     "</table>\nThanks.",
+     "<table><tr><th>user</th><th>password</th></tr><tr><td>bob</td><td>****</td></tr>"
+     "</table>\nThanks."),
+    ("<table>\n<tr><th>user</th><th>password</th></tr>\n<tr><td>bob</td><td>Qz7xK2mP9w</td>"
+     "</tr>\n</table>\nThanks.",
+     "<table>\n<tr><th>user</th><th>password</th></tr>\n<tr><td>bob</td><td>****</td>"
+     "</tr>\n</table>\nThanks."),
+    ("<table><tr><td>Password</td><td>Qz7xK2mP9w</td></tr></table>",
+     "<table><tr><td>Password</td><td>****</td></tr></table>"),
 ]
 
 
@@ -122,3 +133,40 @@ def test_dotted_versions_are_no_phones() -> None:
 ])
 def test_values_near_the_refused_shapes_are_still_found(text: str, screened: str) -> None:
     assert _every_way(text) == {screened}
+
+
+def _long(header: str, row: str, end: str, masked: str = "", rows: int = 130
+          ) -> tuple[str, str]:
+    """A table of `rows` rows (`row` formatted with `i` and a password `pw`), and the same
+    with each row as `masked` (`row` by default) with `pw` masked."""
+    return (header + "".join(row.format(i=i, pw=f"Ab{i:04d}xYz9") for i in range(rows)) + end,
+            header + "".join((masked or row).format(i=i, pw="****") for i in range(rows)) + end)
+
+
+LONG = [
+    _long("user,password\n", "user{i},{pw}\n", ""),
+    _long("Here:\nuser;password\n", "user{i};{pw}\n", "Done."),
+    _long("name,email,password\n", "Bob Smith{i},bob{i}@x.test,{pw}\n", "",
+          "Bob Smith{i},b***@x.test,{pw}\n", rows=70),
+    _long("name;password;note\n", "u{i};{pw};some words here\n", "Done."),
+    _long('"user","password"\n', '"user {i}","{pw}"\n', ""),
+    _long("<table>\n<tr><th>user</th><th>password</th></tr>\n",
+          "<tr><td>user {i}</td><td>{pw}</td></tr>\n", "</table>\nDone."),
+    _long("<table><tr><th>user</th><th>password</th></tr>",
+          "<tr><td>user {i}</td><td>{pw}</td></tr>", "</table> Done."),
+]
+
+
+@pytest.mark.parametrize(("text", "screened"), LONG, ids=range(len(LONG)))
+def test_a_header_governs_every_row_past_the_sentence_cap(text: str, screened: str) -> None:
+    """A table or CSV longer than the sentence cap (2,000 characters) is cut into pieces in a
+    reply; each piece is read with the header that governs it."""
+    assert len(text) > 2200
+    out = {screen_text(text, RULES, "turn").text, screen_reply(text, RULES)[0]}
+    screen = ReplyScreen(RULES)
+    out.add("".join(screen.feed(c) for c in text) + screen.finish())
+    for step in (97, 331, 1000):
+        screen = ReplyScreen(RULES)
+        out.add("".join(screen.feed(text[a:a + step]) for a in range(0, len(text), step))
+                + screen.finish())
+    assert out == {screened}
