@@ -57,6 +57,7 @@ def _dash_and_space_table() -> dict[int, str]:
             table[code] = " "
     for char in "\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d":
         table[ord(char)] = "-"
+    table[0x2800] = " "  # (the braille pattern blank: a blank, though no space separator)
     return table
 
 
@@ -93,6 +94,45 @@ def _more_lookalikes() -> dict[int, str]:
     """Greek and Cyrillic letters that look like one ASCII letter but that the confusables
     table does not list as one: `ε`, `є` as `e`; `κ` as `k`; `χ` as `x`."""
     return {ord(c): letter for c, letter in zip("εєκχ", "eekx", strict=True)}
+
+
+#: The blocks of Latin letters drawn as other letters' forms: IPA extensions and spacing
+#: modifier letters (U+0250-02FF), phonetic extensions (U+1D00-1DBF), Latin Extended-D
+#: (U+A720-A7FF), letterlike symbols (U+2100-214F).
+_LETTER_FORM_BLOCKS = (range(0x250, 0x300), range(0x1D00, 0x1DC0), range(0xA720, 0xA800),
+                       range(0x2100, 0x2150))
+#: A Unicode name of a small capital or a modifier form of one ASCII letter.
+_FORM_NAME = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])|MODIFIER LETTER (?:SMALL|CAPITAL) "
+                        r"([A-Z])|LATIN SUBSCRIPT SMALL LETTER ([A-Z])")
+
+
+def _letter_forms() -> dict[int, str]:
+    """Letters drawn as a form of one ASCII letter that the confusables table leaves out,
+    as that letter (letters to letters only: never a digit, never an ASCII character):
+    small capitals (`ᴀ`, `ʙ`, `ꜰ`: lower case, as Unicode gives them), modifier letters
+    (`ᵃ`, `ᴮ`), letterlike symbols (`ℯ`) by their compatibility decomposition (NFKC) or by
+    their Unicode name (`LATIN LETTER SMALL CAPITAL A`); and the small letters of Cherokee
+    (U+AB70-ABBF), as the look-alike of their capitals (`ꭺ` as `a`, as `Ꭺ` reads `A`). The
+    table follows the Unicode database of the Python that runs it."""
+    table: dict[int, str] = {}
+    for block in _LETTER_FORM_BLOCKS:
+        for code in block:
+            char = chr(code)
+            if unicodedata.category(char)[0] != "L":
+                continue
+            folded = unicodedata.normalize("NFKC", char)
+            named = _FORM_NAME.fullmatch(unicodedata.name(char, ""))
+            if len(folded) == 1 and folded.isascii() and folded.isalpha():
+                table[code] = folded
+            elif named is not None:
+                letter = next(g for g in named.groups() if g)
+                table[code] = letter.lower() if char.islower() else letter
+    capitals = _lookalike_letters()
+    for code in range(0xAB70, 0xABC0):
+        capital = capitals.get(ord(chr(code).upper()))
+        if capital is not None:
+            table[code] = capital.lower()
+    return table
 
 
 def _small_forms() -> dict[int, str]:
@@ -137,9 +177,10 @@ def _lookalike_letters() -> dict[int, str]:
 
 #: One character for one: what `canonical` reads each character as (`_dash_and_space_table`,
 #: `_forms_table`, `_small_forms`, `_compatibility_alphanumerics`, `_lookalike_letters`,
-#: `_more_lookalikes`; and `_digits`).
+#: `_more_lookalikes`, `_letter_forms`; and `_digits`).
 #: Offsets are unchanged by it.
-ONE_FOR_ONE: dict[int, str] = {**_lookalike_letters(), **_more_lookalikes(), **_small_forms(),
+ONE_FOR_ONE: dict[int, str] = {**_letter_forms(), **_lookalike_letters(), **_more_lookalikes(),
+                               **_small_forms(),
                                **_compatibility_alphanumerics(), **_forms_table(),
                                **_dash_and_space_table()}
 #: `ONE_FOR_ONE` but for the look-alike letters (`canonical(text, letters=False)`).
@@ -231,6 +272,17 @@ _OPENER = rf"{_CLOSED}/?{_alternation(_TAG_NAMES)}(?=[\s/][^<>]{{0,256}}>)"
 
 
 _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
+#: An address's `@` or `.` written as a word in brackets, between two of its letters or
+#: digits, a space on either side or none (`jane(at)example(dot)com`, `jane [at] example
+#: [dot] com`, any case): read as the sign. (A word alone, `jane at example dot com`, is
+#: prose's as often: it is left as it is.)
+_OBFUSCATED = r"(?:\((?i:at|dot)\)|\[(?i:at|dot)\]|\{(?i:at|dot)\})"
+_OBFUSCATION = re.compile(_OBFUSCATED)
+#: Typography's separators, read as a space between two groups of a value, a digit on one
+#: side at least (`4111·1111·1111·1111`, `GB82•WEST•1234…`): the middle dot, the bullet, the
+#: hyphenation point, the bullet and dot operators, the one dot leader. (Between two letters
+#: they are left as they are: `l·l`.)
+_BULLETS = "\u00b7\u2022\u2027\u2219\u22c5\u2024"
 #: An HTML comment (`<!-- -->`), read as a tag is.
 _COMMENT = r"<!--(?:(?!-->)[^<>]){0,256}-->"
 _INLINE_SET = frozenset(_INLINE_NAMES)
@@ -278,6 +330,11 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
         "|(?P<dash>\u2014(?<=[0-9]\u2014)(?=[0-9]))"
+        rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
+        rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9])))"
+        rf"|(?P<obfuscated>[ ](?<=[A-Za-z0-9] )(?={_OBFUSCATED}){_OBFUSCATED}[ ]?(?=[A-Za-z0-9])"
+        r"|(?:\((?<=[A-Za-z0-9]\()(?i:at|dot)\)|\[(?<=[A-Za-z0-9]\[)(?i:at|dot)\]"
+        r"|\{(?<=[A-Za-z0-9]\{)(?i:at|dot)\})[ ]?(?=[A-Za-z0-9]))"
     )
 
 
@@ -382,14 +439,14 @@ def plain(text: str) -> bool:
     if text.isascii():
         return (not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
                 and "%20" not in text and not ("+" in text and "=" in text)
-                and not _encoded(text))
+                and not _encoded(text) and not _obfuscated(text))
     try:
         rest = text.encode("latin-1").translate(None, NO_WORK)
     except UnicodeEncodeError:
         return False
     return (not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text
             and "%20" not in text and not ("+" in text and "=" in text)
-            and not _encoded(text))
+            and not _encoded(text) and not _obfuscated(text))
 
 
 #: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`): a
@@ -417,6 +474,32 @@ def _encoded(text: str) -> bool:
     return False
 
 
+#: The closing brackets of an address's `(at)` and `(dot)` (`_obfuscated`), and what a
+#: bracket holds before one.
+_OBFUSCATION_CLOSERS = ")]}"
+_OBFUSCATION_WORDS = frozenset({"(at", "[at", "{at", "(dot", "[dot", "{dot"})
+
+
+def _obfuscated(text: str) -> bool:
+    """Does `text` hold an address's `@` or `.` written as a word in brackets (`(at)`,
+    `[dot]`, any case: `_EDIT`'s `obfuscated`)? Each closing bracket is looked for with
+    `str.find` and the bracket's words checked; where they are dense, the pattern is
+    searched for."""
+    for close in _OBFUSCATION_CLOSERS:
+        at = text.find(close)
+        for _ in range(64):
+            if at == -1:
+                break
+            if (text[at - 3:at].lower() in _OBFUSCATION_WORDS
+                    or text[at - 4:at].lower() in _OBFUSCATION_WORDS):
+                return True
+            at = text.find(close, at + 1)
+        else:
+            if _OBFUSCATION.search(text) is not None:
+                return True
+    return False
+
+
 def _as_itself(char: str) -> bool:
     """Does a character above ASCII read as itself in every view (`canonical`, with and
     without look-alike letters): no form, space, dash, look-alike, invisible character or
@@ -424,7 +507,7 @@ def _as_itself(char: str) -> bool:
     code = ord(char)
     return (ONE_FOR_ONE.get(code, char) == char and _FORMS_ONLY.get(code, char) == char
             and unicodedata.category(char) != "Cf" and _OTHER_DIGIT.match(char) is None
-            and char.isprintable() and not char.isspace())
+            and char.isprintable() and not char.isspace() and char not in _BULLETS)
 
 
 #: The Latin-1 characters above ASCII that read as themselves (`plain`), as bytes.
@@ -432,7 +515,7 @@ _LATIN_AS_ITSELF = bytes(code for code in range(128, 256) if _as_itself(chr(code
 
 
 def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False,
-              any_tag: bool = True) -> Canonical:
+              any_tag: bool = True, tabs: bool = False) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
     ASCII text with nothing to undo is its own view, found in one scan. With `letters`
     false, look-alike letters are left as they are (a mask shows a value's own letters).
@@ -443,14 +526,18 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
     attributes are read as text, so that a value in one is found, and inline tags between two
     characters read as nothing (`123-45-<b>6789</b>`). With `any_tag` false, a tag is read
     as one only when it names an HTML element (`<system>` stays as written: the injection
-    patterns read it)."""
+    patterns read it). With `tabs`, a tab stays a tab (a TSV's cells: `engine.layout`)."""
     if text.isascii():
         if plain(text):
             return Canonical(text)
         one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
+        if tabs:
+            one = _tabs_kept(text, one)
         edits, joined = _edits(text, one, True, False, join, _pattern(shown, any_tag))
     else:
         one, may_edit, scripts = _read_one(text, ONE_FOR_ONE if letters else _FORMS_ONLY)
+        if tabs:
+            one = _tabs_kept(text, one)
         edits, joined = _edits(text, one, may_edit, scripts, join, _pattern(shown, any_tag))
     if not edits:
         return Canonical(one)
@@ -468,6 +555,19 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
         pos = end
     parts.append(one[pos:])
     return Canonical("".join(parts), mapped, joined, not shown and _as_shown_too(one, edits))
+
+
+def _tabs_kept(text: str, one: str) -> str:
+    """`one` (`text` read one character for one) with each tab of `text` back as a tab."""
+    parts = []
+    pos = 0
+    at = text.find("\t")
+    while at != -1:
+        parts += [one[pos:at], "\t"]
+        pos = at + 1
+        at = text.find("\t", pos)
+    parts.append(one[pos:])
+    return "".join(parts)
 
 
 def _as_shown_too(one: str, edits: list[Edit]) -> bool:
@@ -495,7 +595,7 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
         if _OTHER_DIGIT.search(text) is not None:
             table = _digits(text, table)
         one = text.translate(table)
-        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one),
+        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one) or _obfuscated(one),
                 _NO_SPACES_HERE.search(one) is not None)
     runs, marks = found
     wide = "".join([text[start:end] for start, end in runs])
@@ -513,7 +613,7 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
     one = "".join(parts)
     wide = wide.translate(table)
     may_edit = (bool(marks.translate(None, _NO_EDIT_START)) or "  " in one
-                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one))
+                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one) or _obfuscated(one))
     return one, may_edit, _NO_SPACES_HERE.search(wide) is not None
 
 
@@ -561,7 +661,8 @@ _NO_EDIT_START = bytes(b for b in range(128)
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
-_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014")
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014",
+                *_BULLETS)
 
 
 def _pattern(shown: bool, any_tag: bool) -> re.Pattern[str]:
@@ -620,6 +721,10 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, ""
     elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`)
         yield start, end, "-"
+    elif kind == "bullet":  # (a middle dot or a bullet between a value's groups: a space)
+        yield start, end, " "
+    elif kind == "obfuscated":  # (an address's `(at)`, `[dot]`: `@`, `.`)
+        yield start, end, "." if "dot" in written.lower() else "@"
     elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
         yield start, end, _unicode_escape(written)
     elif kind == "ref" and text[start] == "&":
@@ -668,10 +773,31 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
         if join and breaks and _wrapped(gap, one, start, end):
             return ""  # (`123-45-\n6789`: a value wrapped inside itself)
     if join:
-        return "\n" if breaks and _items_apart(gap, one, start, end) else " "
-    if blank:
+        space = "\n" if breaks and _items_apart(gap, one, start, end) else " "
+    elif blank:
         return None
-    return "\n" if breaks else " "
+    else:
+        space = "\n" if breaks else " "
+    names = "" if shown or blank else _label_names(gap, one, start, end)
+    if names:  # (`<order> 2025550143` reads `order 2025550143`)
+        return (space if start > 0 else "") + names + (space if end < len(one) else "")
+    return space
+
+
+#: The name of a tag of no HTML element (`<order>`, `</my-id>`): `_label_names`.
+_UNKNOWN_NAME = re.compile(
+    rf"</?(?!{_alternation(_TAG_NAMES)}[ \t\n/>])({_NAME})[ \t\n]*/?>")
+
+
+def _label_names(gap: str, one: str, start: int, end: int) -> str:
+    """The names of the tags of no HTML element in a gap, as words (`<order>` as `order`):
+    angle-bracketed words label the value they hold or stand before in XML-like data, as a
+    word before it does (`<order> 2025550143` is an order's number, no phone). Not between
+    two digits (`4111 <x>1111</x> 1111 1111`: one number)."""
+    if "<" not in gap or (0 < start and end < len(one) and one[start - 1].isdigit()
+                          and one[end].isdigit()):
+        return ""
+    return " ".join(m.group(1) for m in _UNKNOWN_NAME.finditer(gap))
 
 
 def _ends_element(gap: str, after: str) -> bool:

@@ -48,8 +48,11 @@ DETECTOR_REASONS: Final = MappingProxyType({
 
 #: The name a finding carries where it is not its detector's id: both IP detectors report
 #: `ip_address`; a secret assigned to its name or a password after a label in another script
-#: `password_assignment`, a password laid out in lines or a table's column `password_phrase`.
+#: `password_assignment`, a password laid out in lines or a table's column `password_phrase`,
+#: a card in other groups `credit_card`, a labelled SSN without separators `us_ssn`.
 _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
+                                       "card_in_other_groups": "credit_card",
+                                       "us_ssn_labelled": "us_ssn",
                                        "ipv6_address": "ip_address",
                                        "secret_assignment": "password_assignment",
                                        "password_label": "password_assignment",

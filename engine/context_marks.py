@@ -10,6 +10,9 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from replyguard.engine.layout import PASSWORD_NAME
+from replyguard.engine.validators import small_number
+
 if TYPE_CHECKING:
     from replyguard.engine.layout import AtLineStarts
 
@@ -139,6 +142,20 @@ def a_ticket_pass_in_line(text: str, start: int, end: int) -> bool:
     a word that makes it a ticket (`Season pass: Gold2025`): `a_ticket_pass` at its `pass`."""
     found = _PASS_WORD.search(text, start, end)
     return found is not None and a_ticket_pass(text, found.start(), end)
+
+
+def a_count_in_line(text: str, start: int, end: int) -> bool:
+    """Whether a line matched at `text[start:end]` gives a count under a secret's or a
+    token's name, no password's (`max token: 4096`): its value, the line's last word, is a
+    small number (`validators.small_number`)."""
+    words = text[start:end].split()
+    return (bool(words) and small_number(words[-1])
+            and PASSWORD_NAME.search(text, start, end) is None)
+
+
+def a_ticket_or_a_count(text: str, start: int, end: int) -> bool:
+    """`a_ticket_pass_in_line` or `a_count_in_line`."""
+    return a_ticket_pass_in_line(text, start, end) or a_count_in_line(text, start, end)
 
 
 def no_password_named_before(text: str, start: int, end: int) -> bool:

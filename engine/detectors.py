@@ -19,8 +19,8 @@ from typing import Literal, Protocol
 from replyguard.engine import masks, validators
 from replyguard.engine.context_marks import (
     Refusing,
+    a_ticket_or_a_count,
     a_ticket_pass,
-    a_ticket_pass_in_line,
     bare_and_marked,
     no_password_named_before,
     not_a_phone,
@@ -122,6 +122,17 @@ KEY_BODY_START = (r"(?=(?:\\[nr]|<[Bb][Rr][ /]{0,2}>|[^A-Za-z0-9+/=]){0,16}"
 KEY_BEGIN = r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 #: The BEGIN line of a private key block, and its body when one follows.
 _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?"
+
+#: What may stand between the groups of a card, an IBAN or an SSN besides a space and a
+#: hyphen (which mix, as typed: `4111 1111-1111 1111`): a dot, a slash, an underscore, a
+#: comma or a colon, one kind throughout (`4111.1111.1111.1111`, `4111_1111_1111_1111`,
+#: `GB82:WEST:1234:…`). A card so grouped is four groups of four (a number with thousands
+#: separators, `1,234,567,890,123,456`, or a time, `12:30:45`, is none); an SSN takes no
+#: comma (`101,12,4500` is a row of numbers). The view reads typography's separators between
+#: two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`) and the braille blank as a space (`engine.canon`).
+GROUP_PUNCTUATION = "./_,:"
+_GROUP_PUNCT = "[" + GROUP_PUNCTUATION + "]"
+_SSN_PUNCT = "[./_:]"
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
@@ -345,14 +356,15 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         keywords=("secret", "token", "api"),
         keywords_in="lower",
-        validate=validators.password,
+        validate=validators.secret,
         mask=masks.password,
         priority=4,
         group="value",
         examples=("Qz7xK2mP9w", "hunter2Secret!", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
         counterexamples=("max_tokens: 1024", "token_count: 4096", "secret: true",
                          "the secret: be kind", "tokens: 1200", "api_key=${API_KEY}",
-                         "token: <your-token>", "secretary: Ann", "SECRET_KEY=os.environ['K']"),
+                         "token: <your-token>", "secretary: Ann", "SECRET_KEY=os.environ['K']",
+                         "max token: 4096", "token: 128,000", "secret: 42"),
     ),
     Detector(
         id="password_label",
@@ -483,7 +495,7 @@ DETECTORS: tuple[Detector, ...] = (
             + LABEL + r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?"
             r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+)"
             r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
-        )), a_ticket_pass_in_line),
+        )), a_ticket_or_a_count),
         keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api"),
         keywords_in="lower",
         validate=validators.password,
@@ -567,7 +579,8 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             _START_CARD + r"\d{3}(?:(?P<cs>" + _CARD_SEP + r")\d{4}(?:" + _CARD_SEP
             + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5}"
-            + r"|(?P<cd>[./])\d{4}(?P=cd)\d{4}(?P=cd)\d{4}(?![./]\d))"
+            + r"|(?P<cd>" + _GROUP_PUNCT + r")\d{4}(?P=cd)\d{4}(?P=cd)\d{4}(?!"
+            + _GROUP_PUNCT + r"\d))"
             + _END_GROUPED.format(sep="cs")
         ),
         keywords=(),
@@ -578,12 +591,38 @@ DETECTORS: tuple[Detector, ...] = (
         examples=("4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559",
                   "3782 822463 10005", "4222222222222", "4111 1111-1111 1111",
                   "4111 - 1111 - 1111 - 1111", "4111- 1111 -1111 1111", "4111.1111.1111.1111",
-                  "4111/1111/1111/1111"),
+                  "4111/1111/1111/1111", "4111_1111_1111_1111", "4111,1111,1111,1111",
+                  "4111:1111:1111:1111"),
         counterexamples=("4111 1111 1111 1112", "0000 0000 0000 0000", "1234 5678 9012 3456 7890",
-                         "order 4412", "order 112-4111111-1111111", "41 11 11 11 11 11 11 11",
+                         "order 4412", "order 112-4111111-1111111",
                          "4111 - 1111 - 1111 - 1111 - 1111", "4111 -1111 -1111 -1111 -1111",
                          "1234 - 4111 1111 1111 1111", "12345678901234567890",
-                         "4111.1111.1111.1111.1111", "4111.1111/1111.1111"),
+                         "4111.1111.1111.1111.1111", "4111.1111/1111.1111",
+                         "1,234,567,890,123,456", "12:30:45", "4111_1111_1111_1111_1111"),
+    ),
+    Detector(
+        id="card_in_other_groups",
+        category="card",
+        # A card typed in groups no card is printed in, one kind of separator throughout (a
+        # space or a hyphen; the view reads the others as one): a digit each (`4 1 1 1 …`),
+        # pairs (`41 11 11 …`) or threes (`411 111 111 111 1111`), the last group shorter or
+        # longer; 13 to 19 digits in all, an issuer's prefix for that length, Luhn holding.
+        regex=re.compile(
+            _START_NUM + r"(?:(?P<s1>[ -])\d(?:(?P=s1)\d){11,17}(?!(?P=s1)\d)"
+            r"|\d(?P<s2>[ -])\d\d(?:(?P=s2)\d\d){4,7}(?:(?P=s2)\d{1,3})?(?!(?P=s2)\d)"
+            r"|\d\d(?P<s3>[ -])\d{3}(?:(?P=s3)\d{3}){2,4}(?:(?P=s3)\d{1,4})?(?!(?P=s3)\d))"
+            r"(?![\w@])"
+        ),
+        keywords=(),
+        validate=validators.issued_card,
+        mask=masks.card,
+        priority=10,
+        examples=("4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1", "41 11 11 11 11 11 11 11",
+                  "411 111 111 111 1111", "55 00 00 55 55 55 55 59",
+                  "4-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1"),
+        counterexamples=("1 2 3 4 5 6 7 8 9 1 2 3 4", "41 11 11 11 11 11 11 12",
+                         "01 23 45 67 89", "12 34 56 78 90 12 34 56", "99 11 11 11 11 11 11 11",
+                         "4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1"),
     ),
     Detector(
         id="iban",
@@ -594,7 +633,8 @@ DETECTORS: tuple[Detector, ...] = (
         # kind of separator (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
-            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ .-])[A-Za-z0-9]{4}(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -]|" + _GROUP_PUNCT + r")[A-Za-z0-9]{4}"
+            r"(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
             r"(?:(?P=gs)[A-Za-z0-9]{1,3})?)(?![\w])(?!-[A-Za-z0-9])"
         ),
         # `AA 00 00` is the UK NINO's too (one scan for both); `AA 00 AAAA 0` starts a
@@ -611,7 +651,8 @@ DETECTORS: tuple[Detector, ...] = (
                   "GB82-WEST-1234-5698-7654-32", "gb82-west-1234-5698-7654-32",
                   "DE89 370400440532013000", "GB 82 WEST 1234 5698 7654 32",
                   "DE 89 3704 0044 0532 0130 00", "NL91-ABNA-0417-1643-00",
-                  "GB82.WEST.1234.5698.7654.32"),
+                  "GB82.WEST.1234.5698.7654.32", "GB82_WEST_1234_5698_7654_32",
+                  "GB82:WEST:1234:5698:7654:32"),
         counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234",
                          "gb82 west 1234 5698 7654 33", "ab12 with some more text here",
                          "sha256 digest 1234 5678 9012", "GB82-WEST-1234-5698-7654-33",
@@ -622,16 +663,39 @@ DETECTORS: tuple[Detector, ...] = (
         id="us_ssn",
         category="national_id",
         # Not glued by `-` to more of a longer id (`SKU 123-45-6789-XL`).
-        regex=re.compile(_START_SSN + r"\d\d(?P<s>[-. ]| - )\d\d(?P=s)\d{4}"
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- ]|" + _SSN_PUNCT + r"| - )\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
         keywords=(),
         validate=validators.us_ssn,
         mask=masks.last4,
         priority=12,
-        examples=("123-45-6789", "123 45 6789", "078-05-1121", "123.45.6789", "123 - 45 - 6789"),
+        examples=("123-45-6789", "123 45 6789", "078-05-1121", "123.45.6789", "123 - 45 - 6789",
+                  "123_45_6789", "123:45:6789", "123/45/6789"),
         counterexamples=("000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567",
                          "123-45-0000", "2024-11-29", "SKU 123-45-6789-XL in stock.",
-                         "Case No. 123-45-6789-A"),
+                         "Case No. 123-45-6789-A", "101,12,4500"),
+    ),
+    Detector(
+        id="us_ssn_labelled",
+        category="national_id",
+        # Nine digits with no separator are an SSN where a label names one (`SSN: 123456789`,
+        # `social security number 123456789`, `"ssn": "123456789"`); the SSA's rules for its
+        # area, group and serial (`validators.us_ssn`) still hold.
+        regex=re.compile(
+            r"(?i:s(?<![A-Za-z0-9]s)sn|s(?<![A-Za-z0-9]s)ocial[ \t]+security"
+            r"(?:[ \t]+(?:number|num|no\.?|n[oº°]\.?))?)(?![A-Za-z0-9])"
+            r"(?:[ \t]+(?i:number|num|no\.?|#|is))?[\"'`]?[ \t]*[:#=]?[ \t]*[\"'`]?"
+            r"(?P<value>\d{9})(?![\w@])(?![ .-]?\d)"
+        ),
+        keywords=("ssn", "social"),
+        keywords_in="lower",
+        validate=validators.us_ssn,
+        mask=masks.last4,
+        priority=12,
+        group="value",
+        examples=("123456789",),
+        counterexamples=("SSN: 000123456", "SSN: 666123456", "SSN 912345678",
+                         "order 123456789", "SSN: 1234567890", "lessn 123456789"),
     ),
     Detector(
         id="uk_nino",

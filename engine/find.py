@@ -331,9 +331,13 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS, tables: bool = T
     found = _mapped(view, _find_in(view.text, detectors))
     # Numbers joined across lines or spaces, or a password laid out in lines (a table's
     # column, a heading then its value): read them apart too.
-    if view.joined or needs_lines(text):
+    lines = needs_lines(text)
+    if view.joined or lines:
         apart = canonical(text, join=False)
         found = _kept_apart(found, _mapped(apart, _find_in(apart.text, detectors)))
+    if lines and "\t" in text:  # (a TSV's columns: its tabs kept)
+        tabbed = canonical(text, join=False, tabs=True)
+        found = _kept_apart(found, _mapped(tabbed, _find_in(tabbed.text, detectors)))
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
         found = _kept_apart(found, _mapped(shown, _find_in(shown.text, detectors)))

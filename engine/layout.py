@@ -10,9 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from replyguard.engine.validators import small_number
+
 #: A name that names a password or a secret (a table's column, a heading, a label line).
 LABEL = (r"(?i:pass(?:word|wd|phrase|wort)?|pwd?|senha|contrase(?:\u00f1|n)a|mot de passe"
          r"|secret|token|api[_ -]?key)")
+#: A password's own names, not a secret's or a token's (a count is no value under those).
+PASSWORD_NAME = re.compile(r"(?i:pass|pw|senha|contrase|mot de passe)")
 #: A header cell naming a password: the name, after a word or two (`new password`,
 #: `temp_password`, `DB Password`), with a qualifier (`password (temporary)`) or a colon.
 _HEADER_CELL = re.compile(
@@ -160,7 +164,7 @@ def _split(line: str, sep: str) -> list[tuple[int, int]]:
 
 
 def _separator_of(header: str) -> str | None:
-    for sep in "|,;":
+    for sep in "|\t,;":
         if sep in header:
             return sep
     return None
@@ -170,25 +174,26 @@ def _cells(text: str, start: int, stop: int, end: int) -> Iterator[re.Match[str]
     """The values under the password columns of the header `text[start:stop]`, in the rows
     after it up to `end`."""
     for row_start, row, cells, columns in _rows(text, start, stop, end):
-        for i in columns:
+        for i, name in columns:
             match = _value(text, row_start, row, cells[i])
-            if match is not None:
+            if match is not None and not _a_count(name, match.group()):
                 yield match
 
 
-_Row = tuple[int, str, list[tuple[int, int]], list[int]]
+_Row = tuple[int, str, list[tuple[int, int]], list[tuple[int, str]]]
 
 
 def _rows(text: str, start: int, stop: int, end: int) -> Iterator[_Row]:
     """The rows after the header `text[start:stop]` when it names a password column, up to
-    `end`: each as its start, its text, its cells and the password columns' indices."""
+    `end`: each as its start, its text, its cells and the password columns (index, name)."""
     header = text[start:stop]
     sep = _separator_of(header)
     if sep is None:
         return
     spans = _split(header, sep)
-    columns = [i for i, (a, b) in enumerate(spans)
-               if _HEADER_CELL.fullmatch(header[a:b].strip(" \t" + _MARKS)) is not None]
+    names = [header[a:b].strip(" \t" + _MARKS) for a, b in spans]
+    columns = [(i, name) for i, name in enumerate(names)
+               if _HEADER_CELL.fullmatch(name) is not None]
     if not columns or len(spans) < 2:
         return
     row_start = stop + 1
@@ -252,6 +257,12 @@ def row_spans(text: str) -> list[tuple[int, int]]:
     """The `(start, end)` of every row a header naming a password column governs in `text`
     (a forced split of a long reply falls between rows, never inside one)."""
     return [row for _, _, _, rows in _blocks(text) for row in rows]
+
+
+def _a_count(name: str, value: str) -> bool:
+    """Is `value` a count under a secret's or a token's column, no password's (`| model |
+    max token |` then `| gpt | 4096 |`): a small number (`validators.small_number`)?"""
+    return small_number(value) and PASSWORD_NAME.search(name) is None
 
 
 def _value(text: str, row_start: int, row: str, cell: tuple[int, int]) -> re.Match[str] | None:

@@ -22,7 +22,7 @@ class Tuning:
     after each keyword occurrence or each `gate` match; with `reach=(0, after)`, only at each
     keyword occurrence (every match starts at one); with `start`, only where `start`, searched
     from `before` characters back, reaches the end of a keyword occurrence; with `min_digits`,
-    only around runs of digits and separators (` .()/+-`) holding at least that many digits
+    only around runs of digits and separators (` .()/+-_,:`) holding at least that many digits
     and passing `run_filter` (from the run's start less `before` to its end plus `after`;
     every match must be a stretch of those characters starting with one that is no space, so
     that it lies inside one run). `UNTUNED` (all defaults): over the whole text when one of
@@ -65,12 +65,14 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "password_confirm": Tuning(reach=(0, 1100)),
     "cli_password": Tuning(reach=(0, 1100)),
     "uk_nhs": Tuning(reach=(0, 40)),
+    "us_ssn_labelled": Tuning(reach=(0, 48)),
     # (Each match starts at a keyword; `type="password"`'s attributes, then the value.)
     "password_phrase": Tuning(reach=(0, 1200)),
     "url_password": Tuning(reach=(0, 200)),
     # (Each branch tried only where a run of its characters starts: ~2.5x cheaper.)
     "email": Tuning(reach=(65, 600), start=EMAIL_START),
     "credit_card": Tuning(min_digits=13, reach=_NEAR_RUN),
+    "card_in_other_groups": Tuning(min_digits=13, reach=_NEAR_RUN),
     "iban": Tuning(reach=(0, 44)),
     "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN),
     "uk_nino": Tuning(reach=(0, 12)),

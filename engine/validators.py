@@ -73,11 +73,39 @@ _SHORT_CARD_PREFIXES = {
 }
 
 
+#: Issuers' prefixes (IIN ranges) and the lengths of their cards, as the networks publish
+#: them: Visa; Mastercard (51-55, 2221-2720); American Express; Discover (6011, 644-649, 65);
+#: JCB (3528-3589); Diners Club (300-305, 36, 38, 39); UnionPay (62); Maestro (50, 56-69);
+#: Mir (2200-2204). `(low, high, lengths)`: a prefix from `low` to `high`, of their length.
+_IIN_RANGES: tuple[tuple[str, str, tuple[int, ...]], ...] = (
+    ("4", "4", (13, 16, 19)), ("51", "55", (16,)), ("2221", "2720", (16,)),
+    ("34", "34", (15,)), ("37", "37", (15,)), ("6011", "6011", (16, 17, 18, 19)),
+    ("644", "649", (16, 17, 18, 19)), ("65", "65", (16, 17, 18, 19)),
+    ("3528", "3589", (16, 17, 18, 19)), ("300", "305", (14, 15, 16, 17, 18, 19)),
+    ("36", "36", (14, 15, 16, 17, 18, 19)), ("38", "39", (14, 15, 16, 17, 18, 19)),
+    ("62", "62", (16, 17, 18, 19)), ("50", "50", tuple(range(12, 20))),
+    ("56", "69", tuple(range(12, 20))), ("2200", "2204", (16, 17, 18, 19)),
+)
+
+
+def issued_card(value: str) -> bool:
+    """A card (`card`) whose number starts with an issuer's prefix, at a length that issuer
+    gives its cards (`_IIN_RANGES`): the stricter test for digits in groups no card is
+    printed in (`4 1 1 1 …`, `41 11 11 …`), where a list of small numbers could pass Luhn."""
+    number = digits(value)
+    if not card(value):
+        return False
+    return any(low <= number[:len(low)] <= high and len(number) in lengths
+               for low, high, lengths in _IIN_RANGES)
+
+
 def _issued(number: str) -> bool:
     prefixes = _SHORT_CARD_PREFIXES.get(len(number))
     return prefixes is None or number.startswith(prefixes)
 
 
+#: What stands between an IBAN's groups (`engine.detectors`), dropped before its check.
+_IBAN_SEPARATORS = dict.fromkeys(map(ord, " -./_,:"))
 _IBAN_DIGITS = {ord(c): str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 
 
@@ -86,7 +114,7 @@ def iban(value: str) -> bool:
 
     python-stdnum decides; a quick ISO 7064 mod 97-10 test on Python ints first refuses the
     many candidates that fail it for ~1/40 of stdnum's cost (it cannot accept anything)."""
-    compact = value.replace(" ", "").replace("-", "").replace(".", "").upper()
+    compact = value.translate(_IBAN_SEPARATORS).upper()
     if not 15 <= len(compact) <= 34 or not compact.isalnum() or not compact.isascii():
         return False
     if int((compact[4:] + compact[:4]).translate(_IBAN_DIGITS)) % 97 != 1:
@@ -259,6 +287,22 @@ def password(value: str) -> bool:
     if core.isalpha() and core[1:].islower():
         return False
     return _NOT_A_PASSWORD.fullmatch(core) is None
+
+
+def secret(value: str) -> bool:
+    """A secret's, a token's or an API key's value: a password's (`password`), but never a
+    count (`small_number`): `max token: 4096` names a limit, not a token."""
+    return password(value) and not small_number(value)
+
+
+#: A number of at most 7 digits, thousands grouped or not (`4096`, `128,000`, `1_000_000`).
+_SMALL_NUMBER = re.compile(r"[0-9]{1,3}(?:([,_.])[0-9]{3})?(?:\1[0-9]{3})?|[0-9]{1,7}")
+
+
+def small_number(value: str) -> bool:
+    """Is `value` a whole number of at most 7 digits (`4096`, `128,000`), as a count or a
+    limit is written? Such a number is no secret's value."""
+    return _SMALL_NUMBER.fullmatch(value.strip("\"'`")) is not None
 
 
 #: Values after a password's name that are no password: a decimal number (`pass_rate: 0.95`),

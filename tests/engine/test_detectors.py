@@ -26,6 +26,7 @@ CONTEXTS = {
     "password_confirm": ('{"new_password": "S3cret!x", "confirm": "', '"}'),
     "cli_password": ("mysql -u root -p", " mydb"),
     "uk_nhs": ("NHS number: ", ""),
+    "us_ssn_labelled": ("SSN: ", ""),
 }
 
 

@@ -307,7 +307,7 @@ def test_held_runs_give_a_whole_text_scan(text: str) -> None:
     assert find(text) == _whole_text_scan(text)
 
 
-_RUN_CHARACTERS = set("0123456789.()/+- ")
+_RUN_CHARACTERS = set("0123456789.()/+-_,: ")
 
 
 def test_digit_run_matches_lie_inside_one_run(corpus_lines: list[str]) -> None:

@@ -1,0 +1,255 @@
+"""Values typed with other separators, groupings, letters and labels, and what stays no value:
+digit groups separated by typography's dots and bullets, underscores, commas, colons or the
+braille blank; cards grouped a digit, two or three at a time; small capitals and modifier
+letters; a labelled SSN without separators; a TSV's password column; an address's `(at)` and
+`(dot)`; a count under a token's name; a tag's name as a label. Each case is checked with its
+exact released text on the request side, in a whole reply and in a reply streamed in random
+cuts (`_released`)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replyguard.engine import find
+from replyguard.engine.canon import ONE_FOR_ONE, _letter_forms
+from replyguard.engine.reply import screen_reply
+from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
+from replyguard.engine.screen import screen_text
+
+REDACT_ALL = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")
+NEVER_SAY = compile_rules(ReplyRules(never_say=["guaranteed refund"]), "en")
+
+
+def _released(text: str, rules: object = REDACT_ALL) -> str:
+    """The text as released on the request side, which a whole reply and a reply streamed
+    in random cuts must equal."""
+    turn = screen_text(text, rules, "turn").text  # type: ignore[arg-type]
+    whole, _ = screen_reply(text, rules)  # type: ignore[arg-type]
+    streams = {screen_reply(text, rules, chunks=len(text) // 3 + 2, seed=seed)[0]  # type: ignore[arg-type]
+               for seed in range(3)}
+    assert (whole, streams) == (turn, {turn})
+    return turn
+
+
+#: The separators read between a value's groups besides a space and a hyphen.
+SEPARATORS = ["\u00b7", "\u2022", "\u2027", "\u2219", "\u22c5", "\u2024", "\u2800", "_", ",",
+              ":", ".", "/"]
+
+
+@pytest.mark.parametrize("sep", SEPARATORS, ids=[f"U+{ord(s):04X}" for s in SEPARATORS])
+def test_a_card_with_any_separator_between_its_groups(sep: str) -> None:
+    text = f"Card {sep.join(['4111', '1111', '1111', '1111'])} ok."
+    assert _released(text) == "Card **** 1111 ok."
+
+
+@pytest.mark.parametrize("sep", [s for s in SEPARATORS if s != ","],
+                         ids=[f"U+{ord(s):04X}" for s in SEPARATORS if s != ","])
+def test_an_ssn_with_any_separator_but_a_comma(sep: str) -> None:
+    assert _released(f"SSN {sep.join(['123', '45', '6789'])} ok.") == "SSN ***6789 ok."
+
+
+@pytest.mark.parametrize("sep", SEPARATORS, ids=[f"U+{ord(s):04X}" for s in SEPARATORS])
+def test_an_iban_with_any_separator_between_its_groups(sep: str) -> None:
+    text = f"IBAN {sep.join(['GB82', 'WEST', '1234', '5698', '7654', '32'])} ok."
+    assert _released(text) == "IBAN GB** **** 5432 ok."
+
+
+def test_a_phone_with_bullets_reads_as_with_spaces() -> None:
+    assert _released("Call +44\u202220\u20227946\u20220123 now.") == "Call ***0123 now."
+
+
+NOT_VALUES = [
+    "We processed 1,234,567 orders last year.",
+    "The clock read 12:30:45 when it stopped.",
+    "A total of 1,234,567,890,123,456 units.",
+    "Row 101,12,4500 of the export.",
+    "Use 1_000_000 as the limit.",
+    "Catalan writes intel\u00b7ligent with a middle dot.",
+    "Card 4111\u00b71111\u00b71111\u00b71111\u00b71111 is five groups.",
+    "Card 4111_1111_1111_1112 fails the checksum.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_VALUES)
+def test_numbers_with_separators_that_are_no_value(text: str) -> None:
+    assert (find(text), _released(text)) == ([], text)
+
+
+GROUPINGS = [
+    ("Card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 ok.", "Card **** 1111 ok."),
+    ("Card 41 11 11 11 11 11 11 11 ok.", "Card **** 1111 ok."),
+    ("Card 411 111 111 111 1111 ok.", "Card **** 1111 ok."),
+    ("Card 4-1-1-1-1-1-1-1-1-1-1-1-1-1-1-1 ok.", "Card **** 1111 ok."),
+    ("Card 55 00 00 55 55 55 55 59 ok.", "Card **** 5559 ok."),
+    ("Amex 37 82 82 24 63 10 00 5 ok.", "Amex **** 0005 ok."),
+    ("Card 4\u20221\u20221\u20221\u20221\u20221\u20221\u20221\u20221\u20221\u20221\u20221\u2022"
+     "1\u20221\u20221\u20221 ok.", "Card **** 1111 ok."),
+    ("Card 41\n11 11 11 11 11 11 11 ok.", "Card **** 1111 ok."),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), GROUPINGS)
+def test_a_card_in_groups_of_one_two_or_three(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+NOT_CARDS = [
+    "Call 01 23 45 67 89 for the front desk.",
+    "Steps 1 2 3 4 5 6 7 8 9 10 11 12 13 are done.",
+    "The numbers 4 8 15 16 23 42 came up.",
+    "Card 41 11 11 11 11 11 11 12 fails the checksum.",
+    "Pairs 99 11 11 11 11 11 11 11 start with no issuer's prefix.",
+    "Digits 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 run on.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_CARDS)
+def test_lists_of_small_numbers_are_no_card(text: str) -> None:
+    assert (find(text), _released(text)) == ([], text)
+
+
+LETTERS = [
+    ("Mail \u1d0a\u1d00\u0274\u1d07@example.com ok.", "Mail \u1d0a***@example.com ok."),
+    ("Mail jane@\u1d07x\u1d00\u1d0d\u1d18\u029f\u1d07.com ok.",
+     "Mail j***@\u1d07x\u1d00\u1d0d\u1d18\u029f\u1d07.com ok."),
+    ("Mail \u02b2\u1d43\u207f\u1d49@example.com ok.", "Mail \u02b2***@example.com ok."),
+    ("Key s\u1d0b-proj-4fJk29sLqPz8XvTn7mWbQ1cD ok.", "Key ****Q1cD ok."),
+    ("\u1d18\u1d00ss\u1d21\u1d0f\u0280\u1d05: S3cret!x",
+     "\u1d18\u1d00ss\u1d21\u1d0f\u0280\u1d05: ****"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), LETTERS)
+def test_small_capitals_and_modifier_letters_read_as_their_letter(text: str, released: str
+                                                                   ) -> None:
+    assert _released(text) == released
+
+
+def test_letter_forms_fold_letters_to_ascii_letters_only() -> None:
+    forms = _letter_forms()
+    wrong = {chr(code): letter for code, letter in forms.items()
+             if chr(code).isascii() or not unicodedata.category(chr(code)).startswith("L")
+             or not (letter.isascii() and letter.isalpha() and len(letter) == 1)}
+    changed_ascii = {chr(code): ONE_FOR_ONE[code] for code in range(128)
+                     if code in ONE_FOR_ONE and ONE_FOR_ONE[code] not in " \n"}
+    digits = {c for c, letter in ONE_FOR_ONE.items() if letter.isdigit() and chr(c).isalpha()}
+    assert (wrong, changed_ascii, digits, len(forms) > 60) == ({}, {}, set(), True)
+
+
+LABELLED_SSN = [
+    ("SSN: 123456789", "SSN: ***6789"),
+    ("Your social security number 123456789 is on file.",
+     "Your social security number ***6789 is on file."),
+    ('{"ssn": "123456789"}', '{"ssn": "***6789"}'),
+    ("SSN #123456789.", "SSN #***6789."),
+    ("SSN: 666123456", "SSN: 666123456"),
+    ("SSN: 912345678", "SSN: 912345678"),
+    ("Order 123456789 has shipped.", "Order 123456789 has shipped."),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), LABELLED_SSN)
+def test_a_labelled_ssn_without_separators(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+COLUMNS = [
+    ("user\tpassword\trole\nalice\thunter2!x\tadmin",
+     "user\tpassword\trole\nalice\t****\tadmin"),
+    ("Accounts:\nuser\tpassword\trole\tteam\nalice\thunter2!x\tadmin\tops\n"
+     "bob\tQz7xK2mP9w\tuser\tsales\n",
+     "Accounts:\nuser\tpassword\trole\tteam\nalice\t****\tadmin\tops\nbob\t****\tuser\tsales\n"),
+    ("user,password,role\nalice,hunter2!x,admin", "user,password,role\nalice,****,admin"),
+    ("| user | password | role |\n|---|---|---|\n| alice | hunter2!x | admin |",
+     "| user | password | role |\n|---|---|---|\n| alice | **** | admin |"),
+    ("name\tscore\trole\nalice\tHunter22\tadmin", "name\tscore\trole\nalice\tHunter22\tadmin"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), COLUMNS)
+def test_a_password_column_of_a_table_of_any_width(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+ADDRESSES = [
+    ("Mail jane(at)example(dot)com ok.", "Mail j***@example.com ok."),
+    ("Mail jane [at] example [dot] com ok.", "Mail j***@example.com ok."),
+    ("Mail JANE{AT}EXAMPLE{DOT}CO{DOT}UK ok.", "Mail J***@EXAMPLE.CO.UK ok."),
+    ("Mail jane.doe (at) example.com ok.", "Mail j***@example.com ok."),
+    ("Write to support at example dot com ok.", "Write to support at example dot com ok."),
+    ("We meet (at) noon, see you.", "We meet (at) noon, see you."),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), ADDRESSES)
+def test_an_address_with_at_and_dot_in_brackets(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+COUNTS = [
+    ("Set max token: 4096 for long replies.", "Set max token: 4096 for long replies."),
+    ("token: 128,000", "token: 128,000"),
+    ("Limits:\nmax token: 4096\n", "Limits:\nmax token: 4096\n"),
+    ("| model | max token |\n|---|---|\n| gpt | 4096 |",
+     "| model | max token |\n|---|---|\n| gpt | 4096 |"),
+    ("token: Qz7xK2mP9w", "token: ****"),
+    ("password: 4096", "password: ****"),
+    ("| user | password |\n|---|---|\n| bob | 40961 |",
+     "| user | password |\n|---|---|\n| bob | **** |"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), COUNTS)
+def test_a_count_is_no_token(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+PHONES = compile_rules(ReplyRules(personal_data={"phone": "redact"}), "en")
+TAGS = [
+    ("<order> 2025550143 has shipped.", "<order> 2025550143 has shipped."),
+    ("<order>2025550143</order>", "<order>2025550143</order>"),
+    ("<phone> 2025550143", "<phone> ***0143"),
+    ("Call <phone>2025550143</phone> now.", "Call <phone>***0143</phone> now."),
+    ("Card 4111 <x>1111</x> 1111 1111 ok.", "Card **** 1111 ok."),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), TAGS)
+def test_a_tag_of_no_html_element_reads_as_a_label(text: str, released: str) -> None:
+    rules = REDACT_ALL if "Card" in text else PHONES
+    assert _released(text, rules) == released
+
+
+REMOVED_LAST = [
+    ("Thanks. You get a guaranteed refund.", "Thanks."),
+    ("Thanks. You get a guaranteed refund.\n", "Thanks."),
+    ("Thanks!  You get a guaranteed refund.  ", "Thanks!"),
+    ("Thanks.\n\nYou get a guaranteed refund.\n\n", "Thanks."),
+    ("Hi. You get a guaranteed refund. Bye.", "Hi. Bye."),
+    ("You get a guaranteed refund. Thanks.", "Thanks."),
+    ("Thanks.\n", "Thanks.\n"),
+    ("Thanks. Bye. ", "Thanks. Bye. "),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), REMOVED_LAST)
+def test_a_removed_last_sentence_leaves_no_space_behind(text: str, released: str) -> None:
+    whole, _ = screen_reply(text, NEVER_SAY)
+    streams = {screen_reply(text, NEVER_SAY, chunks=len(text) // 3 + 2, seed=seed)[0]
+               for seed in range(5)}
+    assert (whole, streams) == (released, {released})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["Thanks. ", "You get a guaranteed refund. ", "Bye.\n\n",
+                                 "A guaranteed refund is yours.\n", "Ok!  "]), max_size=6),
+       st.integers(0, 1000))
+def test_removed_sentences_stream_as_they_read_whole(parts: list[str], seed: int) -> None:
+    text = "".join(parts)
+    whole, _ = screen_reply(text, NEVER_SAY)
+    assert screen_reply(text, NEVER_SAY, chunks=7, seed=seed)[0] == whole
+    assert whole == whole.rstrip() or text.rstrip().endswith(("Thanks.", "Bye.", "Ok!"))
