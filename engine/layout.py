@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from replyguard.engine.validators import small_number
 
 #: A name that names a password or a secret (a table's column, a heading, a label line).
-LABEL = (r"(?i:pass(?:word|wd|phrase|wort)?|pwd?|senha|contrase(?:\u00f1|n)a|mot de passe"
-         r"|secret|token|api[_ -]?key)")
+LABEL = (r"(?i:pass(?:word|wd|phrase|wort|code)?|pwd?|senha|contrase(?:\u00f1|n)a|mot de passe"
+         r"|kennwort|wachtwoord|secret|token|api[_ -]?key"
+         r"|\u043f\u0430\u0440\u043e\u043b\u044c|\u30d1\u30b9\u30ef\u30fc\u30c9|\u5bc6[\u7801\u78bc]"
+         r"|\ube44\ubc00\ubc88\ud638|\u6697\u8a3c\u756a\u53f7|\u53e3\u4ee4)")
 #: A password's own names, not a secret's or a token's (a count is no value under those).
 PASSWORD_NAME = re.compile(r"(?i:pass|pw|senha|contrase|mot de passe)")
 #: A header cell naming a password: the name, after a word or two (`new password`,
@@ -24,7 +26,8 @@ _HEADER_CELL = re.compile(
 #: Where a header may name a password: the name as a word of its own (not `passport`).
 _NAMED = re.compile(r"(?<![A-Za-z0-9])" + LABEL + r"(?![A-Za-z])")
 #: How each of `LABEL`'s names starts, in lower case (`_next_named`).
-_STEMS = ("pass", "pw", "senha", "contrase", "mot de passe", "secret", "token", "api")
+_STEMS = ("pass", "pw", "senha", "contrase", "mot de passe", "kennwort", "wachtwoord", "secret",
+          "token", "api")
 #: A table's separator line (`|---|:--:|`).
 _SEPARATOR = re.compile(r"[ \t|:-]*-[ \t|:-]*")
 #: A cell's value: one word, no space inside (a sentence in a cell is no password).
