@@ -104,10 +104,10 @@ _END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)"
 #: armor: base64 lines, armor headers such as `Comment: Alice <alice@example.com>`, the `=`
 #: checksum), however the block is quoted in a reply (line breaks written as `\\n` in JSON,
 #: prefixes of quoted, commented or listed lines, backticks, `<br>`, brackets): any character
-#: but the start of a `-----` line. A block with no END line runs to the end of the text.
-KEY_BODY = r"(?:[^-]|-(?!----))"
+#: but the start of a `----` line. A block with no END line runs to the end of the text.
+KEY_BODY = r"(?:[^-]|-(?!---))"
 #: The END line of a private key block (PEM or OpenPGP).
-KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+KEY_END = r"-{4,5}(?i:END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-{4,5}"
 #: What a key block's body starts with, after the line breaks, quoting and markup between it
 #: and the BEGIN line: a base64 line (16 characters, or fewer and its end), an armor header
 #: (`Version: `), the `=` checksum, or the END line; or the end of the text read after a
@@ -116,10 +116,10 @@ KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 #: value by itself: its mask covers that line only.
 KEY_BODY_START = (r"(?=(?:\\[nr]|<[Bb][Rr][ /]{0,2}>|[^A-Za-z0-9+/=]){0,16}"
                   r"(?:[A-Za-z0-9+/=]{16}|[A-Za-z0-9+/=]{1,15}(?:\r?\n|\\[nr]|<[Bb][Rr])"
-                  r"|[A-Za-z][A-Za-z-]{1,30}: |-----END)"
+                  r"|[A-Za-z][A-Za-z-]{1,30}: |-{4,5}(?i:END))"
                   r"|\s*[^\sA-Za-z0-9+/=][^A-Za-z0-9+/=]{0,15}\Z)")
-#: The BEGIN line of a private key block.
-KEY_BEGIN = r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+#: The BEGIN line of a private key block (in any case, with four dashes or five).
+KEY_BEGIN = r"-{4,5}(?i:BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-{4,5}"
 #: The BEGIN line of a private key block, and its body when one follows.
 _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?"
 
@@ -269,7 +269,8 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             _KEY_BLOCK + r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}" + KEY_END
         ),
-        keywords=("PRIVATE KEY",),
+        keywords=("private key",),
+        keywords_in="lower",
         validate=None,
         mask=masks.private_key,
         priority=0,

@@ -476,7 +476,7 @@ class ReplyScreen:
         assert self._rest is not None
         rest = self._rest.match(sentence)
         assert rest is not None  # a rest matches the empty string
-        if rest.end() < len(sentence) or rest.group().endswith("-----"):
+        if rest.end() < len(sentence) or rest.group().endswith("----"):
             self._rest = None  # (the value ends in this piece)
         elif self._rest is _BODY_REST and not rest.group().isspace():
             self._rest = _RESTS["private_key"]  # (the body has started: all of it goes)

@@ -236,3 +236,42 @@ def test_a_header_governs_every_row_past_the_sentence_cap(text: str, screened: s
         out.add("".join(screen.feed(text[a:a + step]) for a in range(0, len(text), step))
                 + screen.finish())
     assert out == {screened}
+
+
+_JWT_WRAPPED = ("eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9.\neyJzdWIiOiAiMTIzNDU2Nzg5MCIsICJuYW1l"
+                "IjogIkphbmUifQ.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+_PEM_BODY = "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4"
+
+KEYS = [
+    # a key's body starting or ending with `_` (no emphasis: nothing pairs with it)
+    ("Use glpat-AbCdEf1234567890xYz_ now.", "Use glpat-****xYz_ now."),
+    ("Use glpat-_bCdEf1234567890xYzQ now.", "Use glpat-****xYzQ now."),
+    ("Use AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6_ now.", "Use AIza****5p6_ now."),
+    # emphasis inside a key, pairing with the token's edge
+    ("Here **AKIA**IOSFODNN7EXAMPLE ok.", "Here **AKIA****MPLE ok."),
+    ("Here ghp_**1234567890abcdefghijABCDEFGHIJ123456** ok.", "Here ghp_****3456** ok."),
+    # wrapped over a line break
+    ("Use AKIAIOSFOD\nNN7EXAMPLE to log in.", "Use AKIA****MPLE to log in."),
+    (f"Use {_JWT_WRAPPED} to log in.", "Use eyJ****.****.**** to log in."),
+    # look-alike letters in a prefix: a Cyrillic к, a Roman numeral Ⅰ
+    ("Here s\u043a-proj-4fJk29sLqPz8XvTn7mWbQ1cD ok.", "Here ****Q1cD ok."),
+    ("Here AK\u2160AIOSFODNN7EXAMPLE ok.", "Here AK\u2160A****MPLE ok."),
+    # a key block's lines in lower case, or with four dashes
+    (f"Key:\n-----begin rsa private key-----\n{_PEM_BODY}\n-----end rsa private key-----\nOk.",
+     "Key:\n[RSA PRIVATE KEY ****]\nOk."),
+    (f"Key:\n----BEGIN RSA PRIVATE KEY----\n{_PEM_BODY}\n----END RSA PRIVATE KEY----\nOk.",
+     "Key:\n[RSA PRIVATE KEY ****]\nOk."),
+]
+
+
+@pytest.mark.parametrize(("text", "screened"), KEYS, ids=range(len(KEYS)))
+def test_keys_typed_with_marks_wraps_or_look_alikes_are_masked(text: str, screened: str) -> None:
+    assert _every_way(text) == {screened}
+
+
+@pytest.mark.parametrize("text", [
+    "4111**1111**1111**1111", "a **bold**word here", "my_**var**", "snake_case_ and _x",
+    "the _italic_ word", "-----BEGIN PUBLIC KEY-----",
+])
+def test_marks_inside_words_stay_as_written(text: str) -> None:
+    assert (_every_way(text), find(text)) == ({text}, [])
