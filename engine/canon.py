@@ -339,9 +339,9 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         "|(?P<dash>\u2014(?<=[0-9]\u2014)(?=[0-9]))"
         rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
         rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9])))"
-        rf"|(?P<obfuscated>[ ](?<=[A-Za-z0-9] )(?={_OBFUSCATED}){_OBFUSCATED}[ ]?(?=[A-Za-z0-9])"
-        r"|(?:\((?<=[A-Za-z0-9]\()(?i:at|dot)\)|\[(?<=[A-Za-z0-9]\[)(?i:at|dot)\]"
-        r"|\{(?<=[A-Za-z0-9]\{)(?i:at|dot)\})[ ]?(?=[A-Za-z0-9]))"
+        r"|(?P<obfuscated>(?:\((?:(?<=[A-Za-z0-9]\()|(?<=[A-Za-z0-9] \())(?i:at|dot)\)"
+        r"|\[(?:(?<=[A-Za-z0-9]\[)|(?<=[A-Za-z0-9] \[))(?i:at|dot)\]"
+        r"|\{(?:(?<=[A-Za-z0-9]\{)|(?<=[A-Za-z0-9] \{))(?i:at|dot)\})[ ]?(?=[A-Za-z0-9]))"
     )
 
 
@@ -713,8 +713,15 @@ def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool,
                 edits.append((start, end, written))
                 joined = joined or (kind == "gap" and join and _joins(written, one, start, end))
         else:
+            if kind == "obfuscated":  # (a space before `(at)` goes with it)
+                start -= _space_before(one, start, edits)
             edits.extend(_edit(kind, match.group(), text, one, start, end))
     return edits, joined
+
+
+def _space_before(one: str, start: int, edits: list[Edit]) -> int:
+    """1 when a space no edit holds stands before `one[start]`, else 0."""
+    return int(one[start - 1] == " " and (not edits or edits[-1][1] < start))
 
 
 def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
@@ -796,18 +803,21 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
     return space
 
 
+#: What a number starts with (`_label_names`).
+_NUMBER_STARTS = frozenset("0123456789+(")
 #: The name of a tag of no HTML element (`<order>`, `</my-id>`): `_label_names`.
 _UNKNOWN_NAME = re.compile(
     rf"</?(?!{_alternation(_TAG_NAMES)}[ \t\n/>])({_NAME})[ \t\n]*/?>")
 
 
 def _label_names(gap: str, one: str, start: int, end: int) -> str:
-    """The names of the tags of no HTML element in a gap, as words (`<order>` as `order`):
-    angle-bracketed words label the value they hold or stand before in XML-like data, as a
-    word before it does (`<order> 2025550143` is an order's number, no phone). Not between
-    two digits (`4111 <x>1111</x> 1111 1111`: one number)."""
-    if "<" not in gap or (0 < start and end < len(one) and one[start - 1].isdigit()
-                          and one[end].isdigit()):
+    """The names of the tags of no HTML element in a gap before a number, as words (`<order>`
+    as `order`): angle-bracketed words label the number they hold or stand before in
+    XML-like data, as a word before it does (`<order> 2025550143` is an order's number, no
+    phone). Not between two digits (`4111 <x>1111</x> 1111 1111`: one number), nor before
+    anything else (`password: <your-password>` is a placeholder, no value)."""
+    if ("<" not in gap or end == len(one) or one[end] not in _NUMBER_STARTS
+            or (0 < start and one[start - 1].isdigit())):
         return ""
     return " ".join(m.group(1) for m in _UNKNOWN_NAME.finditer(gap))
 

@@ -768,10 +768,11 @@ DETECTORS: tuple[Detector, ...] = (
         # space or a hyphen; the view reads the others as one): a digit each (`4 1 1 1 …`),
         # pairs (`41 11 11 …`) or threes (`411 111 111 111 1111`), the last group shorter or
         # longer; 13 to 19 digits in all, an issuer's prefix for that length, Luhn holding.
+        # (Five groups at least: four separators, `engine.tuning.many_groups`.)
         regex=re.compile(
             _START_NUM + r"(?:(?P<s1>[ -])\d(?:(?P=s1)\d){11,17}(?!(?P=s1)\d)"
             r"|\d(?P<s2>[ -])\d\d(?:(?P=s2)\d\d){4,7}(?:(?P=s2)\d{1,3})?(?!(?P=s2)\d)"
-            r"|\d\d(?P<s3>[ -])\d{3}(?:(?P=s3)\d{3}){2,4}(?:(?P=s3)\d{1,4})?(?!(?P=s3)\d))"
+            r"|\d\d(?P<s3>[ -])\d{3}(?:(?P=s3)\d{3}){2,4}(?P=s3)\d{1,4}(?!(?P=s3)\d))"
             r"(?![\w@])"
         ),
         keywords=(),

@@ -96,6 +96,20 @@ ADVERSARIAL = {
     "comment starts": _repeat("<!--"),
     "numeric reference starts": _repeat("&#"),
     "ampersands": _repeat("&"),
+    "digits between middle dots": _repeat("4111\u00b7"),
+    "digits between underscores": _repeat("4111_"),
+    "digits between commas": _repeat("1,"),
+    "digits between colons": _repeat("12:"),
+    "single digits and hyphens": _repeat("4-"),
+    "pairs of digits": _repeat("41 "),
+    "threes of digits": _repeat("411 "),
+    "labelled nine digits": _repeat("SSN: 123456789 "),
+    "addresses in brackets": _repeat("a(at)b(dot)"),
+    "spaced at in brackets": _repeat("a [at] "),
+    "unknown tags before numbers": _repeat("<order> 1 "),
+    "tab-separated password headers": _repeat("user\tpassword\n"),
+    "small capitals": _repeat("\u1d0a\u1d00@"),
+    "counts after tokens": _repeat("max token: 4096 "),
 }
 
 

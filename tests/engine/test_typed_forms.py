@@ -110,9 +110,11 @@ def test_what_is_no_value_comes_back_unchanged(text: str) -> None:
 
 def test_a_tag_of_no_html_name_is_read_both_ways() -> None:
     """A tag that names no HTML element is read as one (a value inside it is found) and as
-    written (a value it labels is found): where the two disagree, the value is masked."""
+    written (a value it labels is found): where the two disagree, the value is masked. Before
+    a number, its name reads as a label word (`order 2025550143`: no phone)."""
     assert _released("<password>S3cret!Pw9</password>") == "<password>****</password>"
-    assert _released("<order> 2025550143") == "<order> ***0143"
+    assert _released("<order> 2025550143") == "<order> 2025550143"
+    assert _released("<phone> 2025550143") == "<phone> ***0143"
 
 
 def test_a_wrapped_key_takes_no_word_of_the_next_line() -> None:
