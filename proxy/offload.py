@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -39,7 +40,9 @@ JSON_OFFLOAD_CHARS = 2_048
 #: this 2-core machine, so 2 KB holds the loop at most ~37 ms (16 KB held it 290 ms).
 STREAM_OFFLOAD_CHARS = 2_048
 #: Jobs waiting for the worker at most; beyond it a request is refused (503, `overloaded`)
-#: rather than queued without bound.
+#: rather than queued without bound. A stream under way waits for room instead (`run(wait=
+#: True)`): refused, it could only be cut off; it has one job at a time, and the streams are
+#: as many as the upstream pool lets through.
 MAX_WAITING = 32
 
 #: The interpreter's switch interval while a worker exists (`sys.setswitchinterval`).
@@ -74,39 +77,68 @@ class Offload:
         self._max_waiting = max_waiting
         self._waiting = 0
         self._pool: ThreadPoolExecutor | None = None
+        #: Jobs (of streams under way) waiting for room, first in line first.
+        self._room: deque[asyncio.Future[None]] = deque()
         #: The screening processes (`process` jobs).
         self.processes = ScreenPool(processes)
 
     async def run(self, size: int, fn: Callable[..., T], *args: Any,
-                  threshold: int | None = None, process: bool = False) -> T:
+                  threshold: int | None = None, process: bool = False,
+                  wait: bool = False) -> T:
         """`fn(*args)`, here when `size` is under `threshold` (default: the offload's own),
         else in a screening process when `process` (`fn` and `args` picklable; what `fn`
-        changes in place is not seen here), else in the worker thread. Raises Overloaded
-        when too many jobs are waiting, WorkerLost when the screening process stopped
-        before it answered."""
+        changes in place is not seen here), else in the worker thread. When too many jobs
+        are waiting, raises Overloaded, or with `wait` (a stream under way, which a refusal
+        would cut off) waits for room first. Raises WorkerLost when the screening process
+        stopped before it answered."""
         if size < (self.threshold if threshold is None else threshold):
             return fn(*args)
-        if self._waiting >= self._max_waiting:
+        await self._admit(wait)  # counted in `_waiting` from here
+        try:
+            if process:
+                return await self.processes.run(fn, args)
+            return await asyncio.get_running_loop().run_in_executor(
+                self._thread(), partial(fn, *args))
+        finally:
+            self._waiting -= 1
+            self._wake()
+
+    async def _admit(self, wait: bool) -> None:
+        """Count a job in among those waiting; when too many wait (or others wait for room),
+        raise Overloaded, or with `wait` wait for room first, first come first served."""
+        if self._waiting < self._max_waiting and not self._room:
+            self._waiting += 1
+            return
+        if not wait:
             if self._refused is not None:
                 self._refused()
             raise Overloaded()
-        if process:
+        room = asyncio.get_running_loop().create_future()
+        self._room.append(room)
+        try:
+            await room  # set by `_wake` when a job ended and left room
             self._waiting += 1
-            try:
-                return await self.processes.run(fn, args)
-            finally:
-                self._waiting -= 1
+        finally:  # (cancelled, the client gone: the turn passes on)
+            self._room.remove(room)
+            self._wake()
+
+    @property
+    def waiting_for_room(self) -> int:
+        """Jobs of streams under way waiting for room (`run(wait=True)`)."""
+        return len(self._room)
+
+    def _wake(self) -> None:
+        """Let the first job waiting for room try again, if there is room."""
+        if self._room and self._waiting < self._max_waiting and not self._room[0].done():
+            self._room[0].set_result(None)
+
+    def _thread(self) -> ThreadPoolExecutor:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="replyguard-screen")
             # The loop waits for the interpreter at most this long while the worker screens
             # (Python's default is 5 ms: each step of an answer to another client waited that).
             sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_S))
-        self._waiting += 1
-        try:
-            return await asyncio.get_running_loop().run_in_executor(
-                self._pool, partial(fn, *args))
-        finally:
-            self._waiting -= 1
+        return self._pool
 
     def close(self) -> None:
         """Stop the worker thread once its job is done (jobs not started are cancelled) and

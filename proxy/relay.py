@@ -175,7 +175,9 @@ async def _screened(events: list[Any], screen: StreamAdapter, out: _Out,
     work between two batches once `_SLICE_S` has passed (a network read can hold thousands
     of small events). A batch whose events, with what the screens hold (`StreamAdapter.held`:
     a JSON reply held whole, choices' tails a finish releases), come to a long text is
-    screened in `offload`'s worker thread, its chunks handed to `out` back on the loop."""
+    screened in `offload`'s worker thread, its chunks handed to `out` back on the loop; when
+    too many jobs wait for it, the batch waits its turn (and the upstream read with it): the
+    stream is under way, and a refusal would cut it off."""
     threshold = min(offload.threshold, STREAM_OFFLOAD_CHARS) if offload is not None else 1 << 62
     started = time.perf_counter()
     for batch, size in _batches(events, threshold):
@@ -189,7 +191,7 @@ async def _screened(events: list[Any], screen: StreamAdapter, out: _Out,
         items: list[Item] = []
         try:
             if await offload.run(size + screen.held, _handle, batch, screen, items,
-                                 threshold=threshold):
+                                 threshold=threshold, wait=True):
                 return True
         finally:
             out.extend(items)  # (what was screened before a fault is still sent, as on the loop)

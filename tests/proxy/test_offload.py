@@ -22,7 +22,13 @@ import replyguard.proxy.guardrails as guardrails
 import replyguard.proxy.relay as relay
 import replyguard.proxy.request_side as request_side
 from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
-from replyguard.proxy.offload import OFFLOAD_CHARS, STREAM_OFFLOAD_CHARS, Offload, Overloaded
+from replyguard.proxy.offload import (
+    MAX_WAITING,
+    OFFLOAD_CHARS,
+    STREAM_OFFLOAD_CHARS,
+    Offload,
+    Overloaded,
+)
 from replyguard.proxy.screen_pool import WorkerLost
 from replyguard.proxy.state import GUARDRAILS, OFFLOAD
 from tests.proxy.conftest import StartUpstream, streamed_text, user
@@ -238,6 +244,54 @@ async def test_more_long_texts_than_the_worker_can_queue_are_refused() -> None:
     gate.open()
     assert await first == "done"
     offload.close()
+
+
+async def test_jobs_that_wait_for_room_run_in_turn_and_a_cancelled_one_passes_its_turn(
+        ) -> None:
+    offload = Offload(threshold=1, max_waiting=1)
+    gate = Gate(lambda name: name)
+    first = asyncio.create_task(offload.run(5, gate, "first"))
+    await _entered(gate)
+    ran: list[str] = []
+    gone, second, third = (asyncio.create_task(offload.run(5, ran.append, name, wait=True))
+                           for name in ("gone", "second", "third"))
+    while offload.waiting_for_room < 3:
+        await asyncio.sleep(0)
+    with pytest.raises(Overloaded):  # a job that cannot wait is refused, as before
+        await offload.run(5, len, "x")
+    gone.cancel()
+    gate.open()
+    assert await first == "first"
+    await asyncio.gather(second, third)
+    assert (ran, gone.cancelled(), offload.waiting_for_room) == (["second", "third"], True, 0)
+    offload.close()
+
+
+async def test_a_stream_waits_for_the_worker_rather_than_being_cut_off(
+        stack: StartUpstream) -> None:
+    """With every place in the worker's line taken, a stream's long batch waits for one
+    (and its upstream read with it) and the stream ends whole: refusing it would cut off a
+    reply under way with an `overloaded` error event."""
+    long = "Thanks for waiting. " * (STREAM_OFFLOAD_CHARS // 20 + 8) + f"My card is {CARD}."
+    s = await stack(ScriptedUpstream(lambda _m: Reply(long, chunk_chars=len(long))))
+    offload = s.app[OFFLOAD]
+    gate = Gate(lambda: None)
+    busy = [asyncio.create_task(offload.run(5, gate, threshold=1)) for _ in range(MAX_WAITING)]
+    await _entered(gate)
+
+    async def stream() -> bytes:
+        async with s.client.post("/v1/chat/completions", json=user("hi", stream=True)) as resp:
+            return await resp.read()
+
+    task = asyncio.create_task(stream())
+    while offload.waiting_for_room == 0:
+        assert not task.done()
+        await asyncio.sleep(0.01)
+    gate.open()
+    await asyncio.gather(*busy)
+    raw = await task
+    assert streamed_text(raw) == long.replace(CARD, "**** 1111")
+    assert b"event: error" not in raw and raw.endswith(b"data: [DONE]\n\n")
 
 
 async def test_a_long_turn_is_read_by_the_injection_patterns_in_a_screening_process(
