@@ -979,43 +979,39 @@ def _inner_stars(one: str, start: int, end: int) -> int | None:
     return None
 
 
-#: How far along its line a run of `_` looks for the run that pairs with it (`_closed`).
+#: How far a run of `_` looks for the run that pairs with it, within its paragraph (`_closed`).
 _PAIR_REACH = 256
+#: A run of 1-4 `_` closing a word (after a character that is no space, before none of a
+#: word) and opening one (after none of a word, before a character that is no space), by
+#: its length (`_closed`, `_opened`).
+_WORD = "0-9A-Za-z\u00c0-\u024f\u0370-\u052f"  # (letters of scripts written with spaces)
+_CLOSING = {n: re.compile(rf"(?<=[^\s_])_{{{n}}}(?![{_WORD}_])") for n in range(1, 5)}
+_OPENING = {n: re.compile(rf"(?<![{_WORD}_])_{{{n}}}(?=[^\s_])") for n in range(1, 5)}
 
 
 def _closed(one: str, start: int, end: int) -> bool:
-    """Is the run of `_` opening a word at `one[start:end]` closed later on its line (the
+    """Is the run of `_` opening a word at `one[start:end]` closed later in its paragraph (the
     same run after a character that is no space, before none of a word), as emphasis is?
-    An unpaired one is part of a token (`glpat-_bCdEf…`, a key's body starting with `_`)."""
-    run = one[start:end]
+    An unpaired one is part of a token (`glpat-_bCdEf…`, a key's body starting with `_`).
+    (One search of at most `_PAIR_REACH` characters: linear in the text.)"""
+    closing = _CLOSING.get(end - start)
+    if closing is None:
+        return True
     stop = min(len(one), end + _PAIR_REACH)
-    at = one.find(run, end, stop)
-    while at != -1:
-        if "\n" in one[end:at]:
-            return False
-        later = at + len(run)
-        if not one[at - 1].isspace() and not (later < len(one) and _in_word(one[later])):
-            return True
-        at = one.find(run, later, stop)
-    return False
+    blank = one.find("\n\n", end, stop)
+    return closing.search(one, end, stop if blank == -1 else blank) is not None
 
 
 def _opened(one: str, start: int, end: int) -> bool:
-    """Is the run of `_` closing a word at `one[start:end]` opened earlier on its line (the
+    """Is the run of `_` closing a word at `one[start:end]` opened earlier in its paragraph (the
     same run after none of a word, before a character that is no space)? An unpaired one
     ends a token (`glpat-…xYz_`)."""
-    run = one[start:end]
+    opening = _OPENING.get(end - start)
+    if opening is None:
+        return True
     floor = max(0, start - _PAIR_REACH)
-    at = one.rfind(run, floor, start)
-    while at != -1:
-        if "\n" in one[at:start]:
-            return False
-        later = at + len(run)
-        if (at == 0 or not _in_word(one[at - 1])) and (
-                later < len(one) and not one[later].isspace()):
-            return True
-        at = one.rfind(run, floor, at)
-    return False
+    floor = max(floor, one.rfind("\n\n", floor, start) + 1)
+    return opening.search(one, floor, start) is not None
 
 
 def _a_mask(one: str, start: int, end: int) -> bool:
