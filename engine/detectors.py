@@ -132,7 +132,7 @@ _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END +
 #: two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`) and the braille blank as a space (`engine.canon`).
 GROUP_PUNCTUATION = "./_,:"
 _GROUP_PUNCT = "[" + GROUP_PUNCTUATION + "]"
-_SSN_PUNCT = "[./_:]"
+_SSN_PUNCT = "./_:"
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
@@ -795,7 +795,7 @@ DETECTORS: tuple[Detector, ...] = (
         # kind of separator (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
-            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ -]|" + _GROUP_PUNCT + r")[A-Za-z0-9]{4}"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ " + GROUP_PUNCTUATION + r"-])[A-Za-z0-9]{4}"
             r"(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
             r"(?:(?P=gs)[A-Za-z0-9]{1,3})?)(?![\w])(?!-[A-Za-z0-9])"
         ),
@@ -825,7 +825,7 @@ DETECTORS: tuple[Detector, ...] = (
         id="us_ssn",
         category="national_id",
         # Not glued by `-` to more of a longer id (`SKU 123-45-6789-XL`).
-        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- ]|" + _SSN_PUNCT + r"| - )\d\d(?P=s)\d{4}"
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r"]| - )\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
         keywords=(),
         validate=validators.us_ssn,

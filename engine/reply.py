@@ -223,8 +223,6 @@ class ReplyScreen:
         #: the next pieces: what matches it there is not released.
         self._rest: re.Pattern[str] | None = None
         self._label = ""  # the end of the last piece, when it names a password (`_values`)
-        self._gap = ""  # the whitespace after the last kept piece, not yet released (`_emit`)
-        self._kept_last = True  # whether the last sentence screened was kept (or none was)
         self._hold: list[str] = []  # deltas not yet given to the segmenter (the delta gate)
         # How many more characters may be held: what keeps the held text under `_HOLD_MAX` and
         # the unreleased text under the cap (a forced split is the segmenter's); 0 while a
@@ -310,10 +308,6 @@ class ReplyScreen:
         try:
             out = self._emit(self._pieces(self._take("")))
             out += self._emit(self._segmenter.flush())
-            if self._buffer_whole:
-                self._held += self._tail()
-            else:
-                out += self._tail()
             self._close()
             if self._buffer_whole:
                 exact = self._exact_cited()
@@ -349,44 +343,22 @@ class ReplyScreen:
         return pieces
 
     def _emit(self, sentences: Sequence[str]) -> list[Piece]:
-        """The screened pieces of `sentences`. A piece's trailing whitespace is held until
-        the next sentence is kept (it then leads that piece), so that a reply whose last
-        sentences are removed ends where the last kept one does, with no space after it;
-        a removed sentence takes its own whitespace with it (`_tail` ends the reply)."""
         out = []
         for sentence in sentences:
             screened = self.screen_sentence(sentence)
-            body = screened.rstrip()
-            if not body:  # (removed, or whitespace alone: held with the gap if that is kept)
-                if screened and self._kept_last:
-                    self._gap += screened
-                self._kept_last = self._kept_last and bool(screened)
-                continue
-            self._kept_last = True
-            text = self._gap + body if self._gap else body
-            self._gap = screened[len(body):]
-            out.append(Piece(text, self._product))
-            if not self._buffer_whole:
-                self._note_said(screened)  # right away: it reuses the sentence's words
-                self._last_char = text[-1]
+            if screened:
+                out.append(Piece(screened, self._product))
+                if not self._buffer_whole:
+                    self._note_said(screened)  # right away: it reuses the sentence's words
         if self._buffer_whole:
             self._held += out
             return []
         return out
 
-    def _tail(self) -> list[Piece]:
-        """The whitespace after the reply's last sentence, as it was written, when that
-        sentence is kept; nothing when it was removed (`Thanks. ` + a removed sentence is
-        `Thanks.`)."""
-        gap, self._gap = self._gap, ""
-        if not gap or not self._kept_last:
-            return []
-        self._last_char = gap[-1]
-        return [Piece(gap, False)]
-
     def _note_said(self, piece: str) -> None:
         """Remember of one released piece what the `must_accompany` check needs: an add said
         inside it, or across its start (the window keeps enough of what came before)."""
+        self._last_char = piece[-1]
         if not self._window_max:
             return
         known, folded = self._words

@@ -239,7 +239,7 @@ CASES = [
     _en("second-claim-kept", "I've refunded 15.00 pounds. The refund is on its way.", DONE,
         EN_DONE + " The refund is on its way.", VALUE),
     _en("same-product-once", "I've refunded it. The refund has been issued.", NONE,
-        EN_NOT, {"reply_assertion_refused": 2}),
+        EN_NOT + " ", {"reply_assertion_refused": 2}),
     # built-in sentences: no phrasing, or a placeholder the call does not fill
     _en("builtin-not-done", "I've cancelled order 4412.", NONE,
         "I haven't done that: no cancel order action was carried out.", REFUSED),

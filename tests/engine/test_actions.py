@@ -66,11 +66,9 @@ def test_pieces_are_one_sentence_each_and_say_who_wrote_them() -> None:
                          tools=TOOLS[("en", False)])
     pieces = screen.feed_pieces("Hello there. I've refunded it. Bye")
     pieces += screen.finish_pieces()
-    # (a piece's trailing whitespace leads the next kept one: a removed last sentence leaves
-    # no space behind)
-    assert pieces == [Piece("Hello there.", False),
-                      Piece(" I haven't refunded anything for this order.", True),
-                      Piece(" Bye", False)]
+    assert pieces == [Piece("Hello there. ", False),
+                      Piece("I haven't refunded anything for this order. ", True),
+                      Piece("Bye", False)]
 
 
 def test_added_pieces_are_product_pieces() -> None:

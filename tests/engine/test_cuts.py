@@ -163,16 +163,16 @@ def _pem(prefix: str = "", newline: str = "\n", kind: str = "RSA PRIVATE KEY") -
 def _form(name: str, prefix: str, newline: str = "\n", after: str = "") -> tuple[str, str, str]:
     """A key block quoted with `prefix` before each line, between two lines of prose. (Where
     each line is a piece of its own, the BEGIN line's break is released before the body is
-    seen; the END line's goes with the block, a removed piece's whitespace as any's.)"""
+    seen, and the END line's after it: `after`.)"""
     text = f"Here:{newline}{_pem(prefix, newline)}{newline}Keep it safe."
     return name, text, f"Here:{newline}{prefix}[RSA PRIVATE KEY ****]{after}{newline}Keep it safe."
 
 
 KEY_FORMS = [
     _form("quoted", "> "),
-    _form("commented", "# "),
-    _form("listed", "- "),
-    _form("starred", "* "),
+    _form("commented", "# ", after="\n"),
+    _form("listed", "- ", after="\n"),
+    _form("starred", "* ", after="\n"),
     _form("br", "", "<br>"),
     _form("plain", ""),
     ("json", '{"key": "' + _pem(newline="\\n") + '\\n", "note": "rotate it"}',

@@ -141,5 +141,4 @@ def test_a_forced_split_never_cuts_a_phrase_with_a_tag_in_it() -> None:
     # here would fall inside the phrase's tag; the phrase is kept whole and its piece removed.
     text = "word " * 43 + 'so guaranteed <span class="a b c d e f">refund</span> ' + "more " * 80
     assert text.index(" f") == 251  # the last whitespace at or before 256
-    # (the removed piece's whitespace goes with it: the reply ends at `so`)
-    assert _screen(text, max_chars=512) == ("word " * 43 + "so", {"reply_wording_removed": 1})
+    assert _screen(text, max_chars=512) == ("word " * 43 + "so ", {"reply_wording_removed": 1})
