@@ -28,7 +28,7 @@ from operator import attrgetter
 
 from replyguard.engine.canon import Canonical, canonical, plain
 from replyguard.engine.detectors import DETECTORS, Detector
-from replyguard.engine.layout import html_table, needs_lines
+from replyguard.engine.layout import html_table, needs_lines, open_layout
 from replyguard.engine.plan import Plan, Tuned
 from replyguard.engine.text import has_invisible, invisible_as_spaces, invisible_gaps, visible
 from replyguard.engine.tuning import Tuning
@@ -267,15 +267,23 @@ def _windowed(text: str, detectors: Sequence[Detector]) -> list[Finding]:
     into it was settled by the window it starts in, which read both; one that starts just
     before it and that window could not read whole, a token with a long header, is kept
     here). A value running to (near) the end of what its window read (a key block, a
-    token) is read on to its end (`_read_on`)."""
+    token) is read on to its end (`_read_on`). A window is read after the header of a table
+    or a CSV whose rows run on into it (`layout.open_layout`): its rows are found in every
+    window, however long the table."""
     out: list[Finding] = []
     held = 0  # where the last kept finding ends
     size = len(text)
+    carry, read = "", 0  # what governs `text[read:]`: a table's header (`layout.open_layout`)
     for low in range(0, size, WINDOW):
         high = min(size, low + WINDOW)
         base, top = max(0, low - _AROUND), min(size, high + _AROUND)
-        for f in _find(text[base:top], detectors):
-            start, end = f.start + base, f.end + base
+        if base > read:
+            carry, read = open_layout(carry + text[read:base]), base
+        shift = len(carry)
+        for f in _find(carry + text[base:top], detectors):
+            if f.start < shift:
+                continue  # (the header read before the window: the window before kept it)
+            start, end = f.start - shift + base, f.end - shift + base
             if start < held or start >= high:
                 continue
             if top < size and end >= top - _EDGE:  # (it may run on past what was read)

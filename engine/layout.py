@@ -256,6 +256,15 @@ def open_header(text: str) -> str:
     return found
 
 
+def open_layout(text: str) -> str:
+    """`open_header` of `text`, or of its HTML tables laid out in lines (`html_table`)."""
+    header = open_header(text)
+    if not header and "<" in text:
+        table = html_table(text)
+        header = open_header(table) if table else ""
+    return header
+
+
 def row_spans(text: str) -> list[tuple[int, int]]:
     """The `(start, end)` of every row a header naming a password column governs in `text`
     (a forced split of a long reply falls between rows, never inside one)."""

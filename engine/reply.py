@@ -25,7 +25,7 @@ from replyguard.engine.context import TurnContext, compact
 from replyguard.engine.detectors import DETECTORS, KEY_BEGIN, KEY_BODY, KEY_BODY_START, KEY_END
 from replyguard.engine.find import Finding, apply_masks, find
 from replyguard.engine.internals import internal_spans
-from replyguard.engine.layout import html_table, open_header, row_spans
+from replyguard.engine.layout import open_layout, row_spans
 from replyguard.engine.rules import Action, CompiledRules
 from replyguard.engine.screen import MASKED, REDACTED, WITHHELD, detected
 from replyguard.engine.segment import (
@@ -138,15 +138,6 @@ def _label_start(text: str, start: int) -> int:
     while at > low and text[at - 1] not in "\n;,{}":
         at -= 1
     return at
-
-
-def _open_header(text: str) -> str:
-    """`layout.open_header` of `text`, or of its HTML tables laid out in lines."""
-    header = open_header(text)
-    if not header and "<" in text:
-        table = html_table(text)
-        header = open_header(table) if table else ""
-    return header
 
 
 def _table_row(piece: str) -> bool:
@@ -432,7 +423,7 @@ class ReplyScreen:
         if ("\n" in sentence or "<" in sentence) and not _table_row(sentence):
             # (the rows of a CSV or an HTML table run on into the next piece: its header
             # governs them too)
-            header = _open_header(before + sentence if before else sentence)
+            header = open_layout(before + sentence if before else sentence)
             if header:
                 self._label = header
         if not before:

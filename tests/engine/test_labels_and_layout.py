@@ -275,3 +275,16 @@ def test_keys_typed_with_marks_wraps_or_look_alikes_are_masked(text: str, screen
 ])
 def test_marks_inside_words_stay_as_written(text: str) -> None:
     assert (_every_way(text), find(text)) == ({text}, [])
+
+
+@pytest.mark.parametrize(("text", "screened"), [
+    _long("user,password\n", "user{i},{pw}\n", "Done.", rows=4000),
+    _long("<table><tr><th>user</th><th>password</th></tr>\n",
+          "<tr><td>user {i}</td><td>{pw}</td></tr>\n", "</table>", rows=2000),
+], ids=["csv", "html"])
+def test_a_header_governs_every_row_past_finds_windows(text: str, screened: str) -> None:
+    """A table longer than the 32,768 characters `find` reads at once: each window is read
+    after the header (on the request side; a reply is read in pieces, each after it)."""
+    assert len(text) > 70_000
+    assert (screen_text(text, RULES, "turn").text, screen_reply(text, RULES)[0]) == (
+        screened, screened)
