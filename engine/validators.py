@@ -12,6 +12,7 @@ import base64
 import binascii
 import ipaddress
 import re
+from functools import cache
 
 import orjson
 from stdnum import iban as _iban
@@ -141,7 +142,7 @@ def _stdnum_iban_is_valid(value: str) -> bool:
         number = value
         code = number[:2]
         country = _IBAN_COUNTRIES.get(code)
-        if not country or not _iban._struct_to_re(country.get("bban", "")).match(number[4:]):
+        if not country or not _bban_pattern(country.get("bban", "")).match(number[4:]):
             return False
         module = _iban._get_cc_module(code)
         if module:
@@ -149,6 +150,13 @@ def _stdnum_iban_is_valid(value: str) -> bool:
     except ValidationError:
         return False
     return True
+
+
+@cache
+def _bban_pattern(structure: str) -> re.Pattern[str]:
+    """stdnum's pattern of a country's BBAN structure (`_struct_to_re`), built once per
+    structure: stdnum builds it on every call (~25k instructions, half an IBAN's check)."""
+    return _iban._struct_to_re(structure)
 
 
 def us_ssn(value: str) -> bool:
@@ -199,12 +207,13 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     its numbers are written with one: `020 7946 0123`, not `20 7946 0123`; `1-202-555-0143`
     or `(202) 555-0143`). A run holding a date (`2024-11-29 10`) is not a phone number, nor
     is one written as a CPF is (`529.982.247-26`: a CPF whose check digits fail)."""
+    number = digits(value)
+    least, most = (8, 15) if value.startswith("+") else (10, 11)
+    if not least <= len(number) <= most:  # (first: most candidates, dates too, end here)
+        return False
     if _DATE.search(value) or _CPF_SHAPE.fullmatch(value):
         return False
-    number = digits(value)
-    if value.startswith("+"):
-        return 8 <= len(number) <= 15 and phone_numbers.phone(value, number, regions)
-    return 10 <= len(number) <= 11 and phone_numbers.phone(value, number, regions)
+    return phone_numbers.phone(value, number, regions)
 
 
 # File extensions that are no top-level domain (IANA root zone), as in `icon@2x.png`.

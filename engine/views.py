@@ -1,4 +1,4 @@
-"""Views of a text for the detectors: one byte per character (its ASCII form, lower case and
+"""Views of a text for the detectors: one byte per character (its Latin-1 form, lower case and
 shape, and its runs of digits). The text is a canonical view already (engine.canon).
 
 An offset in a view is the same offset in the text, so a window found in a view is a window of
@@ -33,9 +33,10 @@ _ASCII_FOLDS_CHARS = tuple(map(chr, _ASCII_FOLDS))
 
 
 class Views:
-    """Views of one text, built on first use: one byte per character (a non-ASCII character
-    becomes `?`, but for `_ASCII_FOLDS`), so an offset in a view is the same offset in the
-    text."""
+    """Views of one text, built on first use: one byte per character (a character beyond
+    Latin-1 becomes `?`, but for `_ASCII_FOLDS`), so an offset in a view is the same offset in
+    the text. Every keyword is ASCII, and the shape and the runs read a byte above ASCII as
+    they read `?`, so what stands for a non-ASCII character is never read as anything."""
 
     __slots__ = ("text", "_ascii", "_lower", "_shape", "_runs", "_has", "_places")
 
@@ -49,11 +50,14 @@ class Views:
         self._places: dict[tuple[str, str], list[int]] = {}
 
     def ascii(self) -> bytes:
+        """The text's Latin-1 form: ASCII as itself. (Latin-1, not ASCII with `?` for the
+        rest: a Latin-1 text is encoded in one copy, ~10x cheaper; `find` on the realistic
+        corpus 495k -> 483k instructions a KB.)"""
         if self._ascii is None:
             text = self.text
             if not text.isascii() and any(c in text for c in _ASCII_FOLDS_CHARS):
                 text = text.translate(_ASCII_FOLDS)
-            self._ascii = text.encode("ascii", "replace")
+            self._ascii = text.encode("latin-1", "replace")
         return self._ascii
 
     def lower(self) -> bytes:

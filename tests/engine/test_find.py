@@ -335,6 +335,18 @@ def test_digit_run_matches_lie_inside_one_run(corpus_lines: list[str]) -> None:
     assert outside == []
 
 
+def test_digit_run_matches_refused_ones_too_lie_inside_one_run(corpus_lines: list[str]) -> None:
+    """`_near_runs` searches a digit-run detector's pattern without its refusal (read at
+    confirmation): its refused matches lie inside one run too."""
+    texts = [*corpus_lines, *SAMPLES, *HELD_RUNS,
+             *(e for d in DETECTORS for e in (*d.examples, *d.counterexamples)),
+             "order 2025550143", "size 7266106890 bytes", "Ticket 72360589121 is closed."]
+    outside = [(d.id, text) for d in DETECTORS if tuning_of(d).min_digits for text in texts
+               for m in FIND_MODULE._unrefused(d.regex).finditer(text)
+               if m.group()[0] == " " or not set(m.group()) <= _RUN_CHARACTERS]
+    assert outside == []
+
+
 INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 
 
