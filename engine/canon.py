@@ -96,8 +96,15 @@ def _compatibility_alphanumerics() -> dict[int, str]:
 
 def _more_lookalikes() -> dict[int, str]:
     """Greek and Cyrillic letters that look like one ASCII letter but that the confusables
-    table does not list as one: `ε`, `є` as `e`; `κ` as `k`; `χ` as `x`."""
-    return {ord(c): letter for c, letter in zip("εєκχ", "eekx", strict=True)}
+    table does not list as one: `ε`, `є` as `e`; `κ`, `к` as `k`; `χ` as `x`; and the Roman
+    numerals of one letter (U+2160-217F: `Ⅰ` as `I`, `ⅽ` as `c`), by their compatibility
+    decomposition (NFKC)."""
+    table = {ord(c): letter for c, letter in zip("εєκкχ", "eekkx", strict=True)}
+    for code in range(0x2160, 0x2180):
+        folded = unicodedata.normalize("NFKC", chr(code))
+        if len(folded) == 1 and folded.isascii():
+            table[code] = folded
+    return table
 
 
 #: The blocks of Latin letters drawn as other letters' forms: IPA extensions and spacing
@@ -776,8 +783,13 @@ def _space_before(one: str, start: int, edits: list[Edit]) -> int:
 def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
           ) -> Iterator[Edit]:
     """The edit of a run of marks, an escape or a reference (`_EDIT`), if any."""
-    if kind == "marks" and _at_edge(one, start, end):
-        yield start, end, ""
+    if kind == "marks":
+        if _at_edge(one, start, end):
+            yield start, end, ""
+        else:
+            inner = _inner_stars(one, start, end)
+            if inner is not None:
+                yield inner, end, ""
     elif kind == "encoded":  # (quoted-printable `=3D`, URL-encoded `%40`, `\x40`)
         yield start, end, "=" if written[0] == "=" else "@"
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
@@ -936,10 +948,10 @@ def _items_apart(gap: str, one: str, start: int, end: int) -> bool:
             and _GROUPS_AFTER.match(one, end) is None)
 
 
-#: A known secret's start and 8 characters of it at least, ending a token (`_wrapped`):
+#: A known secret's start and 6 characters of it at least, ending a token (`_wrapped`):
 #: `sk-`, `ghp_`, `eyJ`... as `engine.detectors` finds them.
 _SECRET_HEAD = re.compile(r"(?<![A-Za-z0-9])(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-"
-                          r"|xox[abprs]-|AIza|hf_|npm_|SG\.|AKIA|ASIA|eyJ)[\w.-]{8,}\Z")
+                          r"|xox[abprs]-|AIza|hf_|npm_|SG\.|AKIA|ASIA|eyJ)[\w.-]{6,}\Z")
 
 
 def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
@@ -949,7 +961,8 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     (`zelda.quux@\nexample.org`), after a dot between digits ending a token that holds a
     dot already (`529.982.\n247-25`; not `in 1990.\n2001`; `engine.segment` reads the
     same), or inside a known secret's token, when what
-    follows reads as more of it, not as a word (`sk-proj-4fJk29\nPz8XvTn7`; not `...\nThen`)?
+    follows reads as more of it, not as a word (`sk-proj-4fJk29\nPz8XvTn7`, `AKIAIOSFOD\nNN7…`,
+    a JWT's part after its dot, `eyJ….\neyJ…`; not `...\nThen`)?
     Read joined, and apart too (`Canonical.joined`)."""
     before, after = one[start - 1], one[end]
     if after == "@" and start >= 2 and before.isalnum():  # (`jane.doe\n@example.com`)
@@ -963,6 +976,8 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     if before == "@":
         return one[start - 2].isalnum()
     if before == ".":
+        if one.startswith("eyJ", end):  # (a token's next part: `eyJ….` / `eyJ….sig`)
+            return _SECRET_HEAD.search(_token_before(one, start)) is not None
         return after.isdigit() and _DOTTED.search(_token_before(one, start - 1)) is not None
     if not (before.isalnum() or before in "_-") or _SECRET_HEAD.search(
             _token_before(one, start)) is None:
@@ -1024,14 +1039,14 @@ def _at_edge(one: str, start: int, end: int) -> bool:
     if before == "\\":  # (escaped, `\_` shows as `_`: at a word's edge, read as a mark)
         before = one[start - 2] if start > 1 else " "
     if not _in_word(before):
-        return True
+        return one[start] != "_" or _closed(one, start, end)
     after = one[end] if end < size else " "
     if _in_word(after):
         return False
     if one[start] != "_" or after not in ".-":
-        return True
+        return one[start] != "_" or _opened(one, start, end)
     following = one[end + 1] if end + 1 < size else " "
-    return not following.isalnum() or _closes(one, start, end)
+    return (not following.isalnum() and _opened(one, start, end)) or _closes(one, start, end)
 
 
 def _closes(one: str, start: int, end: int) -> bool:
@@ -1044,6 +1059,68 @@ def _closes(one: str, start: int, end: int) -> bool:
     opening = word - (end - start)
     return (word < start and opening >= 0 and one[opening:word] == one[start:end]
             and not _in_word(one[opening - 1] if opening else " "))
+
+
+def _inner_stars(one: str, start: int, end: int) -> int | None:
+    """Where the emphasis in a run of marks inside a word starts, when it pairs with a run
+    at the token's edge (so a key typed with part of it in bold is read whole): `**` closing
+    what opened the token (`**AKIA**IOSFODNN7EXAMPLE`), or the `**` after a key's own `_`
+    opening what closes the token (`ghp_**1234…**`). None: the run is part of the word (a
+    value split by marks inside a word, `4111**1111**1111**1111`, is not read)."""
+    run = one[start:end]
+    stars = run.lstrip("_")
+    if not stars or stars.strip("*"):
+        return None
+    floor = max(0, start - 64)
+    token = max(one.rfind(" ", floor, start), one.rfind("\n", floor, start)) + 1
+    if stars == run:  # (closing what opened the token)
+        if token == 0 and floor > 0:
+            return None
+        head = one[token:start].lstrip("([{\"'")
+        return start if head.startswith(run) and not head[len(run):].startswith("*") else None
+    stop = min(len(one), end + 256)
+    after = end
+    while after < stop and not one[after].isspace():
+        after += 1
+    tail = one[end:after].rstrip(".,;:!?)]}\"'")
+    if tail.endswith(stars) and not tail[: -len(stars)].endswith("*"):
+        return end - len(stars)
+    return None
+
+
+#: How far a run of `_` looks for the run that pairs with it, within its paragraph (`_closed`).
+_PAIR_REACH = 256
+#: A run of 1-4 `_` closing a word (after a character that is no space, before none of a
+#: word) and opening one (after none of a word, before a character that is no space), by
+#: its length (`_closed`, `_opened`).
+_WORD = "0-9A-Za-z\u00c0-\u024f\u0370-\u052f"  # (letters of scripts written with spaces)
+_CLOSING = {n: re.compile(rf"(?<=[^\s_])_{{{n}}}(?![{_WORD}_])") for n in range(1, 5)}
+_OPENING = {n: re.compile(rf"(?<![{_WORD}_])_{{{n}}}(?=[^\s_])") for n in range(1, 5)}
+
+
+def _closed(one: str, start: int, end: int) -> bool:
+    """Is the run of `_` opening a word at `one[start:end]` closed later in its paragraph (the
+    same run after a character that is no space, before none of a word), as emphasis is?
+    An unpaired one is part of a token (`glpat-_bCdEf…`, a key's body starting with `_`).
+    (One search of at most `_PAIR_REACH` characters: linear in the text.)"""
+    closing = _CLOSING.get(end - start)
+    if closing is None:
+        return True
+    stop = min(len(one), end + _PAIR_REACH)
+    blank = one.find("\n\n", end, stop)
+    return closing.search(one, end, stop if blank == -1 else blank) is not None
+
+
+def _opened(one: str, start: int, end: int) -> bool:
+    """Is the run of `_` closing a word at `one[start:end]` opened earlier in its paragraph (the
+    same run after none of a word, before a character that is no space)? An unpaired one
+    ends a token (`glpat-…xYz_`)."""
+    opening = _OPENING.get(end - start)
+    if opening is None:
+        return True
+    floor = max(0, start - _PAIR_REACH)
+    floor = max(floor, one.rfind("\n\n", floor, start) + 1)
+    return opening.search(one, floor, start) is not None
 
 
 def _a_mask(one: str, start: int, end: int) -> bool:

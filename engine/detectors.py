@@ -113,10 +113,10 @@ _END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)"
 #: armor: base64 lines, armor headers such as `Comment: Alice <alice@example.com>`, the `=`
 #: checksum), however the block is quoted in a reply (line breaks written as `\\n` in JSON,
 #: prefixes of quoted, commented or listed lines, backticks, `<br>`, brackets): any character
-#: but the start of a `-----` line. A block with no END line runs to the end of the text.
-KEY_BODY = r"(?:[^-]|-(?!----))"
+#: but the start of a `----` line. A block with no END line runs to the end of the text.
+KEY_BODY = r"(?:[^-]|-(?!---))"
 #: The END line of a private key block (PEM or OpenPGP).
-KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+KEY_END = r"-{4,5}(?i:END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-{4,5}"
 #: What a key block's body starts with, after the line breaks, quoting and markup between it
 #: and the BEGIN line: a base64 line (16 characters, or fewer and its end), an armor header
 #: (`Version: `), the `=` checksum, or the END line; or the end of the text read after a
@@ -125,10 +125,10 @@ KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 #: value by itself: its mask covers that line only.
 KEY_BODY_START = (r"(?=(?:\\[nr]|<[Bb][Rr][ /]{0,2}>|[^A-Za-z0-9+/=]){0,16}"
                   r"(?:[A-Za-z0-9+/=]{16}|[A-Za-z0-9+/=]{1,15}(?:\r?\n|\\[nr]|<[Bb][Rr])"
-                  r"|[A-Za-z][A-Za-z-]{1,30}: |-----END)"
+                  r"|[A-Za-z][A-Za-z-]{1,30}: |-{4,5}(?i:END))"
                   r"|\s*[^\sA-Za-z0-9+/=][^A-Za-z0-9+/=]{0,15}\Z)")
-#: The BEGIN line of a private key block.
-KEY_BEGIN = r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+#: The BEGIN line of a private key block (in any case, with four dashes or five).
+KEY_BEGIN = r"-{4,5}(?i:BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-{4,5}"
 #: The BEGIN line of a private key block, and its body when one follows.
 _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?"
 
@@ -256,6 +256,64 @@ _VALUE = (
 EMAIL_START = re.compile(f"(?<![{_EU}._%+-])[{_EU}._%+-]{{1,64}}@\\Z"
                          f"|(?<![{_CJK}])[{_CJK}]{{1,64}}@\\Z")
 
+#: A password's names, in any case, after any non-alphanumeric character or inside a
+#: camelCase name (`dbPassword`): `password`, `passwd`, `Passwort`, `pwd`, `pw`, `pass`,
+#: `passphrase`, `passcode`, `PIN` (`PIN code`), Portuguese `senha`, Spanish `contraseña`,
+#: French `mot de passe`, German `Kennwort`, Dutch `wachtwoord`.
+_PASSWORD_NAME = (
+    r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))(?i:assword|asswd|asswort|wd|w"
+    r"|ass(?:phrase|code)?|in(?![A-Za-z])(?:[ \t]code)?)"
+    r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha)"
+    r"|(?i:c(?<![A-Za-z0-9]c)ontrase(?:\u00f1|n)a|m(?<![A-Za-z0-9]m)ot de passe"
+    r"|k(?<![A-Za-z0-9]k)ennwort|w(?<![A-Za-z0-9]w)achtwoord))"
+)
+#: Where each of `_PASSWORD_NAME`'s matches starts (lower case).
+_PASSWORD_KEYWORDS = ("pass", "pw", "pin", "senha", "contrase", "mot de passe", "kennwort",
+                      "wachtwoord")
+#: An assignment's operator: `:` `=` `:=` `=>` `==`, or after a space a dash or an arrow
+#: (`Password — Qz7xK2mP9w`, `Password - …`, `Password -> …`, `Password → …`).
+_OPERATOR = r"(?::=|=>|==?|:|(?<=[ \t])(?:-{1,2}>?|\u2014|\u2013|\u2192))"
+#: A YAML block scalar's indicator before a value on the next line (`password: >` then
+#: `  Qz7xK2mP9w`).
+_BLOCK_SCALAR = r"(?:[>|][-+]?[ \t]*\n[ \t]{1,16})?"
+
+
+def _quoted_or(group: str, other: str) -> str:
+    """A value in group `value`: `other` when group `group` took part in the match, else a
+    quoted string, `\\`-escapes read (`"Qz7x\\"K2mP9w"` is one value; the view reads such
+    an escape as the quote, so a quote before a letter or digit does not close it)."""
+    return (f"(?({group})|(?P<q>[\"']))(?P<value>(?({group}){other}"
+            r"|(?:(?!(?P=q))[^\\\n]|\\[^\n]|(?P=q)(?=[A-Za-z0-9])){1,1023}))"
+            f"(?({group})|(?P=q))")
+
+#: Where `reset your password to …` names the value (`password_phrase`): a verb and a
+#: determiner before `password`, each read behind it (a look-behind has one width).
+_SET_TO = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
+                   for verb in ("reset", "set", "change", "update")
+                   for det in ("your", "the", "my", "his", "her", "their", "its"))
+#: A password's qualifier read behind it (`temporary password Qz7xK2mP9w`).
+_KIND = "|".join(f"password(?<={kind}[ \\t]password)"
+                 for kind in ("temporary", "temp", "initial", "default", "one-time", "new"))
+
+
+#: Where a name of `layout.LABEL` starts (lower case): a heading's, a label line's or a
+#: table header's.
+_LAYOUT_KEYWORDS = ("pass", "pw", "senha", "contrase", "kennwort", "wachtwoord", "secret",
+                    "token", "api")
+#: The same in other scripts (read in the text: the lower-case view is ASCII's).
+_LAYOUT_WIDE_KEYWORDS = ("\u043f\u0430\u0440\u043e\u043b\u044c",
+                         "\u041f\u0430\u0440\u043e\u043b\u044c", "\u30d1\u30b9\u30ef",
+                         "\u5bc6\u7801", "\u5bc6\u78bc", "\ube44\ubc00", "\u6697\u8a3c",
+                         "\u53e3\u4ee4")
+#: A password on a line under its name or beside it alone (`password_layout`).
+_LAYOUT = Refusing(AtLineStarts(re.compile(
+    r"(?m)^(?:#{1,6}[ \t]+|>[ \t]*|[-*+][ \t]+)?(?:\*\*|__)?(?:[\w'-]{1,20}[ \t]){0,3}"
+    + LABEL + r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?"
+    r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+|[ \t]*(?:\.{3,}|\u2026+)[ \t]*)"
+    r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
+)), a_ticket_or_a_count)
+
+
 DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="private_key",
@@ -263,7 +321,8 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             _KEY_BLOCK + r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}" + KEY_END
         ),
-        keywords=("PRIVATE KEY",),
+        keywords=("private key",),
+        keywords_in="lower",
         validate=None,
         mask=masks.private_key,
         priority=0,
@@ -349,6 +408,32 @@ DETECTORS: tuple[Detector, ...] = (
                          "AKIAXXXXXXXXXXXXXXXX", "ASIA0000000000000000"),
     ),
     Detector(
+        id="password_quoted",
+        category="password",
+        # A password's name assigned a quoted string (`{"password": "sunshine"}`,
+        # `password = "correct horse battery staple"`, escapes read: `"Qz7x\\"K2mP9w"`), or an
+        # environment variable naming one (`DB_PASSWORD=sunshine`, no suffix after the name:
+        # `PASSWORD_MIN_LENGTH=12` names a setting): the syntax says a password is given, so
+        # any value is one but an obvious non-secret (`validators.assigned_password`).
+        regex=Refusing(re.compile(
+            r"(?:(?-i:P(?<![A-Za-z0-9]P)ASS(?:WORD|WD)?|P(?<![A-Za-z0-9]P)WD)\d?=(?=[^\s\"'`])"
+            r"(?P<env>)|" + _PASSWORD_NAME + r"s?\d?(?:[\"'`]?\]?)[ \t]{0,8}" + _OPERATOR
+            + r"[ \t]{0,8})" + _quoted_or("env", r"[^\s\"'`]{0,255}[^\s\"'`.,;:)]")
+        ), a_ticket_pass),
+        keywords=_PASSWORD_KEYWORDS,
+        keywords_in="lower",
+        validate=validators.assigned_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("sunshine", "correct horse battery staple", "Qz7x\\\"K2mP9w"),
+        counterexamples=('{"password": ""}', '{"password": "****"}', "password = '<your password>'",
+                         'password: "${DB_PASSWORD}"', '"password": "Password"',
+                         "PASSWORD_MIN_LENGTH=12", "DB_PASSWORD=$DB_PASSWORD",
+                         "'password' => 'required|min:8'", '"password": null',
+                         '"password": "at least 12 characters"'),
+    ),
+    Detector(
         id="password_assignment",
         category="password",
         # The name, in any case and after any non-alphanumeric character or inside a
@@ -359,14 +444,11 @@ DETECTORS: tuple[Detector, ...] = (
         # a list or of an object (`{"password": ["..."]}`, `{"password": {"value": "..."}}`).
         # `pass` after a word naming a ticket (`Season pass:`) names no password.
         regex=Refusing(re.compile(
-            r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))(?i:assword|asswd|asswort|wd|w"
-            r"|ass(?:phrase)?)"
-            r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha)"
-            r"|(?i:c(?<![A-Za-z0-9]c)ontrase(?:\u00f1|n)a|m(?<![A-Za-z0-9]m)ot de passe))"
-            r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER + r"(?:[\"'`]?\]?)[ \t]{0,8}"
-            r"(?::=|=>|==?|:)[ \t]{0,8}" + _IN_LIST + _VALUE
+            _PASSWORD_NAME
+            + r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER + r"(?:[\"'`]?\]?)[ \t]{0,8}"
+            + _OPERATOR + r"[ \t]{0,8}" + _BLOCK_SCALAR + _IN_LIST + _VALUE
         ), a_ticket_pass),
-        keywords=("pass", "pw", "senha", "contrase", "mot de passe"),
+        keywords=_PASSWORD_KEYWORDS,
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
@@ -392,6 +474,50 @@ DETECTORS: tuple[Detector, ...] = (
                          "password: {{password}}",
                          "Season pass: Gold2025", "boarding pass = Zone4B",
                          'password: <code class="pw">'),
+    ),
+    Detector(
+        id="password_argument",
+        category="password",
+        # A password's name as a quoted key, then its value: the next argument of a call
+        # (`define('DB_PASSWORD', '...')`, `setProperty("password", "...")`, `map.put(...)`,
+        # `os.getenv("DB_PASSWORD", "...")`), an element's `value` attribute
+        # (`<property name="password" value="..."/>`) or its text (`<param
+        # name="password">...</param>`); or a call named so with a quoted argument (SQL's
+        # `PASSWORD('...')`, `check_password("...")`).
+        regex=re.compile(
+            _PASSWORD_NAME + r"\d?(?:[\"'](?:[ \t]*,[ \t]*|[ \t]+value[ \t]*=[ \t]*|(?P<el>>))"
+            r"|[ \t]*\([ \t]*(?=[\"']))"
+            + _quoted_or("el", r"[^<>\s\"'`]{1,128}(?=</)")
+        ),
+        keywords=_PASSWORD_KEYWORDS,
+        keywords_in="lower",
+        validate=validators.assigned_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("sunshine", "Qz7xK2mP9w"),
+        counterexamples=('input("Password: ")', 't("password", "Password")',
+                         'os.getenv("DB_PASSWORD", "")', '<label for="password">Password</label>',
+                         'prompt_password("Enter your password")'),
+    ),
+    Detector(
+        id="password_list",
+        category="password",
+        # Passwords listed after a plural name (`passwords: Qz7xK2mP9w, Xy9pL3kQ2z`): the
+        # list, each item a password's value (`validators.password_list`).
+        regex=re.compile(
+            r"p(?<![A-Za-z0-9]p)(?i:asswords|asscodes|ins)[ \t]{0,8}[:=][ \t]{0,8}"
+            r"(?P<value>[^\s,;\"'`]{0,127}[^\s,;\"'`.:)](?:,[ \t]{0,4}"
+            r"[^\s,;\"'`]{0,127}[^\s,;\"'`.:)]){0,31})"
+        ),
+        keywords=("pass", "pin"),
+        keywords_in="lower",
+        validate=validators.password_list,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w, Xy9pL3kQ2z", "Qz7xK2mP9w"),
+        counterexamples=("Passwords: at least 12 characters", "passwords: none, yet"),
     ),
     Detector(
         id="secret_assignment",
@@ -423,17 +549,19 @@ DETECTORS: tuple[Detector, ...] = (
         category="password",
         # A password after a label in another script: Russian `пароль` (read through the
         # look-alike letters the view folds to ASCII), Japanese `パスワード`, Chinese `密码`,
-        # Korean `비밀번호`; then `:`, `=`, a full-width colon (read as `:`) or a particle
+        # Korean `비밀번호`, Japanese `暗証番号` (a PIN), Chinese `口令`; then `:`, `=`, a
+        # full-width colon (read as `:`) or a particle
         # (`は`, `是`, `는`).
         regex=re.compile(
             r"(?:(?i:\u043f[a\u0430][p\u0440][o\u043e]\u043b[\u044cb])|\u30d1\u30b9\u30ef"
-            r"\u30fc\u30c9|\u5bc6[\u7801\u78bc]|\ube44\ubc00\ubc88\ud638)"
+            r"\u30fc\u30c9|\u5bc6[\u7801\u78bc]|\ube44\ubc00\ubc88\ud638|\u6697\u8a3c\u756a\u53f7"
+            r"|\u53e3\u4ee4)"
             r"(?:[ \t]{0,8}[:=]|[ \t]{0,4}(?:\u306f|\u662f|\u4e3a|\u70ba|\ub294|\uc740):?)"
             r"[ \t]{0,8}" + _VALUE
         ),
         # (Keywords as the view reads them, look-alike letters folded.)
         keywords=("\u043fap", "\u041fap", "\u041fAP", "\u30d1\u30b9\u30ef", "\u5bc6\u7801",
-                  "\u5bc6\u78bc", "\ube44\ubc00"),
+                  "\u5bc6\u78bc", "\ube44\ubc00", "\u6697\u8a3c\u756a\u53f7", "\u53e3\u4ee4"),
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -467,17 +595,23 @@ DETECTORS: tuple[Detector, ...] = (
         category="password",
         # A password on a command line: MySQL's and MariaDB's `-p` glued to it (`mysql -u root
         # -pS3cret!`; `-p` alone asks for one), sshpass's `-p`, curl's `-u`/`--user`
-        # `user:password` (`--password=` is `password_phrase`'s).
+        # `user:password` (`--password=` is `password_phrase`'s), `redis-cli -a`, and a
+        # container registry's `login ... -p` (`docker login -u bob -p ...`).
         regex=re.compile(
             r"(?:(?i:mysql(?:dump|admin|import|sh)?|mariadb(?:-dump|-admin)?)(?![\w-])"
             r"(?:[ \t]+(?!-p)[^\s|;&]{1,200}){0,16}?[ \t]+-p(?=\S)"
             r"|sshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*"
+            r"|redis-cli(?:[ \t]+(?!-a)[^\s|;&]{1,200}){0,16}?[ \t]+-a[ \t]+"
+            r"|(?<![\w-])(?:docker|podman|nerdctl|buildah|skopeo|helm[ \t]+registry|oc"
+            r"|az(?:[ \t]+acr)?)(?![\w-])[ \t]+login(?:[ \t]+(?!-p)[^\s|;&]{1,200}){0,16}?"
+            r"[ \t]+-p[ \t]+"
             r"|(?P<user>curl(?:[ \t]+(?!-u|--user)[^\s|;&]{1,200}){0,16}?[ \t]+(?:-u|--user)"
             r"(?:[ \t]+|=)?))"
             r"(?P<q>[\"']?)(?(user)[^\s:\"']{1,64}:)"
             r"(?P<value>[^\s\"']{0,127}[^\s\"'.,;:)])(?P=q)"
         ),
-        keywords=("mysql", "mariadb", "sshpass", "curl"),
+        keywords=("mysql", "mariadb", "sshpass", "curl", "redis-cli", "docker", "podman",
+                  "nerdctl", "buildah", "skopeo", "helm", "oc ", "az "),
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
@@ -498,17 +632,20 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             r"(?i:identified[ \t]+by|password(?<=with[ \t]password)"
             r"|password(?<=with[ \t]encrypted[ \t]password)|requirepass"
-            r"|--pass(?:word|wd)?[= ]|set_?password[ \t]*\(|<password>"
-            r"|password[ \t]+(?:is|was|has[ \t]+been|will[ \t]+be|remains)"
+            r"|--pass(?:word|wd)?[= ]|password(?<=[a-z0-9]-password)[= ]"
+            r"|passwd(?<=[a-z0-9]-passwd)[= ]|set_?password[ \t]*\(|<password>"
+            r"|(?:password|passcode|p(?<![a-z0-9]p)in(?:[ \t]code)?)[ \t]+"
+            r"(?:is|was|has[ \t]+been|will[ \t]+be|remains)"
             r"(?:[ \t]+(?:now|still|currently|temporarily|set|changed|reset|updated)){0,2}"
-            r"(?:[ \t]+to)?"
+            r"(?:[ \t]+to)?|password[ \t]+(?:set|changed|reset|updated)[ \t]+to"
+            r"|(?:" + _SET_TO + r")[ \t]+to|login[ \t]+[^\s:/]{1,64}[ \t]+password[ \t]+"
             r"|password(?=[ \t]+')|password[ \t]*\|"
             r"|password(?:[ \t]+[\w'\u2019-]{1,20}){1,4}[ \t]*:"
             r"|key=\"password\"[ \t]+value="
             r"|type=\"password\"(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
             r"|'[^'<>]{0,100}'|[^\s\"'<>]{1,100}))*?[ \t]+value="
             r"|(?:login|credentials?)[ \t]*:[ \t]*[^\s/:]{1,64}[ \t]*/"
-            r"|password(?<=new[ \t]password)|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
+            r"|" + _KIND + r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
             r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
             r"(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
@@ -517,7 +654,7 @@ DETECTORS: tuple[Detector, ...] = (
         # read behind it, so that the regex is tried at each keyword alone.)
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
                   "<password>", "password", "senha ", 'key="password"', 'type="password"',
-                  "login", "credential"),
+                  "login", "credential", "passcode", "pin"),
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
@@ -540,15 +677,11 @@ DETECTORS: tuple[Detector, ...] = (
         category="password",
         # A password on a line of its own under a line naming it (a heading `### Password`,
         # `Password:`, `**New password**`, then the value, blank lines between), or a line
-        # of the name and the value alone (`Password<TAB>Qz7xK2mP9w`: a tab reads as a space).
+        # of the name and the value alone (`Password<TAB>Qz7xK2mP9w`: a tab reads as a space;
+        # dot leaders, `Password........ Qz7xK2mP9w`).
         # Lines are read apart where a text names a password (`layout.needs_lines`).
-        regex=Refusing(AtLineStarts(re.compile(
-            r"(?m)^(?:#{1,6}[ \t]+|>[ \t]*|[-*+][ \t]+)?(?:\*\*|__)?(?:[\w'-]{1,20}[ \t]){0,3}"
-            + LABEL + r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?"
-            r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+)"
-            r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
-        )), a_ticket_or_a_count),
-        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api"),
+        regex=_LAYOUT,
+        keywords=_LAYOUT_KEYWORDS,
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
@@ -566,7 +699,7 @@ DETECTORS: tuple[Detector, ...] = (
         # The cells of a table's or a CSV's column whose header names a password
         # (`| user | password |`, `user,password`): `engine.layout.Columns`.
         regex=Columns(),
-        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api"),
+        keywords=_LAYOUT_KEYWORDS,
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
@@ -576,6 +709,34 @@ DETECTORS: tuple[Detector, ...] = (
                          "| user | password |\n|---|---|\n| bob | (hidden) |",
                          "| user | password |\n|---|---|\n| bob | see the vault |",
                          "user,passport\nbob,AB123456"),
+    ),
+    Detector(
+        id="password_column_wide",
+        category="password",
+        # `password_column` under a header naming a password in another script
+        # (`| ユーザー | パスワード |`).
+        regex=Columns(),
+        keywords=_LAYOUT_WIDE_KEYWORDS,
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        examples=("Qz7xK2mP9w",),
+        counterexamples=("| \u30e6\u30fc\u30b6\u30fc | \u30d1\u30b9\u30ef\u30fc\u30c9 |\n"
+                         "|---|---|\n| bob | (hidden) |",),
+    ),
+    Detector(
+        id="password_layout_wide",
+        category="password",
+        # `password_layout` under a name of a password in another script (`パスワード`, then
+        # the value on a line of its own).
+        regex=_LAYOUT,
+        keywords=_LAYOUT_WIDE_KEYWORDS,
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w",),
+        counterexamples=("\u30d1\u30b9\u30ef\u30fc\u30c9\n\n\u5fd8\u308c\u305f\n",),
     ),
     Detector(
         id="url_password",

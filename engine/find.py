@@ -29,7 +29,7 @@ from operator import attrgetter
 from replyguard.engine.canon import Canonical, canonical, plain
 from replyguard.engine.context_marks import Refusing
 from replyguard.engine.detectors import DETECTORS, Detector, Finder, KeywordsIn
-from replyguard.engine.layout import needs_lines
+from replyguard.engine.layout import html_table, needs_lines, open_layout
 from replyguard.engine.plan import Plan, Tuned
 from replyguard.engine.text import (
     has_invisible,
@@ -298,15 +298,23 @@ def _windowed(text: str, detectors: Sequence[Detector]) -> list[Finding]:
     into it was settled by the window it starts in, which read both; one that starts just
     before it and that window could not read whole, a token with a long header, is kept
     here). A value running to (near) the end of what its window read (a key block, a
-    token) is read on to its end (`_read_on`)."""
+    token) is read on to its end (`_read_on`). A window is read after the header of a table
+    or a CSV whose rows run on into it (`layout.open_layout`): its rows are found in every
+    window, however long the table."""
     out: list[Finding] = []
     held = 0  # where the last kept finding ends
     size = len(text)
+    carry, read = "", 0  # what governs `text[read:]`: a table's header (`layout.open_layout`)
     for low in range(0, size, WINDOW):
         high = min(size, low + WINDOW)
         base, top = max(0, low - _AROUND), min(size, high + _AROUND)
-        for f in _find(text[base:top], detectors):
-            start, end = f.start + base, f.end + base
+        if base > read:
+            carry, read = open_layout(carry + text[read:base]), base
+        shift = len(carry)
+        for f in _find(carry + text[base:top], detectors):
+            if f.start < shift:
+                continue  # (the header read before the window: the window before kept it)
+            start, end = f.start - shift + base, f.end - shift + base
             if start < held or start >= high:
                 continue
             if top < size and end >= top - _EDGE:  # (it may run on past what was read)
@@ -337,7 +345,8 @@ def _read_on(text: str, start: int, end: int, detector: str,
         reach *= 2
 
 
-def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
+def _find(text: str, detectors: Sequence[Detector] = DETECTORS, tables: bool = True
+          ) -> list[Finding]:
     """Every value the detectors find in `text` read whole, in order of position, overlaps
     settled. The detectors read the text's canonical view (`engine.canon`: markup, entities,
     separators, full-width forms, look-alike letters and other scripts' digits undone), each
@@ -373,6 +382,11 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
         found = _kept_apart(found, _mapped(shown, _find_in_view(shown.text, detectors, escaped)))
+    if tables and view.edited and "<" in text:  # an HTML table: its rows as lines too
+        table = html_table(text)
+        if table:
+            found = _kept_apart(found, [f for f in _find(table, detectors, False)
+                                        if f.cls == "password"])
     return found
 
 

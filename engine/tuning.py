@@ -65,10 +65,17 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "password_assignment": Tuning(reach=(0, 1200)),
     "secret_assignment": Tuning(reach=(0, 1200)),
     "password_label": Tuning(reach=(0, 1200)),
+    "password_quoted": Tuning(reach=(0, 1200)),
+    "password_argument": Tuning(reach=(0, 1200)),
+    "password_list": Tuning(reach=(0, 4200)),
     # (A heading up to 96 characters before its keyword, the value on a line below.)
     "password_layout": Tuning(reach=(96, 400)),
     # (The header's keyword; its column's cells in the lines below.)
-    "password_column": Tuning(reach=(1, 32_768)),
+    # (As far as `engine.find` reads at once: a window, what it reads around it and the
+    # header read before it, 32,768 + 2 x 2,048 + 4,096.)
+    "password_column": Tuning(reach=(1, 40_960)),
+    "password_column_wide": Tuning(reach=(1, 40_960)),
+    "password_layout_wide": Tuning(reach=(96, 400)),
     "password_confirm": Tuning(reach=(0, 1100)),
     "cli_password": Tuning(reach=(0, 1100)),
     "uk_nhs": Tuning(reach=(0, 40)),

@@ -323,6 +323,51 @@ def password(value: str) -> bool:
     return _NOT_A_PASSWORD.fullmatch(core) is None
 
 
+def password_list(value: str) -> bool:
+    """Passwords listed with commas (`Qz7xK2mP9w, Xy9pL3kQ2z`): each item a `password`."""
+    return all(password(item.strip()) for item in value.split(","))
+
+
+def assigned_password(value: str) -> bool:
+    """A value given to a password's name in a form that says it is one (a quoted string,
+    `{"password": "sunshine"}`, `password = "correct horse battery staple"`; an environment
+    variable, `DB_PASSWORD=sunshine`; a call's or an element's argument): any value but an
+    obvious non-secret (`_NO_SECRET`: empty, a mask or placeholder such as `****`,
+    `<your password>`, `${VAR}`, `%s`, null, a boolean, a schema's type or a validation rule),
+    a label naming a password (`"password": "Password"`, a translation's) or a sentence about
+    one (`"at least 12 characters"`)."""
+    core = value.strip()
+    if len(core) < 3 or _NO_SECRET.fullmatch(core) is not None:
+        return False
+    lowered = core.lower()
+    if (core[0].isupper() or " " in core or not core.isascii()) and any(
+            name in lowered for name in _PASSWORD_NAMES):
+        return False
+    words = lowered.split()
+    return len(words) < 3 or _PROSE_WORDS.isdisjoint(words)
+
+
+#: Values that are no secret even where the syntax says a password is given: a mask, a
+#: placeholder (in brackets, a template's or a format's), a reference to where one is kept,
+#: null and booleans, a schema's type, a validation rule (`required|min:8`).
+_NO_SECRET = re.compile(
+    r"[*xX\u2022\u00b7.?#_-]+|<[^<>]*>|\[[^\[\]]*\]|\{[^{}]*\}|\{\{.*\}\}|\(.*\)"
+    r"|\$\{[^}]*\}?|\$\(.*|\$[A-Za-z_]\w*|%\w+%|%(?:\([\w.]+\))?[sd]|\?"
+    r"|(?i:null|none|nil|undefined|true|false|yes|no|on|off|string|str|text|secret|hidden"
+    r"|redacted|required|optional|password_hash|your[ _-]?password(?:[ _-]?here)?|changeit)"
+    r"|[a-z_]+(?::[\w,.]+)?(?:\|[a-z_]+(?::[\w,.]+)?)+|(?:os\.environ|os\.getenv|process\.env"
+    r"|ENV|getenv)\b.*"
+)
+#: Names of a password in the languages the detectors read (a value naming one is a label).
+_PASSWORD_NAMES = ("pass", "pwd", "senha", "contrase", "kennwort", "wachtwoord",
+                   "\u043f\u0430\u0440\u043e\u043b\u044c", "\u30d1\u30b9\u30ef", "\u5bc6\u7801",
+                   "\u5bc6\u78bc", "\ube44\ubc00")
+#: Words of a sentence about a password rather than a passphrase (`"at least 12 characters"`).
+_PROSE_WORDS = frozenset((
+    "the", "a", "an", "at", "least", "must", "be", "is", "are", "your", "you", "of", "to",
+    "and", "or", "for", "with", "characters", "chars", "enter", "here", "use", "should"))
+
+
 def secret(value: str) -> bool:
     """A secret's, a token's or an API key's value: a password's (`password`), but never a
     count (`small_number`): `max token: 4096` names a limit, not a token."""
@@ -344,7 +389,8 @@ def small_number(value: str) -> bool:
 #: `$DB_PASS`, `%DB_PASS%`, `os.environ["DB_PASSWORD"]`, `process.env.DB_PASS`), or a
 #: placeholder's name in capital letters (`YOUR_PASSWORD`; `S3CR3T_V4LUE` is a password), or
 #: code: a member (`req.body.password`), a name that names a password (`confirmPassword`),
-#: a call (`input(`, `getpass()`), a null or a boolean, a link without its scheme
+#: a call (`input(`, `getpass()`), a null or a boolean (a JSON document's `null}`), a
+#: validation rule (`required|min:8`), a link without its scheme
 #: (`example.com/reset`), a type annotation (`Optional[str]`,
 #: `Mapped[str]`, pydantic's `SecretStr`).
 _NOT_A_PASSWORD = re.compile(
@@ -357,7 +403,8 @@ _NOT_A_PASSWORD = re.compile(
     r"|(?:[a-z][a-z0-9]*(?:Password|Passwd|Pwd|Pass)[A-Za-z]*"
     r"|[a-z]+_(?:password|passwd|pwd|pass)[a-z_]*|(?i:password|passwd|pwd))[;,]?"
     r"|[A-Za-z_$][\w$.]*\(.*"
-    r"|(?i:null|none|nil|undefined|true|false|\(?hidden\)?|\(?redacted\)?)[;,]?"
+    r"|(?i:null|none|nil|undefined|true|false|\(?hidden\)?|\(?redacted\)?)[;,})\]]{0,3}"
+    r"|[a-z_]+(?::[\w,.]+)?(?:\|[a-z_]+(?::[\w,.]+)?)+"
     r"|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[a-z]{2,24}/\S*"
     r"|(?:Optional|Mapped|Union|Annotated|Final|ClassVar|Required|NotRequired|Secret|List"
     r"|Field|Column)\[.*|Secret(?:Str|Bytes)[;,]?"
