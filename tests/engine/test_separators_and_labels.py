@@ -12,7 +12,7 @@ import unicodedata
 
 import pytest
 
-from replyguard.engine import find
+from replyguard.engine import find, split_sentences
 from replyguard.engine.canon import ONE_FOR_ONE, _letter_forms
 from replyguard.engine.reply import screen_reply
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
@@ -230,3 +230,22 @@ TAGS = [
 def test_a_tag_of_no_html_element_reads_as_a_label(text: str, released: str) -> None:
     rules = REDACT_ALL if "Card" in text else PHONES
     assert _released(text, rules) == released
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ('Set it in your config:\n\npassword = "Horse. Battery9!"\n\nThen restart.',
+     'Set it in your config:\n\npassword = "****"\n\nThen restart.'),
+    ('{"password": "Qz7x. K2mP9w"}', '{"password": "****"}'),
+    ('DB_PASSWORD="Qz7x! K2mP9w"', 'DB_PASSWORD="****"'),
+    ("password = 'Qz7x? K2mP9w' ok. Next.", "password = '****' ok. Next."),
+    ('password = "Qz7x\u2026 K2mP9w"', 'password = "****"'),
+])
+def test_a_quoted_password_holding_a_sentence_end_is_one_value(text: str, released: str) -> None:
+    """The sentence end inside the quotes ends no piece: each half alone reads as no
+    password, so a reply cut there released it."""
+    assert _released(text) == released
+
+
+def test_a_quotation_that_names_a_password_still_ends_its_sentences() -> None:
+    assert split_sentences('He said "the password. Then" and left. Next one.') == [
+        'He said "the password. ', 'Then" and left. ', "Next one."]
