@@ -229,9 +229,11 @@ _DOT = f"(?:\\.|[\u3002\uff61](?=[{_EU}]))"
 
 
 #: What may stand between a password's name and its operator: a qualifier in brackets
-#: (`password (temporary):`) or naming whose it is (`password for bob:`, `senha de acesso:`).
+#: (`password (temporary):`) or naming whose it is, in up to three words (`password for bob:`,
+#: `Password for Mr. Smith:`, `senha de acesso:`).
 _QUALIFIER = (r"(?:[ \t]{1,4}\([^()\n]{1,40}\)"
-              r"|[ \t]{1,4}(?i:for|of|de|do|da|para|f\u00fcr|pour)[ \t]{1,4}[^\s:=()]{1,64})?")
+              r"|[ \t]{1,4}(?i:for|of|de|do|da|para|f\u00fcr|pour)"
+              r"(?:[ \t]{1,4}[^\s:=()]{1,64}){1,3})?")
 
 #: A list's or an object's opening before a password's value: its first string is the value
 #: (`{"password": ["..."]}`, `{"password": {"value": "..."}}`).

@@ -249,3 +249,8 @@ def test_a_quoted_password_holding_a_sentence_end_is_one_value(text: str, releas
 def test_a_quotation_that_names_a_password_still_ends_its_sentences() -> None:
     assert split_sentences('He said "the password. Then" and left. Next one.') == [
         'He said "the password. ', 'Then" and left. ', "Next one."]
+
+
+@pytest.mark.parametrize("whose", ["Mr. Smith", "J. Smith", "the U.S. office", "ACME Inc. Staff"])
+def test_a_password_for_someone_named_in_up_to_three_words(whose: str) -> None:
+    assert _released(f"Password for {whose}: Qz7xK2mP9w") == f"Password for {whose}: ****"
