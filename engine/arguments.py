@@ -79,6 +79,9 @@ class _Walk:
         """An object's value; a string under a key that may name a password is read after it
         (`{"password": "S3cret!"}` as `password: S3cret!`)."""
         label = field_label(holder, key)
+        if label is not None and isinstance(item, list):  # (`{"passwords": ["...", ...]}`)
+            return [read_after(label, each, self.text) if isinstance(each, str) and each
+                    else self.value(each, depth + 2) for each in item]
         if label is None or not isinstance(item, str) or not item:
             return self.value(item, depth + 1)
         return read_after(label, item, self.text)

@@ -27,13 +27,15 @@ What is undone (each is property-tested in tests/engine/test_canon.py):
   word of its own).
 
 Invisible characters are read by `engine.find` before the view (a text holding one is read
-twice). The view is for finding, never for release: what is released is the text itself,
-with each mask over the whole original span of its value.
+twice), and those that references and escapes write into the view after it. The view is
+for finding, never for release: what is released is the text itself, with each mask over
+the whole original span of its value.
 """
 
 from __future__ import annotations
 
 import html
+import html.entities
 import re
 import unicodedata
 from bisect import bisect_right
@@ -74,12 +76,14 @@ def _forms_table() -> dict[int, str]:
 
 def _compatibility_alphanumerics() -> dict[int, str]:
     """Digits and letters typed as forms of themselves, as the ASCII digit or letter: super-
-    and subscripts (`⁴¹¹¹`), circled, parenthesized and full-stop forms (`④`, `⑷`, `⒋`,
+    and subscripts (`⁴¹¹¹`), the Roman numerals of one letter (`Ⅽ`, `ⅰ`), circled,
+    parenthesized and full-stop forms (`④`, `⑷`, `⒋`,
     `Ⓦ`, `⒜`), dingbat circled digits (`➃`) and the enclosed forms of U+1F100-1F1FF (`🄰`):
     the digit value Unicode gives them, or their compatibility decomposition (NFKC) without
     its brackets and stop. (A number of two digits in one character, `⑩`, is not one.)"""
     table: dict[int, str] = {}
-    for code in (*range(0xB2, 0xBA), *range(0x2070, 0x20A0), *range(0x2460, 0x2500),
+    for code in (*range(0xB2, 0xBA), *range(0x2070, 0x20A0), *range(0x2160, 0x2189),
+                 *range(0x2460, 0x2500),
                  *range(0x2776, 0x2794), *range(0x1F100, 0x1F200)):
         char = chr(code)
         digit = unicodedata.digit(char, None)
@@ -92,8 +96,15 @@ def _compatibility_alphanumerics() -> dict[int, str]:
 
 def _more_lookalikes() -> dict[int, str]:
     """Greek and Cyrillic letters that look like one ASCII letter but that the confusables
-    table does not list as one: `ε`, `є` as `e`; `κ` as `k`; `χ` as `x`."""
-    return {ord(c): letter for c, letter in zip("εєκχ", "eekx", strict=True)}
+    table does not list as one: `ε`, `є` as `e`; `κ`, `к` as `k`; `χ` as `x`; and the Roman
+    numerals of one letter (U+2160-217F: `Ⅰ` as `I`, `ⅽ` as `c`), by their compatibility
+    decomposition (NFKC)."""
+    table = {ord(c): letter for c, letter in zip("εєκкχ", "eekkx", strict=True)}
+    for code in range(0x2160, 0x2180):
+        folded = unicodedata.normalize("NFKC", chr(code))
+        if len(folded) == 1 and folded.isascii():
+            table[code] = folded
+    return table
 
 
 #: The blocks of Latin letters drawn as other letters' forms: IPA extensions and spacing
@@ -279,33 +290,61 @@ _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
 _OBFUSCATED = r"(?:\((?i:at|dot)\)|\[(?i:at|dot)\]|\{(?i:at|dot)\})"
 _OBFUSCATION = re.compile(_OBFUSCATED)
 #: Typography's separators, read as a space between two groups of a value, a digit on one
-#: side at least (`4111·1111·1111·1111`, `GB82•WEST•1234…`): the middle dot, the bullet, the
-#: hyphenation point, the bullet and dot operators, the one dot leader. (Between two letters
-#: they are left as they are: `l·l`.)
-_BULLETS = "\u00b7\u2022\u2027\u2219\u22c5\u2024"
+#: side at least, alone or with a space on both sides between two digits
+#: (`4111·1111·1111·1111`, `GB82•WEST•1234…`, `4111 • 1111 …`): the middle dot, the bullet,
+#: the hyphenation point, the bullet and dot operators, the one and two dot leaders and the
+#: ellipsis, the hyphen bullet, the swung dash, the right single quote; the CJK ones: the
+#: katakana middle dot (full and half width), the prolonged sound mark, the wave dash and the
+#: ideographic comma (`4539・1488・0343・6467`, `4539〜1488…`). (Between two letters they are
+#: left as they are: `l·l`.)
+_BULLETS = ("\u00b7\u2022\u2027\u2219\u22c5\u2024\u2025\u2026\u2043\u2053\u2019"
+            "\u30fb\uff65\u30fc\u301c\u3001\uff64")
 #: An HTML comment (`<!-- -->`), read as a tag is.
 _COMMENT = r"<!--(?:(?!-->)[^<>]){0,256}-->"
 _INLINE_SET = frozenset(_INLINE_NAMES)
 #: Inline tags (any but a block element's) and comments and nothing else (`_gap`).
 _INLINE_TAGS = re.compile(
     rf"(?:{_CLOSED}/?(?!{_alternation(_BLOCK_NAMES)}[ \t\n/>]){_NAME}[ \t\n]*/?>|{_COMMENT})+")
-#: A character reference to a space (`&nbsp;`, `&#160;`, `&#32;`), or one without its `;` as
-#: browsers read it (`&nbsp`, `&#160`; HTML 5's "legacy" references).
-_SPACE_REF = (r"&(?:nbsp(?![A-Za-z=])|#160(?![0-9])|#[xX][aA]0(?![0-9A-Fa-f])|#32(?![0-9])"
-              r"|#[xX]20(?![0-9A-Fa-f]));?")
+def _space_refs() -> str:
+    """A character reference to whitespace, read as a gap (`_EDIT`): numeric, decimal or
+    hex, with or without leading zeros and its `;` (`&#160;`, `&#10;`, `&#x0A;`, `&#32`), or
+    named (`&nbsp;`, `&NewLine;`, `&Tab;`, `&emsp;`, `&ThinSpace;`; `&nbsp` without its `;`,
+    as browsers read it: HTML 5's "legacy" references). Whitespace is every character the
+    view reads as a space or a line break (`_dash_and_space_table`) but control characters."""
+    table = _dash_and_space_table()
+    codes = sorted({0x09, 0x0A, 0x20} | {c for c, v in table.items()
+                                          if v in " \n" and chr(c).isspace()})
+    decimal = "|".join(str(c) for c in codes)
+    hexa = "|".join("".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in f"{c:x}")
+                    for c in codes)
+    names = sorted(name[:-1] for name, value in html.entities.html5.items()
+                   if name.endswith(";") and len(value) == 1 and ord(value) in codes)
+    return (rf"&(?:#0*(?:{decimal})(?![0-9]);?|#[xX]0*(?:{hexa})(?![0-9A-Fa-f]);?"
+            rf"|(?:{'|'.join(names)});|nbsp(?![A-Za-z=]))")
+
+
+#: A character reference to whitespace (`_space_refs`).
+_SPACE_REF = _space_refs()
+#: Does a gap hold a reference to a line break (`&#10;`, `&NewLine;`; `_gap`)?
+_LINE_BREAK_REF = re.compile(r"&(?:#0*1[0-3](?![0-9])|#[xX]0*[a-dA-D](?![0-9A-Fa-f])"
+                             r"|#0*(?:133|823[23])(?![0-9])|#[xX]0*(?:85|202[89])(?![0-9A-Fa-f])"
+                             r"|NewLine;)")
 #: A character reference: named, with its `;`, or one of the legacy names that browsers read
-#: without it (only those that stand for a space or for the markup characters: `&para`,
-#: `&not` are left as written, as they start URL parameters' names), or numeric.
+#: without it (only those that stand for a space, the soft hyphen or the markup characters:
+#: `&para`, `&not` are left as written, as they start URL parameters' names), or numeric.
 _REF = (r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};"
-        r"|(?:nbsp|amp|AMP|lt|LT|gt|GT|quot|QUOT)(?![A-Za-z=]))")
+        r"|(?:nbsp|amp|AMP|lt|LT|gt|GT|quot|QUOT|shy)(?![A-Za-z=]))")
 #: A line's prefix after a line break (or JSON's `\n`): a quote, a heading, a list item's
 #: marker (`-`, `1.`), a table row's first bar, or a comment's mark (`//`, `--`, `;`, `%`,
 #: `'`, `::`, `rem`, `#`), with the spaces after it (`_EDIT`).
 _PREFIX = (r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\|[ \t]*"
            r"|(?://++|--(?=[ \t])|;++|%++|'|::|(?i:rem)(?=[ \t])|#(?=[0-9A-Za-z]))[ \t]*+)")
-#: A line continued by a backslash before its break (a shell's `4111 1111 \`), read as a
-#: gap's start (`_EDIT`).
-_CONTINUED = r"\\(?=\n)"
+#: A line continued by a backslash before its break (a shell's `4111 1111 \`), or by
+#: quoted-printable's soft line break between digits (RFC 2045, `=` then CRLF or LF:
+#: `4539 1488 =` then `0343`,
+#: `45391488=` then `03436467`, the `=` and the break standing for nothing), read as a gap's
+#: start (`_EDIT`).
+_CONTINUED = r"\\(?=\n)|=(?<=[0-9 ]=)(?=\n\n?[0-9])"
 #: What a gap holds but whitespace, tags and comments: JSON's escapes of a line break and
 #: a tab (`\n`, `\r`, `\t`, as two characters: a value in a tool's output), a URL's encoded
 #: space (`%20`) and a form's (`+`, between two digits: `_gap` reads it so in a query only).
@@ -327,11 +366,14 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
         r"|\\u[0-9A-Fa-f]{4})"
         r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?40(?=[0-9A-Za-z])|\\x40(?=[0-9A-Za-z]))"
+        r"|(?P<percent>%[cCdD][0-9a-fA-F]%[89abAB][0-9a-fA-F]"
+        r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
-        "|(?P<dash>\u2014(?<=[0-9]\u2014)(?=[0-9]))"
+        "|(?P<dash>\u2014(?:(?<=[0-9]\u2014)(?=[0-9])|(?<=[0-9] \u2014)(?= [0-9])))"
         rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
-        rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9])))"
+        rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9]))"
+        rf"|[ ][{_BULLETS}][ ](?<=[0-9][ ][{_BULLETS}][ ])(?=[0-9]))"
         r"|(?P<obfuscated>(?:\((?:(?<=[A-Za-z0-9]\()|(?<=[A-Za-z0-9] \())(?i:at|dot)\)"
         r"|\[(?:(?<=[A-Za-z0-9]\[)|(?<=[A-Za-z0-9] \[))(?i:at|dot)\]"
         r"|\{(?:(?<=[A-Za-z0-9]\{)|(?<=[A-Za-z0-9] \{))(?i:at|dot)\})[ ]?(?=[A-Za-z0-9]))"
@@ -353,9 +395,14 @@ _EDIT_SHOWN = _edit_pattern(_tag_with_attributes(_TAG_NAMES), "(?!)")
 #: A letter of a script written without spaces (CJK ideographs, kana, hangul, Thai)...
 _NO_SPACES = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
 #: ... before an ASCII letter, digit or `+`, or after ASCII that follows no such letter
-#: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view.
+#: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view; not after
+#: an `@`, before a domain (`user@例子.广告`, `user@ドメイン.jp`: an address's domain may be
+#: written in any script, RFC 5890), nor at a separator between a value's groups
+#: (`4539・1488`, `4539ー1488`: `_BULLETS`).
 _SCRIPT_EDGE = re.compile(rf"[{_NO_SPACES}](?=[A-Za-z0-9+&<*_~`])"
-                          rf"|[!-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])")
+                          rf"(?<![A-Za-z0-9][{_BULLETS}])"
+                          rf"|[!-?A-~](?<![{_NO_SPACES}][!-~])(?=[{_NO_SPACES}])"
+                          rf"(?![{_BULLETS}][A-Za-z0-9])")
 #: A letter of such a script.
 _NO_SPACES_CHAR = re.compile(f"[{_NO_SPACES}]")
 #: Does a text hold a letter of such a script (a quick test before `_SCRIPT_EDGE`)?
@@ -455,7 +502,7 @@ def plain(text: str) -> bool:
 
 #: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`): a
 #: sign, and what follows it.
-_ENCODINGS = (("=", ("3D", "3d")), ("%", ("40", "2540")))
+_ENCODINGS = (("=", ("3D", "3d")), ("%", ("40", "2540", "C", "D", "E", "F", "c", "d", "e", "f")))
 
 
 def _encoded(text: str) -> bool:
@@ -599,7 +646,8 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
         if _OTHER_DIGIT.search(text) is not None:
             table = _digits(text, table)
         one = text.translate(table)
-        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one) or _obfuscated(one),
+        return (one, any(mark in one for mark in _EDIT_STARTS) or _encoded(one)
+                or _obfuscated(one) or _SEPARATOR.search(one) is not None,
                 _NO_SPACES_HERE.search(one) is not None)
     runs, marks = found
     wide = "".join([text[start:end] for start, end in runs])
@@ -617,7 +665,8 @@ def _read_one(text: str, table: dict[int, str]) -> tuple[str, bool, bool]:
     one = "".join(parts)
     wide = wide.translate(table)
     may_edit = (bool(marks.translate(None, _NO_EDIT_START)) or "  " in one
-                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one) or _obfuscated(one))
+                or any(mark in wide for mark in _EDIT_STARTS) or _encoded(one)
+                or _obfuscated(one) or _separated(wide, one))
     return one, may_edit, _NO_SPACES_HERE.search(wide) is not None
 
 
@@ -665,8 +714,21 @@ _NO_EDIT_START = bytes(b for b in range(128)
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
-_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014",
-                *_BULLETS)
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014")
+#: A typography's separator next to a digit (`_BULLETS`: `_EDIT`'s `bullet`).
+_SEPARATOR = re.compile(rf"[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])|(?<=[0-9] [{_BULLETS}])"
+                        r"|(?=[0-9]))")
+
+
+def _separated(wide: str, one: str) -> bool:
+    """Does `one` hold a typography's separator next to a digit (`_BULLETS`), `wide` being
+    its characters that are not ASCII? `one` is searched only where `wide` holds one of them
+    (`、` and `ー` are in most Japanese sentences, by no digit: a search for the separator
+    alone, not for `_EDIT`'s every alternative)."""
+    return _BULLET.search(wide) is not None and _SEPARATOR.search(one) is not None
+
+
+_BULLET = re.compile(f"[{_BULLETS}]")
 
 
 def _pattern(shown: bool, any_tag: bool) -> re.Pattern[str]:
@@ -704,7 +766,8 @@ def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool,
             if kind == "opener" and (until := _glued_tag(one, start, end)):
                 edits.append((start, until, ""))
                 continue
-            written = " " if kind == "opener" else _gap(match.group(), start, end, one, join,
+            end = _no_item_after_wrap(one, start, end)
+            written = " " if kind == "opener" else _gap(one[start:end], start, end, one, join,
                                                         shown)
             if written is not None:
                 edits.append((start, end, written))
@@ -724,22 +787,63 @@ def _space_before(one: str, start: int, edits: list[Edit]) -> int:
 def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
           ) -> Iterator[Edit]:
     """The edit of a run of marks, an escape or a reference (`_EDIT`), if any."""
-    if kind == "marks" and _at_edge(one, start, end):
-        yield start, end, ""
+    if kind == "marks":
+        if _at_edge(one, start, end):
+            yield start, end, ""
+        else:
+            inner = _inner_stars(one, start, end)
+            if inner is not None:
+                yield inner, end, ""
     elif kind == "encoded":  # (quoted-printable `=3D`, URL-encoded `%40`, `\x40`)
         yield start, end, "=" if written[0] == "=" else "@"
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
-    elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`)
+    elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`,
+        # `536 — 22 — 8841`)
         yield start, end, "-"
     elif kind == "bullet":  # (a middle dot or a bullet between a value's groups: a space)
         yield start, end, " "
+    elif kind == "percent":  # (a URL's `%E2%80%8B`: the character its UTF-8 bytes encode)
+        yield from _percent_encoded(written, start, end)
     elif kind == "obfuscated":  # (an address's `(at)`, `[dot]`: `@`, `.`)
         yield start, end, "." if "dot" in written.lower() else "@"
     elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
         yield start, end, _unicode_escape(written)
     elif kind == "ref" and text[start] == "&":
         yield from _reference(written, start, end)
+
+
+#: A numbered list item's marker at a line's start (`8841. `), after the line break.
+_NUMBER_MARKER = re.compile(r"[ \t]{0,3}([0-9]{1,9})[.)][ \t]")
+
+
+def _no_item_after_wrap(one: str, start: int, end: int) -> int:
+    """Where a gap `one[start:end]` ends when the next line starts with what reads as a
+    numbered item's marker but goes on with the value the line before ends in: before that
+    marker, which is the rest of the value. So it is after a point where a value wraps (its
+    own hyphen, an address's `@`, a dot in dotted digits: `_wrap_point`; `536-22-\n8841.
+    Next`) and after a digit when the marker's number has three digits or more (`536 22\n8841.
+    Thanks`: `engine.segment` reads the same; `1990\n2. Next` is an item)."""
+    if start < 2 or not one[end - 1].isspace():
+        return end
+    brk = max(one.rfind("\n", start, end), one.rfind("\\n", start, end) + 1)
+    if brk < start:
+        return end
+    item = _NUMBER_MARKER.match(one, brk + 1)
+    if item is None or item.end() != end or not (
+            _wrap_point(one, start) or (one[start - 1].isdigit() and len(item.group(1)) > 2)):
+        return end
+    return item.start(1)
+
+
+def _wrap_point(one: str, at: int) -> bool:
+    """Does a line that ends at `at` end where a value wraps: after its own hyphen or an
+    address's `@` (a letter or digit before), or after a dot in a number in dotted groups
+    (`529.982.`)? (`_wrapped` reads what follows too.)"""
+    before = one[at - 1]
+    if before in "-@":
+        return one[at - 2].isalnum()
+    return before == "." and _DOTTED.search(_token_before(one, at - 1)) is not None
 
 
 def _glued_tag(one: str, start: int, end: int) -> int:
@@ -773,10 +877,13 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
     and a `+` between digits as a space in a URL's query only (`_in_query`)."""
     if gap == " " or (gap == "+" and not _in_query(one, start)):
         return None
+    if gap.rstrip("\n") in ("=", " =") and gap.endswith("\n"):  # (`=\r\n` reads `=\n\n`)
+        return gap.rstrip("\n")[:-1]  # (a quoted-printable soft line break: nothing)
     blank = gap.isspace()
     if blank and (start == 0 or end == len(one)):
         return None
-    breaks = "\n" in gap or "<" in gap or "\\n" in gap or "\\r" in gap
+    breaks = ("\n" in gap or "<" in gap or "\\n" in gap or "\\r" in gap
+              or ("&" in gap and _LINE_BREAK_REF.search(gap) is not None))
     if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
             not one[end].isspace()):
         if not blank and _INLINE_TAGS.fullmatch(gap) and not _ends_element(gap, one[end]):
@@ -845,10 +952,10 @@ def _items_apart(gap: str, one: str, start: int, end: int) -> bool:
             and _GROUPS_AFTER.match(one, end) is None)
 
 
-#: A known secret's start and 8 characters of it at least, ending a token (`_wrapped`):
+#: A known secret's start and 6 characters of it at least, ending a token (`_wrapped`):
 #: `sk-`, `ghp_`, `eyJ`... as `engine.detectors` finds them.
 _SECRET_HEAD = re.compile(r"(?<![A-Za-z0-9])(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-"
-                          r"|xox[abprs]-|AIza|hf_|npm_|SG\.|AKIA|ASIA|eyJ)[\w.-]{8,}\Z")
+                          r"|xox[abprs]-|AIza|hf_|npm_|SG\.|AKIA|ASIA|eyJ)[\w.-]{6,}\Z")
 
 
 def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
@@ -858,9 +965,12 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     (`zelda.quux@\nexample.org`), after a dot between digits ending a token that holds a
     dot already (`529.982.\n247-25`; not `in 1990.\n2001`; `engine.segment` reads the
     same), or inside a known secret's token, when what
-    follows reads as more of it, not as a word (`sk-proj-4fJk29\nPz8XvTn7`; not `...\nThen`)?
+    follows reads as more of it, not as a word (`sk-proj-4fJk29\nPz8XvTn7`, `AKIAIOSFOD\nNN7…`,
+    a JWT's part after its dot, `eyJ….\neyJ…`; not `...\nThen`)?
     Read joined, and apart too (`Canonical.joined`)."""
     before, after = one[start - 1], one[end]
+    if after == "@" and start >= 2 and before.isalnum():  # (`jane.doe\n@example.com`)
+        return "\n" in gap or "\\n" in gap or _LINE_BREAK_TAG.search(gap) is not None
     if start < 2 or not after.isalnum():
         return False
     if before == "-":
@@ -870,6 +980,8 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     if before == "@":
         return one[start - 2].isalnum()
     if before == ".":
+        if one.startswith("eyJ", end):  # (a token's next part: `eyJ….` / `eyJ….sig`)
+            return _SECRET_HEAD.search(_token_before(one, start)) is not None
         return after.isdigit() and _DOTTED.search(_token_before(one, start - 1)) is not None
     if not (before.isalnum() or before in "_-") or _SECRET_HEAD.search(
             _token_before(one, start)) is None:
@@ -931,27 +1043,110 @@ def _at_edge(one: str, start: int, end: int) -> bool:
     if before == "\\":  # (escaped, `\_` shows as `_`: at a word's edge, read as a mark)
         before = one[start - 2] if start > 1 else " "
     if not _in_word(before):
-        return True
+        return one[start] != "_" or _closed(one, start, end)
     after = one[end] if end < size else " "
     if _in_word(after):
         return False
     if one[start] != "_" or after not in ".-":
-        return True
+        return one[start] != "_" or _opened(one, start, end)
     following = one[end + 1] if end + 1 < size else " "
-    return not following.isalnum()
+    return (not following.isalnum() and _opened(one, start, end)) or _closes(one, start, end)
+
+
+def _closes(one: str, start: int, end: int) -> bool:
+    """Does the run of marks `one[start:end]` close the same run opened at the start of the
+    word before it (`@_example_.com`: a domain's label in emphasis), not a mark inside a
+    token (`eyJ…_.eyJ…`)?"""
+    word = start
+    while word > 0 and _in_word(one[word - 1]):
+        word -= 1
+    opening = word - (end - start)
+    return (word < start and opening >= 0 and one[opening:word] == one[start:end]
+            and not _in_word(one[opening - 1] if opening else " "))
+
+
+def _inner_stars(one: str, start: int, end: int) -> int | None:
+    """Where the emphasis in a run of marks inside a word starts, when it pairs with a run
+    at the token's edge (so a key typed with part of it in bold is read whole): `**` closing
+    what opened the token (`**AKIA**IOSFODNN7EXAMPLE`), or the `**` after a key's own `_`
+    opening what closes the token (`ghp_**1234…**`). None: the run is part of the word (a
+    value split by marks inside a word, `4111**1111**1111**1111`, is not read)."""
+    run = one[start:end]
+    stars = run.lstrip("_")
+    if not stars or stars.strip("*"):
+        return None
+    floor = max(0, start - 64)
+    token = max(one.rfind(" ", floor, start), one.rfind("\n", floor, start)) + 1
+    if stars == run:  # (closing what opened the token)
+        if token == 0 and floor > 0:
+            return None
+        head = one[token:start].lstrip("([{\"'")
+        return start if head.startswith(run) and not head[len(run):].startswith("*") else None
+    stop = min(len(one), end + 256)
+    after = end
+    while after < stop and not one[after].isspace():
+        after += 1
+    tail = one[end:after].rstrip(".,;:!?)]}\"'")
+    if tail.endswith(stars) and not tail[: -len(stars)].endswith("*"):
+        return end - len(stars)
+    return None
+
+
+#: How far a run of `_` looks for the run that pairs with it, within its paragraph (`_closed`).
+_PAIR_REACH = 256
+#: A run of 1-4 `_` closing a word (after a character that is no space, before none of a
+#: word) and opening one (after none of a word, before a character that is no space), by
+#: its length (`_closed`, `_opened`).
+_WORD = "0-9A-Za-z\u00c0-\u024f\u0370-\u052f"  # (letters of scripts written with spaces)
+_CLOSING = {n: re.compile(rf"(?<=[^\s_])_{{{n}}}(?![{_WORD}_])") for n in range(1, 5)}
+_OPENING = {n: re.compile(rf"(?<![{_WORD}_])_{{{n}}}(?=[^\s_])") for n in range(1, 5)}
+
+
+def _closed(one: str, start: int, end: int) -> bool:
+    """Is the run of `_` opening a word at `one[start:end]` closed later in its paragraph (the
+    same run after a character that is no space, before none of a word), as emphasis is?
+    An unpaired one is part of a token (`glpat-_bCdEf…`, a key's body starting with `_`).
+    (One search of at most `_PAIR_REACH` characters: linear in the text.)"""
+    closing = _CLOSING.get(end - start)
+    if closing is None:
+        return True
+    stop = min(len(one), end + _PAIR_REACH)
+    blank = one.find("\n\n", end, stop)
+    return closing.search(one, end, stop if blank == -1 else blank) is not None
+
+
+def _opened(one: str, start: int, end: int) -> bool:
+    """Is the run of `_` closing a word at `one[start:end]` opened earlier in its paragraph (the
+    same run after none of a word, before a character that is no space)? An unpaired one
+    ends a token (`glpat-…xYz_`)."""
+    opening = _OPENING.get(end - start)
+    if opening is None:
+        return True
+    floor = max(0, start - _PAIR_REACH)
+    floor = max(floor, one.rfind("\n\n", floor, start) + 1)
+    return opening.search(one, floor, start) is not None
 
 
 def _a_mask(one: str, start: int, end: int) -> bool:
     """Is `one[start:end]` a mask ReplyGuard writes (`**** 1111`, `j***@example.com`): four
-    stars or more, or stars before `@`? Kept, so that screening a screened text changes
-    nothing."""
-    return one.count("*", start, end) == end - start and (
-        end - start >= 4 or one[end:end + 1] == "@")
+    stars or more, or three stars between an address's first character and its `@`? Kept, so
+    that screening a screened text changes nothing. (Emphasis closing before an `@`,
+    `**jane.doe**@example.com`, is no mask.)"""
+    if one.count("*", start, end) != end - start:
+        return False
+    if end - start >= 4:
+        return True
+    return (end - start == 3 and one[end:end + 1] == "@" and start > 0
+            and not _in_word(one[start - 2] if start > 1 else " "))
 
 
-def _in_word(char: str) -> bool:
-    """A letter or digit of a script written with spaces between words."""
+def in_word(char: str) -> bool:
+    """Is `char` a letter or digit of a script written with spaces between words (not CJK's
+    or Thai's, where a word ends without one)?"""
     return char.isalnum() and _NO_SPACES_CHAR.match(char) is None
+
+
+_in_word = in_word
 
 
 def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
@@ -962,19 +1157,27 @@ def _reference(ref: str, start: int, end: int) -> Iterator[tuple[int, int, str]]
         yield start, end, char.translate(ONE_FOR_ONE)
 
 
+def _percent_encoded(written: str, start: int, end: int) -> Iterator[Edit]:
+    """A character other than ASCII percent-encoded in a URL (RFC 3986: its UTF-8 bytes,
+    `%E2%80%8B`) as that character, read `ONE_FOR_ONE` (bytes that are no UTF-8 are left as
+    they are)."""
+    try:
+        char = bytes.fromhex(written.replace("%", "")).decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    yield start, end, char.translate(ONE_FOR_ONE)
+
+
 def _unicode_escape(escape: str) -> str:
     """A `\\uXXXX` escape (or a surrogate pair of two) as the character it stands for, read
-    `ONE_FOR_ONE` (an invisible one, `\\u200b`, as a space: it stands between two groups
-    more often than inside a word; a lone surrogate half as it is written)."""
+    `ONE_FOR_ONE` (an invisible one, `\\u200b`, is kept: `engine.find` reads the view
+    through it as through one typed; a lone surrogate half as it is written)."""
     code = int(escape[2:6], 16)
     if len(escape) == 12:
         code = 0x10000 + ((code - 0xD800) << 10) + (int(escape[8:12], 16) - 0xDC00)
     elif 0xD800 <= code <= 0xDFFF:
         return escape
-    char = chr(code)
-    if unicodedata.category(char) == "Cf":
-        return " "
-    return char.translate(ONE_FOR_ONE)
+    return chr(code).translate(ONE_FOR_ONE)
 
 
 def _merged(first: Iterator[re.Match[str]],

@@ -48,7 +48,8 @@ DETECTOR_REASONS: Final = MappingProxyType({
 
 #: The name a finding carries where it is not its detector's id: both IP detectors report
 #: `ip_address`; a secret assigned to its name or a password after a label in another script
-#: `password_assignment`, a password laid out in lines or a table's column `password_phrase`,
+#: `password_assignment` (a quoted value, a call's argument, a list too), a password laid out
+#: in lines or a table's column `password_phrase`,
 #: a card in other groups `credit_card`, a labelled SSN without separators `us_ssn`.
 _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "card_in_other_groups": "credit_card",
@@ -57,7 +58,12 @@ _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "secret_assignment": "password_assignment",
                                        "password_label": "password_assignment",
                                        "password_layout": "password_phrase",
-                                       "password_column": "password_phrase"})
+                                       "password_column": "password_phrase",
+                                       "password_column_wide": "password_phrase",
+                                       "password_layout_wide": "password_phrase",
+                                       "password_quoted": "password_assignment",
+                                       "password_argument": "password_assignment",
+                                       "password_list": "password_assignment"})
 
 
 def rule_name(detector: str) -> str:

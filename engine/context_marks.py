@@ -1,7 +1,8 @@
-"""What the text just before a digit run says it is: an id, a time, an ISBN or a reference, not
-a phone number (`"product_id": 3074185296`, `ISBN 0-306-40615-2`, `order 2025550143`). Plain
-functions beside the detectors, not inside their regexes; `Refusing` hands a detector's
-matches to one.
+"""What the text around a digit run says it is: an id, a time, an ISBN or a reference, not a
+phone number (`"product_id": 3074185296`, `ISBN 0-306-40615-2`, `order 2025550143`); an id, a
+time, a barcode or a SIM card's number, not a card's (`"id": 4539148803436467`,
+`JAN 4901234567894`). Plain functions beside the detectors, not inside their regexes;
+`Refusing` hands a detector's matches to one.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from replyguard.engine.canon import in_word
 from replyguard.engine.layout import PASSWORD_NAME
 from replyguard.engine.validators import small_number
 
@@ -23,8 +25,8 @@ LOOK_BACK = 48
 _ID_KEYS = frozenset({"id", "ts", "timestamp", "epoch", "time", "date", "isbn", "sku", "iat",
                       "exp", "nbf", "created", "updated", "modified", "size", "bytes", "count",
                       "pid", "port", "uid", "gid", "seq", "offset", "length", "total"})
-_ID_KEY_END = re.compile(r"(?:_(?:id|ID|Id|at|AT|ts|TS|time|TIME|ref|REF)"
-                         r"|[a-z0-9](?:Id|ID|At|Ts|Time|Ref))\Z")
+_ID_KEY_END = re.compile(r"(?:_(?:id|ID|Id|at|AT|ts|TS|time|TIME|ref|REF|[mun]s|[MUN]S"
+                         r"|[mun]sec|[MUN]SEC)|[a-z0-9](?:Id|ID|At|Ts|Time|Ref|[MUN]s))\Z")
 #: A key's first word (`order` of `order_no`, `orderNumber`, `ORDER_REF`).
 _KEY_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
 #: A key's name, read backwards from its end.
@@ -36,7 +38,14 @@ _WORDS = frozenset(
     "isbn isbn-10 isbn-13 issn order invoice tracking waybill shipment ref reference receipt "
     "ticket account acct sku serial unix epoch timestamp build pedido fatura protocolo "
     "rastreio rastreamento nfe nf-e id size bytes length checksum hash crc pid uid version "
-    "case nhs".split()) | {"unix time", "nota fiscal"}
+    "case nhs product produto ean gtin upc barcode iccid imei imsi".split()
+) | {"unix time", "nota fiscal"}
+#: Words that name a time, and label a number only when they stand as a label (first on their
+#: line, after punctuation, or before `:` or `=`: `time 2025550143`, `Horário: 1755302400`;
+#: not `call any time 2025550143`), and only a number written as one run of digits (a phone
+#: is written in groups; a time never is).
+_TIME_WORDS = frozenset("time date datetime created updated modified hora hor\u00e1rio "
+                        "horario data".split())
 #: What may open a parenthesis or a quotation before such a word.
 _OPENING = "([{\"'`"
 #: The second words of the two-word names among them.
@@ -62,23 +71,46 @@ def marked_as_other(text: str, start: int, end: int) -> bool:
     if last in _NUMBER_WORDS and len(words) > 1:
         words.pop()
         last = words[-1].lower()
-    if last in _WORDS:
-        return True
     if last in _SECOND_WORDS and len(words) > 1:  # `Unix time`, `nota fiscal`
-        return f"{words[-2].lower().lstrip(_OPENING)} {last}" in _WORDS
-    return last.lstrip(_OPENING) in _WORDS
+        if f"{words[-2].lower().lstrip(_OPENING)} {last}" in _WORDS:
+            return True
+    last = last.lstrip(_OPENING)
+    if last in _TIME_WORDS:
+        return _a_label(tail, words[-1]) and text[start:end].isdigit()
+    return last in _WORDS
+
+
+def _a_label(tail: str, word: str) -> bool:
+    """Does `word`, the last word of `tail`, stand as a label: before `:` or `=`, or first in
+    its phrase (first in what was read or on its line, after punctuation or markup, or
+    after CJK text: not after a word of prose, `any time`)?"""
+    if tail[-1:] in (":", "="):
+        return True
+    before = tail[:tail.rfind(word)].rstrip(" \t")
+    return not before or not in_word(before[-1])
+
+
+def _key_before(tail: str) -> str | None:
+    """The key `tail` ends in, before `:` `=` `:=` or `=>` (`"created_at":` -> `created_at`)."""
+    before = tail.rstrip(":=>")
+    if len(tail) - len(before) > 2:
+        return None
+    name = _NAME_BACKWARDS.match(before.rstrip(" \t").rstrip("]").rstrip("\"'`")[::-1])
+    return None if name is None else name.group()[::-1]
+
+
+def _names_id_or_time(key: str) -> bool:
+    """Does a key name an id or a time (`id`, `timestamp`, `product_id`, `created_at`,
+    `userId`, `time_ns`)?"""
+    return key.lower() in _ID_KEYS or (len(key) > 3 and _ID_KEY_END.search(key) is not None)
 
 
 def _id_key(tail: str) -> bool:
     """`tail` ends in a key naming an id or a time, then `:` `=` `:=` or `=>`."""
-    before = tail.rstrip(":=>")
-    if len(tail) - len(before) > 2:
+    key = _key_before(tail)
+    if key is None:
         return False
-    name = _NAME_BACKWARDS.match(before.rstrip(" \t").rstrip("]").rstrip("\"'`")[::-1])
-    if name is None:
-        return False
-    key = name.group()[::-1]
-    if key.lower() in _ID_KEYS or (len(key) > 3 and _ID_KEY_END.search(key) is not None):
+    if _names_id_or_time(key):
         return True
     first = _KEY_WORD.match(key)  # a key named after the kind of number (`order_no`, `orderNumber`)
     return first is not None and first.group().lower() in _WORDS
@@ -111,6 +143,48 @@ def bare_and_marked(text: str, start: int, end: int) -> bool:
     """Whether the run `text[start:end]` is digits alone and the text before it marks it as
     something else (`Ticket 72360589121`): an ungrouped number is read by its label."""
     return text[start:end].isdigit() and marked_as_other(text, start, end)
+
+
+#: What names a card in the words before a number: it is a card's whatever else they say
+#: (`card_id: 4111…`, `card ID 4111…`).
+_CARD_NAMES = ("card", "cart\u00e3o", "cartao", "tarjeta", "karte", "carte")
+#: Words that name a number that is no card's: an id, a time, a product's barcode (EAN/JAN,
+#: GTIN, UPC: GS1's numbers, whose check digit may pass Luhn's too), a SIM card's or a
+#: device's number (ITU-T E.118's ICCID, IMEI, IMSI). `SIM` and `JAN` in capitals only
+#: (`sim` is Portuguese's yes, `Jan` a month).
+_NOT_CARD_WORDS = frozenset(
+    "id ids ean ean-13 ean13 gtin gtin-13 gtin-14 gtin13 gtin14 upc upc-a barcode iccid imei "
+    "imsi meid isbn isbn-13 issn snowflake epoch timestamp".split())
+_NOT_CARD_ACRONYMS = frozenset({"SIM", "JAN"})
+#: What a number follows in a link or a chat's markup where it is an id: a post's
+#: (`/status/1798765432109876548`), a mention's (`<@1122334455667788990>`, `<#…>`).
+_ID_BEFORE = ("status/", "statuses/", "<@", "<@!", "<@&", "<#")
+
+
+def not_a_card(text: str, start: int, end: int) -> bool:
+    """Whether the card candidate `text[start:end]`, a run of digits alone (a card typed in
+    groups is a card however it is labelled), is marked as no card's number: by a key naming
+    an id or a time before it (`"id": `, `"created_at_us": `, `time_ns=`), by a word naming
+    an id, a barcode or a SIM card's number (`Discord user ID`, `EAN`, `JAN`, `GTIN`, `UPC`,
+    `ICCID`, `SIM`, `IMEI`), by a link's or a mention's markup (`status/`, `<@`), or by a
+    unit after it (`… µs`); not where the words before it name a card (`card_id`,
+    `card ID`)."""
+    if not text[start:end].isdigit():
+        return False
+    tail = text[max(0, start - LOOK_BACK):start]
+    if tail.endswith(_ID_BEFORE) or _UNIT_AFTER.match(text, end) is not None:
+        return True
+    tail = tail.rstrip(" \t\"'`#")
+    if any(name in tail[-24:].lower() for name in _CARD_NAMES):
+        return False
+    key = _key_before(tail) if tail[-1:] in (":", "=", ">") else None
+    if key is not None and _names_id_or_time(key):
+        return True
+    words = tail.rstrip(":#.=-").rsplit(None, 2)
+    if words and words[-1].lower() in _NUMBER_WORDS:  # `EAN code`, `ICCID number`
+        words.pop()
+    last = words[-1].lstrip(_OPENING) if words else ""
+    return last.lower() in _NOT_CARD_WORDS or last in _NOT_CARD_ACRONYMS
 
 
 #: Words that make `pass` a ticket's name, not a password's (`season pass: Gold2025`).

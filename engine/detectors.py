@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -23,6 +24,7 @@ from replyguard.engine.context_marks import (
     a_ticket_pass,
     bare_and_marked,
     no_password_named_before,
+    not_a_card,
     not_a_phone,
 )
 from replyguard.engine.layout import LABEL, AtLineStarts, Columns
@@ -90,6 +92,13 @@ class Detector:
 # `(?<![A-Za-z]-\d)` one inside a hyphenated code (`INC-2024-001293`, `SKU-88213`).
 _START_NUM = r"\d(?<![\w+@]\d)(?<!\d[ .-]\d)(?<![A-Za-z]-\d)"
 _END_NUM = r"(?![\w@])(?![ .-]?\d)(?!,\d)"
+#: A phone number's extension glued to it (`5309x12`), left as it is: a number may end before
+#: it. (One after a space or a `;` ends it as any word does: ` ext 204`, `;ext=204`.)
+_EXTENSION = r"(?=[xX]\d)"
+#: A CPF's start: as `_START_NUM`, or after a space that ends another CPF's eleven digits
+#: (`52998224725 11144477735`: two CPFs).
+_START_CPF = (r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d{11}[ \t]\d)(?=\d{10}(?![\d.-])))"
+              r"(?<![A-Za-z]-\d)")
 #: An SSN's start: as `_START_NUM`, or after a digit and a space when its hyphens follow
 #: (`123-45-6789 234-56-7891`: two SSNs, not one run).
 _START_SSN = r"\d(?<![\w+@]\d)(?:(?<!\d[ .-]\d)|(?<=\d[ \t]\d)(?=\d\d-\d\d-))(?<![A-Za-z]-\d)"
@@ -104,10 +113,10 @@ _END_GROUPED = r"(?![\w@])(?!(?P={sep})\d)"
 #: armor: base64 lines, armor headers such as `Comment: Alice <alice@example.com>`, the `=`
 #: checksum), however the block is quoted in a reply (line breaks written as `\\n` in JSON,
 #: prefixes of quoted, commented or listed lines, backticks, `<br>`, brackets): any character
-#: but the start of a `-----` line. A block with no END line runs to the end of the text.
-KEY_BODY = r"(?:[^-]|-(?!----))"
+#: but the start of a `----` line. A block with no END line runs to the end of the text.
+KEY_BODY = r"(?:[^-]|-(?!---))"
 #: The END line of a private key block (PEM or OpenPGP).
-KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+KEY_END = r"-{4,5}(?i:END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-{4,5}"
 #: What a key block's body starts with, after the line breaks, quoting and markup between it
 #: and the BEGIN line: a base64 line (16 characters, or fewer and its end), an armor header
 #: (`Version: `), the `=` checksum, or the END line; or the end of the text read after a
@@ -116,32 +125,42 @@ KEY_END = r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 #: value by itself: its mask covers that line only.
 KEY_BODY_START = (r"(?=(?:\\[nr]|<[Bb][Rr][ /]{0,2}>|[^A-Za-z0-9+/=]){0,16}"
                   r"(?:[A-Za-z0-9+/=]{16}|[A-Za-z0-9+/=]{1,15}(?:\r?\n|\\[nr]|<[Bb][Rr])"
-                  r"|[A-Za-z][A-Za-z-]{1,30}: |-----END)"
+                  r"|[A-Za-z][A-Za-z-]{1,30}: |-{4,5}(?i:END))"
                   r"|\s*[^\sA-Za-z0-9+/=][^A-Za-z0-9+/=]{0,15}\Z)")
-#: The BEGIN line of a private key block.
-KEY_BEGIN = r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+#: The BEGIN line of a private key block (in any case, with four dashes or five).
+KEY_BEGIN = r"-{4,5}(?i:BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-{4,5}"
 #: The BEGIN line of a private key block, and its body when one follows.
 _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?"
 
 #: What may stand between the groups of a card, an IBAN or an SSN besides a space and a
 #: hyphen (which mix, as typed: `4111 1111-1111 1111`): a dot, a slash, an underscore, a
-#: comma or a colon, one kind throughout (`4111.1111.1111.1111`, `4111_1111_1111_1111`,
+#: comma, a colon, a bar, a backslash, a tilde or an apostrophe, one kind throughout
+#: (`4111.1111.1111.1111`, `4111_1111_1111_1111`, `4111|1111|…`, `4111'1111'…`,
 #: `GB82:WEST:1234:…`). A card so grouped is four groups of four (a number with thousands
 #: separators, `1,234,567,890,123,456`, or a time, `12:30:45`, is none); an SSN takes no
 #: comma (`101,12,4500` is a row of numbers). The view reads typography's separators between
 #: two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`) and the braille blank as a space (`engine.canon`).
-GROUP_PUNCTUATION = "./_,:"
-_GROUP_PUNCT = "[" + GROUP_PUNCTUATION + "]"
-_SSN_PUNCT = "./_:"
+GROUP_PUNCTUATION = "./_,:|\\~'"
+#: `GROUP_PUNCTUATION` as the inside of a character class.
+_GROUP_CHARS = GROUP_PUNCTUATION.replace("\\", "\\\\")
+_GROUP_PUNCT = "[" + _GROUP_CHARS + "]"
+#: A separator of `GROUP_PUNCTUATION` or a hyphen padded by a space on both sides, or a double
+#: hyphen alone or so padded, one kind throughout a value (`4539 / 1488 / 0343 / 6467`,
+#: `4539--1488--…`, `536 | 22 | 8841`): spaces padding a separator change nothing of the
+#: value's groups. (Tried after the one-character class: `[- ./…]|` then this.)
+_PADDED_PUNCT = "--| (?:--|[-" + _GROUP_CHARS + "]) "
+_SSN_PUNCT = "./_:|"
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
 _CARD_SEP = r"(?: ?- ?| )"
 #: A card starts as a number does (or after `@`: `@4111 1111 1111 1111`), and also right
-#: after a space that ends an ungrouped run of 13 digits or more (a list of cards:
-#: `4111111111111111 5500005555555559`); never after a digit and a spaced hyphen (inside
-#: `4111 - 1111 - ...`).
-_START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13} \d)|(?<=\d[ \t]\d)(?=\d{12}))"
+#: after a space, a dot or a hyphen that ends an ungrouped run of 13 digits or more (a list
+#: of cards: `4111111111111111 5500005555555559`, `…6467-5500…`), and after a space before
+#: a card grouped by punctuation (the second of `4539-1488-0343-6467 5500-0055-5555-5559`);
+#: never after a digit and a spaced hyphen (inside `4111 - 1111 - ...`).
+_START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13}[ .-]\d)"
+               r"|(?<=\d[ \t]\d)(?=\d{12}|\d{3}(?:-|" + _GROUP_PUNCT + r")\d{4}))"
                r"(?<![A-Za-z]-\d)"
                r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
 
@@ -162,17 +181,50 @@ def _key(first: str) -> str:
 _UNGLUED = (r"(?![=,;:|]" + _SECRET_START + r")"
             r"(?![,;&|][ \t]?(?i:pass(?:word|wd)?|pwd|senha)[\w.-]{0,24}[ \t]?[:=])")
 
-#: The letters and digits of an address outside CJK scripts (RFC 6531 allows any, RFC 5890
-#: any in a domain): ASCII, Latin-1 and Latin Extended-A/B, Greek and Cyrillic.
-_EU_LETTERS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0386-\u03ce\u0400-\u04ff"
-_EU = "0-9" + _EU_LETTERS
 #: CJK scripts: kana, ideographs, Hangul. An address's local part is of one kind or the
 #: other, so that an address written right after CJK text starts where the script changes
 #: (`邮箱是jane.doe@example.com`).
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF))
+_CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in _CJK_RANGES)
+
+
+def _letters_and_marks() -> str:
+    """The letters and combining marks (Unicode categories L and M) above ASCII of the Basic
+    Multilingual Plane, but CJK's (`_CJK`) and the full-width and halfwidth forms' (the view
+    reads full-width letters as ASCII), as the inside of a character class: what an
+    address's local part (RFC 6531) and a domain's labels (RFC 5890: IDNA2008's letters and
+    marks) are written in, whatever the script (`müller`, `иван`, `उपयोगकर्ता`, `อีเมล`).
+    (~3 ms at import.)"""
+    category = unicodedata.category
+    spans, low = [], 0xC0
+    for start, end in (*_CJK_RANGES, (0xFF00, 0xFFEF)):
+        spans.append((low, start))
+        low = end + 1
+    spans.append((low, 0x10000))
+    ranges: list[list[int]] = []
+    for low, high in spans:
+        for code in range(low, high):
+            if category(chr(code))[0] not in "LM":
+                continue
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    return "".join(f"\\u{lo:04x}" if lo == hi else f"\\u{lo:04x}-\\u{hi:04x}"
+                   for lo, hi in ranges)
+
+
+#: The letters and digits of an address outside CJK scripts: ASCII, and every other script's
+#: letters and marks (`_letters_and_marks`).
+_EU_LETTERS = "A-Za-z" + _letters_and_marks()
+_EU = "0-9" + _EU_LETTERS
 _DOMAIN_LABEL = f"[{_EU}{_CJK}](?:[{_EU}{_CJK}-]{{0,61}}[{_EU}{_CJK}])?"
 #: A top-level domain: letters of one script, or an A-label (`xn--p1ai`, RFC 5890).
 _TLD = f"(?:[{_EU_LETTERS}]{{2,24}}|[{_CJK}]{{1,24}}|xn--[A-Za-z0-9-]{{1,59}})"
+#: The dot between a domain's labels: `.`, or the ideographic full stop (`。`, halfwidth `｡`;
+#: the full-width `．` reads as `.`), which IDNA (UTS #46) reads as one, before a label of
+#: other than CJK letters (before CJK, it ends a sentence: `user@example.com。谢谢`).
+_DOT = f"(?:\\.|[\u3002\uff61](?=[{_EU}]))"
 
 
 #: What may stand between a password's name and its operator: a qualifier in brackets
@@ -204,6 +256,64 @@ _VALUE = (
 EMAIL_START = re.compile(f"(?<![{_EU}._%+-])[{_EU}._%+-]{{1,64}}@\\Z"
                          f"|(?<![{_CJK}])[{_CJK}]{{1,64}}@\\Z")
 
+#: A password's names, in any case, after any non-alphanumeric character or inside a
+#: camelCase name (`dbPassword`): `password`, `passwd`, `Passwort`, `pwd`, `pw`, `pass`,
+#: `passphrase`, `passcode`, `PIN` (`PIN code`), Portuguese `senha`, Spanish `contraseña`,
+#: French `mot de passe`, German `Kennwort`, Dutch `wachtwoord`.
+_PASSWORD_NAME = (
+    r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))(?i:assword|asswd|asswort|wd|w"
+    r"|ass(?:phrase|code)?|in(?![A-Za-z])(?:[ \t]code)?)"
+    r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha)"
+    r"|(?i:c(?<![A-Za-z0-9]c)ontrase(?:\u00f1|n)a|m(?<![A-Za-z0-9]m)ot de passe"
+    r"|k(?<![A-Za-z0-9]k)ennwort|w(?<![A-Za-z0-9]w)achtwoord))"
+)
+#: Where each of `_PASSWORD_NAME`'s matches starts (lower case).
+_PASSWORD_KEYWORDS = ("pass", "pw", "pin", "senha", "contrase", "mot de passe", "kennwort",
+                      "wachtwoord")
+#: An assignment's operator: `:` `=` `:=` `=>` `==`, or after a space a dash or an arrow
+#: (`Password — Qz7xK2mP9w`, `Password - …`, `Password -> …`, `Password → …`).
+_OPERATOR = r"(?::=|=>|==?|:|(?<=[ \t])(?:-{1,2}>?|\u2014|\u2013|\u2192))"
+#: A YAML block scalar's indicator before a value on the next line (`password: >` then
+#: `  Qz7xK2mP9w`).
+_BLOCK_SCALAR = r"(?:[>|][-+]?[ \t]*\n[ \t]{1,16})?"
+
+
+def _quoted_or(group: str, other: str) -> str:
+    """A value in group `value`: `other` when group `group` took part in the match, else a
+    quoted string, `\\`-escapes read (`"Qz7x\\"K2mP9w"` is one value; the view reads such
+    an escape as the quote, so a quote before a letter or digit does not close it)."""
+    return (f"(?({group})|(?P<q>[\"']))(?P<value>(?({group}){other}"
+            r"|(?:(?!(?P=q))[^\\\n]|\\[^\n]|(?P=q)(?=[A-Za-z0-9])){1,1023}))"
+            f"(?({group})|(?P=q))")
+
+#: Where `reset your password to …` names the value (`password_phrase`): a verb and a
+#: determiner before `password`, each read behind it (a look-behind has one width).
+_SET_TO = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
+                   for verb in ("reset", "set", "change", "update")
+                   for det in ("your", "the", "my", "his", "her", "their", "its"))
+#: A password's qualifier read behind it (`temporary password Qz7xK2mP9w`).
+_KIND = "|".join(f"password(?<={kind}[ \\t]password)"
+                 for kind in ("temporary", "temp", "initial", "default", "one-time", "new"))
+
+
+#: Where a name of `layout.LABEL` starts (lower case): a heading's, a label line's or a
+#: table header's.
+_LAYOUT_KEYWORDS = ("pass", "pw", "senha", "contrase", "kennwort", "wachtwoord", "secret",
+                    "token", "api")
+#: The same in other scripts (read in the text: the lower-case view is ASCII's).
+_LAYOUT_WIDE_KEYWORDS = ("\u043f\u0430\u0440\u043e\u043b\u044c",
+                         "\u041f\u0430\u0440\u043e\u043b\u044c", "\u30d1\u30b9\u30ef",
+                         "\u5bc6\u7801", "\u5bc6\u78bc", "\ube44\ubc00", "\u6697\u8a3c",
+                         "\u53e3\u4ee4")
+#: A password on a line under its name or beside it alone (`password_layout`).
+_LAYOUT = Refusing(AtLineStarts(re.compile(
+    r"(?m)^(?:#{1,6}[ \t]+|>[ \t]*|[-*+][ \t]+)?(?:\*\*|__)?(?:[\w'-]{1,20}[ \t]){0,3}"
+    + LABEL + r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?"
+    r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+|[ \t]*(?:\.{3,}|\u2026+)[ \t]*)"
+    r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
+)), a_ticket_or_a_count)
+
+
 DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="private_key",
@@ -211,7 +321,8 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             _KEY_BLOCK + r"|(?:[A-Za-z0-9+/=]{16,100}(?:\r?\n|\\n)){0,100}" + KEY_END
         ),
-        keywords=("PRIVATE KEY",),
+        keywords=("private key",),
+        keywords_in="lower",
         validate=None,
         mask=masks.private_key,
         priority=0,
@@ -297,6 +408,32 @@ DETECTORS: tuple[Detector, ...] = (
                          "AKIAXXXXXXXXXXXXXXXX", "ASIA0000000000000000"),
     ),
     Detector(
+        id="password_quoted",
+        category="password",
+        # A password's name assigned a quoted string (`{"password": "sunshine"}`,
+        # `password = "correct horse battery staple"`, escapes read: `"Qz7x\\"K2mP9w"`), or an
+        # environment variable naming one (`DB_PASSWORD=sunshine`, no suffix after the name:
+        # `PASSWORD_MIN_LENGTH=12` names a setting): the syntax says a password is given, so
+        # any value is one but an obvious non-secret (`validators.assigned_password`).
+        regex=Refusing(re.compile(
+            r"(?:(?-i:P(?<![A-Za-z0-9]P)ASS(?:WORD|WD)?|P(?<![A-Za-z0-9]P)WD)\d?=(?=[^\s\"'`])"
+            r"(?P<env>)|" + _PASSWORD_NAME + r"s?\d?(?:[\"'`]?\]?)[ \t]{0,8}" + _OPERATOR
+            + r"[ \t]{0,8})" + _quoted_or("env", r"[^\s\"'`]{0,255}[^\s\"'`.,;:)]")
+        ), a_ticket_pass),
+        keywords=_PASSWORD_KEYWORDS,
+        keywords_in="lower",
+        validate=validators.assigned_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("sunshine", "correct horse battery staple", "Qz7x\\\"K2mP9w"),
+        counterexamples=('{"password": ""}', '{"password": "****"}', "password = '<your password>'",
+                         'password: "${DB_PASSWORD}"', '"password": "Password"',
+                         "PASSWORD_MIN_LENGTH=12", "DB_PASSWORD=$DB_PASSWORD",
+                         "'password' => 'required|min:8'", '"password": null',
+                         '"password": "at least 12 characters"'),
+    ),
+    Detector(
         id="password_assignment",
         category="password",
         # The name, in any case and after any non-alphanumeric character or inside a
@@ -307,14 +444,11 @@ DETECTORS: tuple[Detector, ...] = (
         # a list or of an object (`{"password": ["..."]}`, `{"password": {"value": "..."}}`).
         # `pass` after a word naming a ticket (`Season pass:`) names no password.
         regex=Refusing(re.compile(
-            r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))(?i:assword|asswd|asswort|wd|w"
-            r"|ass(?:phrase)?)"
-            r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha)"
-            r"|(?i:c(?<![A-Za-z0-9]c)ontrase(?:\u00f1|n)a|m(?<![A-Za-z0-9]m)ot de passe))"
-            r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER + r"(?:[\"'`]?\]?)[ \t]{0,8}"
-            r"(?::=|=>|==?|:)[ \t]{0,8}" + _IN_LIST + _VALUE
+            _PASSWORD_NAME
+            + r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER + r"(?:[\"'`]?\]?)[ \t]{0,8}"
+            + _OPERATOR + r"[ \t]{0,8}" + _BLOCK_SCALAR + _IN_LIST + _VALUE
         ), a_ticket_pass),
-        keywords=("pass", "pw", "senha", "contrase", "mot de passe"),
+        keywords=_PASSWORD_KEYWORDS,
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
@@ -340,6 +474,50 @@ DETECTORS: tuple[Detector, ...] = (
                          "password: {{password}}",
                          "Season pass: Gold2025", "boarding pass = Zone4B",
                          'password: <code class="pw">'),
+    ),
+    Detector(
+        id="password_argument",
+        category="password",
+        # A password's name as a quoted key, then its value: the next argument of a call
+        # (`define('DB_PASSWORD', '...')`, `setProperty("password", "...")`, `map.put(...)`,
+        # `os.getenv("DB_PASSWORD", "...")`), an element's `value` attribute
+        # (`<property name="password" value="..."/>`) or its text (`<param
+        # name="password">...</param>`); or a call named so with a quoted argument (SQL's
+        # `PASSWORD('...')`, `check_password("...")`).
+        regex=re.compile(
+            _PASSWORD_NAME + r"\d?(?:[\"'](?:[ \t]*,[ \t]*|[ \t]+value[ \t]*=[ \t]*|(?P<el>>))"
+            r"|[ \t]*\([ \t]*(?=[\"']))"
+            + _quoted_or("el", r"[^<>\s\"'`]{1,128}(?=</)")
+        ),
+        keywords=_PASSWORD_KEYWORDS,
+        keywords_in="lower",
+        validate=validators.assigned_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("sunshine", "Qz7xK2mP9w"),
+        counterexamples=('input("Password: ")', 't("password", "Password")',
+                         'os.getenv("DB_PASSWORD", "")', '<label for="password">Password</label>',
+                         'prompt_password("Enter your password")'),
+    ),
+    Detector(
+        id="password_list",
+        category="password",
+        # Passwords listed after a plural name (`passwords: Qz7xK2mP9w, Xy9pL3kQ2z`): the
+        # list, each item a password's value (`validators.password_list`).
+        regex=re.compile(
+            r"p(?<![A-Za-z0-9]p)(?i:asswords|asscodes|ins)[ \t]{0,8}[:=][ \t]{0,8}"
+            r"(?P<value>[^\s,;\"'`]{0,127}[^\s,;\"'`.:)](?:,[ \t]{0,4}"
+            r"[^\s,;\"'`]{0,127}[^\s,;\"'`.:)]){0,31})"
+        ),
+        keywords=("pass", "pin"),
+        keywords_in="lower",
+        validate=validators.password_list,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w, Xy9pL3kQ2z", "Qz7xK2mP9w"),
+        counterexamples=("Passwords: at least 12 characters", "passwords: none, yet"),
     ),
     Detector(
         id="secret_assignment",
@@ -371,17 +549,19 @@ DETECTORS: tuple[Detector, ...] = (
         category="password",
         # A password after a label in another script: Russian `пароль` (read through the
         # look-alike letters the view folds to ASCII), Japanese `パスワード`, Chinese `密码`,
-        # Korean `비밀번호`; then `:`, `=`, a full-width colon (read as `:`) or a particle
+        # Korean `비밀번호`, Japanese `暗証番号` (a PIN), Chinese `口令`; then `:`, `=`, a
+        # full-width colon (read as `:`) or a particle
         # (`は`, `是`, `는`).
         regex=re.compile(
             r"(?:(?i:\u043f[a\u0430][p\u0440][o\u043e]\u043b[\u044cb])|\u30d1\u30b9\u30ef"
-            r"\u30fc\u30c9|\u5bc6[\u7801\u78bc]|\ube44\ubc00\ubc88\ud638)"
+            r"\u30fc\u30c9|\u5bc6[\u7801\u78bc]|\ube44\ubc00\ubc88\ud638|\u6697\u8a3c\u756a\u53f7"
+            r"|\u53e3\u4ee4)"
             r"(?:[ \t]{0,8}[:=]|[ \t]{0,4}(?:\u306f|\u662f|\u4e3a|\u70ba|\ub294|\uc740):?)"
             r"[ \t]{0,8}" + _VALUE
         ),
         # (Keywords as the view reads them, look-alike letters folded.)
         keywords=("\u043fap", "\u041fap", "\u041fAP", "\u30d1\u30b9\u30ef", "\u5bc6\u7801",
-                  "\u5bc6\u78bc", "\ube44\ubc00"),
+                  "\u5bc6\u78bc", "\ube44\ubc00", "\u6697\u8a3c\u756a\u53f7", "\u53e3\u4ee4"),
         validate=validators.password,
         mask=masks.password,
         priority=4,
@@ -415,17 +595,23 @@ DETECTORS: tuple[Detector, ...] = (
         category="password",
         # A password on a command line: MySQL's and MariaDB's `-p` glued to it (`mysql -u root
         # -pS3cret!`; `-p` alone asks for one), sshpass's `-p`, curl's `-u`/`--user`
-        # `user:password` (`--password=` is `password_phrase`'s).
+        # `user:password` (`--password=` is `password_phrase`'s), `redis-cli -a`, and a
+        # container registry's `login ... -p` (`docker login -u bob -p ...`).
         regex=re.compile(
             r"(?:(?i:mysql(?:dump|admin|import|sh)?|mariadb(?:-dump|-admin)?)(?![\w-])"
             r"(?:[ \t]+(?!-p)[^\s|;&]{1,200}){0,16}?[ \t]+-p(?=\S)"
             r"|sshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*"
+            r"|redis-cli(?:[ \t]+(?!-a)[^\s|;&]{1,200}){0,16}?[ \t]+-a[ \t]+"
+            r"|(?<![\w-])(?:docker|podman|nerdctl|buildah|skopeo|helm[ \t]+registry|oc"
+            r"|az(?:[ \t]+acr)?)(?![\w-])[ \t]+login(?:[ \t]+(?!-p)[^\s|;&]{1,200}){0,16}?"
+            r"[ \t]+-p[ \t]+"
             r"|(?P<user>curl(?:[ \t]+(?!-u|--user)[^\s|;&]{1,200}){0,16}?[ \t]+(?:-u|--user)"
             r"(?:[ \t]+|=)?))"
             r"(?P<q>[\"']?)(?(user)[^\s:\"']{1,64}:)"
             r"(?P<value>[^\s\"']{0,127}[^\s\"'.,;:)])(?P=q)"
         ),
-        keywords=("mysql", "mariadb", "sshpass", "curl"),
+        keywords=("mysql", "mariadb", "sshpass", "curl", "redis-cli", "docker", "podman",
+                  "nerdctl", "buildah", "skopeo", "helm", "oc ", "az "),
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
@@ -446,17 +632,20 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             r"(?i:identified[ \t]+by|password(?<=with[ \t]password)"
             r"|password(?<=with[ \t]encrypted[ \t]password)|requirepass"
-            r"|--pass(?:word|wd)?[= ]|set_?password[ \t]*\(|<password>"
-            r"|password[ \t]+(?:is|was|has[ \t]+been|will[ \t]+be|remains)"
+            r"|--pass(?:word|wd)?[= ]|password(?<=[a-z0-9]-password)[= ]"
+            r"|passwd(?<=[a-z0-9]-passwd)[= ]|set_?password[ \t]*\(|<password>"
+            r"|(?:password|passcode|p(?<![a-z0-9]p)in(?:[ \t]code)?)[ \t]+"
+            r"(?:is|was|has[ \t]+been|will[ \t]+be|remains)"
             r"(?:[ \t]+(?:now|still|currently|temporarily|set|changed|reset|updated)){0,2}"
-            r"(?:[ \t]+to)?"
+            r"(?:[ \t]+to)?|password[ \t]+(?:set|changed|reset|updated)[ \t]+to"
+            r"|(?:" + _SET_TO + r")[ \t]+to|login[ \t]+[^\s:/]{1,64}[ \t]+password[ \t]+"
             r"|password(?=[ \t]+')|password[ \t]*\|"
             r"|password(?:[ \t]+[\w'\u2019-]{1,20}){1,4}[ \t]*:"
             r"|key=\"password\"[ \t]+value="
             r"|type=\"password\"(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
             r"|'[^'<>]{0,100}'|[^\s\"'<>]{1,100}))*?[ \t]+value="
             r"|(?:login|credentials?)[ \t]*:[ \t]*[^\s/:]{1,64}[ \t]*/"
-            r"|password(?<=new[ \t]password)|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
+            r"|" + _KIND + r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
             r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
             r"(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
@@ -465,7 +654,7 @@ DETECTORS: tuple[Detector, ...] = (
         # read behind it, so that the regex is tried at each keyword alone.)
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
                   "<password>", "password", "senha ", 'key="password"', 'type="password"',
-                  "login", "credential"),
+                  "login", "credential", "passcode", "pin"),
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
@@ -488,15 +677,11 @@ DETECTORS: tuple[Detector, ...] = (
         category="password",
         # A password on a line of its own under a line naming it (a heading `### Password`,
         # `Password:`, `**New password**`, then the value, blank lines between), or a line
-        # of the name and the value alone (`Password<TAB>Qz7xK2mP9w`: a tab reads as a space).
+        # of the name and the value alone (`Password<TAB>Qz7xK2mP9w`: a tab reads as a space;
+        # dot leaders, `Password........ Qz7xK2mP9w`).
         # Lines are read apart where a text names a password (`layout.needs_lines`).
-        regex=Refusing(AtLineStarts(re.compile(
-            r"(?m)^(?:#{1,6}[ \t]+|>[ \t]*|[-*+][ \t]+)?(?:\*\*|__)?(?:[\w'-]{1,20}[ \t]){0,3}"
-            + LABEL + r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?"
-            r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+)"
-            r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
-        )), a_ticket_or_a_count),
-        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api"),
+        regex=_LAYOUT,
+        keywords=_LAYOUT_KEYWORDS,
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
@@ -514,7 +699,7 @@ DETECTORS: tuple[Detector, ...] = (
         # The cells of a table's or a CSV's column whose header names a password
         # (`| user | password |`, `user,password`): `engine.layout.Columns`.
         regex=Columns(),
-        keywords=("pass", "pw", "senha", "contrase", "secret", "token", "api"),
+        keywords=_LAYOUT_KEYWORDS,
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
@@ -524,6 +709,34 @@ DETECTORS: tuple[Detector, ...] = (
                          "| user | password |\n|---|---|\n| bob | (hidden) |",
                          "| user | password |\n|---|---|\n| bob | see the vault |",
                          "user,passport\nbob,AB123456"),
+    ),
+    Detector(
+        id="password_column_wide",
+        category="password",
+        # `password_column` under a header naming a password in another script
+        # (`| ユーザー | パスワード |`).
+        regex=Columns(),
+        keywords=_LAYOUT_WIDE_KEYWORDS,
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        examples=("Qz7xK2mP9w",),
+        counterexamples=("| \u30e6\u30fc\u30b6\u30fc | \u30d1\u30b9\u30ef\u30fc\u30c9 |\n"
+                         "|---|---|\n| bob | (hidden) |",),
+    ),
+    Detector(
+        id="password_layout_wide",
+        category="password",
+        # `password_layout` under a name of a password in another script (`パスワード`, then
+        # the value on a line of its own).
+        regex=_LAYOUT,
+        keywords=_LAYOUT_WIDE_KEYWORDS,
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w",),
+        counterexamples=("\u30d1\u30b9\u30ef\u30fc\u30c9\n\n\u5fd8\u308c\u305f\n",),
     ),
     Detector(
         id="url_password",
@@ -554,8 +767,8 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             f"(?:[{_EU}_%+-](?<![{_EU}_.%+-][{_EU}_%+-])[{_EU}._%+-]{{0,63}}"
             f"|[{_CJK}](?<![{_CJK}][{_CJK}])[{_CJK}]{{0,63}})"
-            f"@{_DOMAIN_LABEL}(?:\\.{_DOMAIN_LABEL}){{0,7}}\\.{_TLD}"
-            f"(?![{_EU}_@-])(?!\\.[{_EU}{_CJK}])"
+            f"@{_DOMAIN_LABEL}(?:{_DOT}{_DOMAIN_LABEL}){{0,7}}{_DOT}{_TLD}"
+            f"(?![{_EU}_@-])(?!{_DOT}[{_EU}{_CJK}])"
         ),
         keywords=("@",),
         validate=validators.email,
@@ -576,13 +789,15 @@ DETECTORS: tuple[Detector, ...] = (
         # Groups of four (any mix of `_CARD_SEP` between them, the first one ending the
         # number where it goes on), 13 to 19 digits in one block, 4-6-5 / 4-6-4, or four
         # groups of four with dots or slashes between them (`4111.1111.1111.1111`).
-        regex=re.compile(
+        # A run of digits alone that what is around it marks as an id, a time, a barcode or
+        # a SIM card's number is no candidate (`engine.context_marks.not_a_card`).
+        regex=Refusing(re.compile(
             _START_CARD + r"\d{3}(?:(?P<cs>" + _CARD_SEP + r")\d{4}(?:" + _CARD_SEP
             + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5}"
-            + r"|(?P<cd>" + _GROUP_PUNCT + r")\d{4}(?P=cd)\d{4}(?P=cd)\d{4}(?!"
-            + _GROUP_PUNCT + r"\d))"
+            + r"|(?P<cd>" + _GROUP_PUNCT + "|" + _PADDED_PUNCT + r")\d{4}(?P=cd)\d{4}(?P=cd)\d{4}"
+            + r"(?!" + _GROUP_PUNCT + r"\d)(?!(?P=cd)\d))"
             + _END_GROUPED.format(sep="cs")
-        ),
+        ), not_a_card),
         keywords=(),
         validate=validators.card,
         mask=masks.card,
@@ -630,13 +845,18 @@ DETECTORS: tuple[Detector, ...] = (
         category="iban",
         # In either case (`gb82 west ...`, as typed): the validator reads it upper-cased.
         # Country code, an optional space, check digits, then the BBAN: whole (after an
-        # optional space or hyphen: `DE89 370400440532013000`) or in groups of four with one
-        # kind of separator (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`).
+        # optional space or hyphen: `DE89 370400440532013000`) or in groups as printed, of
+        # one to eight letters or digits, with one kind of separator (a space, a hyphen or
+        # `GROUP_PUNCTUATION`, alone or padded by spaces): in fours
+        # (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`), as a bank code, a sort code
+        # and an account (`GB82 WEST 123456 98765432`), with a short group last
+        # (`BR15 0000 0000 0000 1093 2840 814 P2`). The validator checks each country's length;
+        # a group of two letters and two digits starts the next IBAN (`… 32 DE89 3704 …`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
-            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ " + GROUP_PUNCTUATION + r"-])[A-Za-z0-9]{4}"
-            r"(?:(?P=gs)[A-Za-z0-9]{4}){1,6}"
-            r"(?:(?P=gs)[A-Za-z0-9]{1,3})?)(?![\w])(?!-[A-Za-z0-9])"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ " + _GROUP_CHARS + r"-]|" + _PADDED_PUNCT + r")"
+            r"[A-Za-z0-9]{1,8}(?:(?P=gs)(?![A-Za-z]{2}\d\d(?![A-Za-z0-9]))[A-Za-z0-9]{1,8}){1,15})"
+            r"(?![\w])(?!-[A-Za-z0-9])"
         ),
         # `AA 00 00` is the UK NINO's too (one scan for both); `AA 00 AAAA 0` starts a
         # spaced country code with a bank code of letters (`GB 82 WEST 1234`).
@@ -653,6 +873,8 @@ DETECTORS: tuple[Detector, ...] = (
                   "DE89 370400440532013000", "GB 82 WEST 1234 5698 7654 32",
                   "DE 89 3704 0044 0532 0130 00", "NL91-ABNA-0417-1643-00",
                   "GB82.WEST.1234.5698.7654.32", "GB82_WEST_1234_5698_7654_32",
+                  "GB82 WEST 123456 98765432", "BR15 0000 0000 0000 1093 2840 814 P2",
+                  "GB82 - WEST - 1234 - 5698 - 7654 - 32",
                   "GB82:WEST:1234:5698:7654:32"),
         counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234",
                          "gb82 west 1234 5698 7654 33", "ab12 with some more text here",
@@ -664,7 +886,8 @@ DETECTORS: tuple[Detector, ...] = (
         id="us_ssn",
         category="national_id",
         # Not glued by `-` to more of a longer id (`SKU 123-45-6789-XL`).
-        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r"]| - )\d\d(?P=s)\d{4}"
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r"]|--| (?:--|[-"
+                         + _SSN_PUNCT + r"]) )\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
         keywords=(),
         validate=validators.us_ssn,
@@ -704,10 +927,11 @@ DETECTORS: tuple[Detector, ...] = (
         # In either case (`ab123456c`, as typed). A space after the letters is followed by
         # a pair and a space (HMRC's `QQ 12 34 56 C`) or by the six digits: so the keywords
         # (the shapes that can start a match) are more than a word and a number of prose
-        # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match.
+        # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match. The pairs may be
+        # set apart by one kind of punctuation too (`AB-12-34-56-C`, `AB.12.34.56.C`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6})"
-            r" ?|-\d\d-\d\d-\d\d-)[A-Da-d](?![\w])"
+            r" ?|(?P<n>[-./_:])\d\d(?P=n)\d\d(?P=n)\d\d(?P=n))[A-Da-d](?![\w])"
         ),
         keywords=("AA00", "AA 00 00", "AA 000000", "AA_00_00_00_A"),
         keywords_in="shape",
@@ -715,7 +939,8 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.last4,
         priority=12,
         examples=("AB123456C", "AB 12 34 56 C", "JG103759A", "ab123456c", "Ab 123456 c",
-                  "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C"),
+                  "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C", "AB.12.34.56.C",
+                  "AB/12/34/56/C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
                          "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C"),
     ),
@@ -742,16 +967,21 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="br_cpf",
         category="national_id",
-        # Eleven digits alone that the text before them marks as something else (`Ticket
-        # 72360589121`) are not one; nor is a CPF glued by `-` to more of a longer id.
+        # The Receita's `529.982.247-25` and the same groups of three with one kind of
+        # separator (`.`, `-`, a space, none; commas as `529,982,247-25`), a hyphen, a slash or
+        # a space (or nothing) before the check digits. Eleven digits alone that the text
+        # before them marks as something else (`Ticket 72360589121`) are not one; nor is a CPF
+        # glued by `-` to more of a longer id.
         regex=Refusing(re.compile(
-            _START_NUM + r"\d\d(?:(?:\.?\d{3}){2}-?\d\d(?![\w@])(?![.-]?\d)(?!-[A-Za-z])"
-            r"(?!,\d\d?(?![\d/,;|\t]))| \d{3} \d{3} \d\d(?![\w@])(?! ?\d))"), bare_and_marked),
+            _START_CPF + r"\d\d(?:(?:(?P<c>[.-]?)\d{3}(?P=c)\d{3}[-/]?|,\d{3},\d{3}-)\d\d"
+            r"(?![\w@])(?![.-]?\d)(?!-[A-Za-z])(?!,\d\d?(?![\d/,;|\t]))"
+            r"| \d{3} \d{3}[ -]\d\d(?![\w@])(?! ?\d))"), bare_and_marked),
         keywords=(),
         validate=validators.br_cpf,
         mask=masks.last4,
         priority=12,
-        examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25"),
+        examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25",
+                  "529-982-247-25", "529 982 247-25", "529.982.247/25", "529,982,247-25"),
         counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00",
                          "Ticket 72360589121 is closed.", "529.982.247-25-B"),
     ),
@@ -761,9 +991,14 @@ DETECTORS: tuple[Detector, ...] = (
         # A digit run that the text before it marks as an id, a time, an ISBN or a reference
         # (`"product_id": `, `ISBN`, `order`, `invoice`, `tracking`, `ref`), that a unit
         # follows (`bytes`) or that is a version (`124.0.6367.207`) is no candidate.
+        # Between digits: a space, a dot or a hyphen, alone or a hyphen padded by spaces
+        # (`+1 (415) 867 - 5309`), and a slash after an area code of three digits
+        # (`415/867-5309`, not a date's `12/31/2025` nor a fraction's `415/867`). An extension
+        # may follow, glued (`x12`) or not (`ext. 204`, `;ext=204`, RFC 3966), left as it is.
         regex=Refusing(re.compile(
-            r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM + r")"
-            r"(?:[ .-]?\(?\d\)?){6,16}" + _END_NUM
+            r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM
+            + r"(?:\d\d/(?=\d{3}[ .-]?\d{4}(?!\d)))?)"
+            r"(?:(?: - |[ .-])?\(?\d\)?){6,16}(?:" + _EXTENSION + "|" + _END_NUM + ")"
         ), not_a_phone),
         keywords=(),
         # Valid in its numbering plan (libphonenumber): a `+` number in its own country's,
@@ -772,6 +1007,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.phone,
         priority=14,
         examples=("+44 20 7946 0123", "(202) 555-0143", "+55 11 98765-4321", "020 7946 0123",
+                  "415/867-5309", "+1 (415) 867 - 5309",
                   "202-555-0143", "+1 202 555 0143", "1-202-555-0143", "07400 123456",
                   "+49 30 1234567", "+33 1 23 45 67 89", "2025550143"),
         counterexamples=("12.50", "2024-11-29", "10:30", "123456", "v1.2.3", "+12345",

@@ -22,16 +22,22 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
 from replyguard.engine.canon import Canonical, canonical, plain
 from replyguard.engine.context_marks import Refusing
 from replyguard.engine.detectors import DETECTORS, Detector, Finder, KeywordsIn
-from replyguard.engine.layout import needs_lines
+from replyguard.engine.layout import html_table, needs_lines, open_layout
 from replyguard.engine.plan import Plan, Tuned
-from replyguard.engine.text import has_invisible, invisible_as_spaces, invisible_gaps, visible
+from replyguard.engine.text import (
+    has_invisible,
+    invisible_as_spaces,
+    invisible_gaps,
+    spaced_by_invisible,
+    visible,
+)
 from replyguard.engine.tuning import Tuning
 from replyguard.engine.views import Views
 
@@ -52,6 +58,8 @@ class Finding:
 
 
 Spans = list[tuple[int, int]]
+#: What reads a text for its findings (`_find`, `_find_in`).
+Reader = Callable[[str, Sequence[Detector]], list["Finding"]]
 #: A match before validation: `(detector.priority, start of its value, detector, match)`.
 Candidate = tuple[int, int, Detector, "re.Match[str]"]
 
@@ -290,15 +298,23 @@ def _windowed(text: str, detectors: Sequence[Detector]) -> list[Finding]:
     into it was settled by the window it starts in, which read both; one that starts just
     before it and that window could not read whole, a token with a long header, is kept
     here). A value running to (near) the end of what its window read (a key block, a
-    token) is read on to its end (`_read_on`)."""
+    token) is read on to its end (`_read_on`). A window is read after the header of a table
+    or a CSV whose rows run on into it (`layout.open_layout`): its rows are found in every
+    window, however long the table."""
     out: list[Finding] = []
     held = 0  # where the last kept finding ends
     size = len(text)
+    carry, read = "", 0  # what governs `text[read:]`: a table's header (`layout.open_layout`)
     for low in range(0, size, WINDOW):
         high = min(size, low + WINDOW)
         base, top = max(0, low - _AROUND), min(size, high + _AROUND)
-        for f in _find(text[base:top], detectors):
-            start, end = f.start + base, f.end + base
+        if base > read:
+            carry, read = open_layout(carry + text[read:base]), base
+        shift = len(carry)
+        for f in _find(carry + text[base:top], detectors):
+            if f.start < shift:
+                continue  # (the header read before the window: the window before kept it)
+            start, end = f.start - shift + base, f.end - shift + base
             if start < held or start >= high:
                 continue
             if top < size and end >= top - _EDGE:  # (it may run on past what was read)
@@ -329,7 +345,8 @@ def _read_on(text: str, start: int, end: int, detector: str,
         reach *= 2
 
 
-def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
+def _find(text: str, detectors: Sequence[Detector] = DETECTORS, tables: bool = True
+          ) -> list[Finding]:
     """Every value the detectors find in `text` read whole, in order of position, overlaps
     settled. The detectors read the text's canonical view (`engine.canon`: markup, entities,
     separators, full-width forms, look-alike letters and other scripts' digits undone), each
@@ -350,20 +367,57 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]
     if not text.isascii() and has_invisible(text):
         return _through_invisible(text, detectors)
     view = canonical(text)
-    found = _mapped(view, _find_in(view.text, detectors))
+    escaped = _may_write_invisible(text)
+    found = _mapped(view, _find_in_view(view.text, detectors, escaped))
     # Numbers joined across lines or spaces, or a password laid out in lines (a table's
     # column, a heading then its value): read them apart too.
     lines = needs_lines(text)
     if view.joined or lines:
         apart = canonical(text, join=False)
-        found = _kept_apart(found, _mapped(apart, _find_in(apart.text, detectors)))
-    if lines and "\t" in text:  # (a TSV's columns: its tabs kept)
+        found = _kept_apart(found, _mapped(apart, _find_in_view(apart.text, detectors, escaped)))
+    if "\t" in text and (lines or _TAB_BETWEEN_DIGITS.search(text) is not None):
+        # (a TSV's columns, or two values a tab sets apart: its tabs kept)
         tabbed = canonical(text, join=False, tabs=True)
-        found = _kept_apart(found, _mapped(tabbed, _find_in(tabbed.text, detectors)))
+        found = _kept_apart(found, _mapped(tabbed, _find_in_view(tabbed.text, detectors, escaped)))
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
-        found = _kept_apart(found, _mapped(shown, _find_in(shown.text, detectors)))
+        found = _kept_apart(found, _mapped(shown, _find_in_view(shown.text, detectors, escaped)))
+    if tables and view.edited and "<" in text:  # an HTML table: its rows as lines too
+        table = html_table(text)
+        if table:
+            found = _kept_apart(found, [f for f in _find(table, detectors, False)
+                                        if f.cls == "password"])
     return found
+
+
+#: A tab between two digits (`4539 1488 0343 6467<TAB>5500 0055 5555 5559`: two cards).
+_TAB_BETWEEN_DIGITS = re.compile(r"\t(?<=[0-9]\t)\t*[0-9]")
+
+
+def _may_write_invisible(text: str) -> bool:
+    """Might the view of `text` (which holds no invisible character) hold one: does `text`
+    hold a reference, a JSON escape or a percent-encoding (`&`, `\\u`, `%`)?"""
+    return "&" in text or "%" in text or "\\u" in text
+
+
+
+def _find_in_view(view: str, detectors: Sequence[Detector], escaped: bool = True
+                  ) -> list[Finding]:
+    """`_find_in` on a canonical view, read through the invisible characters a reference or
+    an escape wrote there (`&#8203;`, `&shy;`, `\\u200b`, `%E2%80%8B`) as through typed
+    ones (`_through_invisible`): an invisible character reads the same however it is typed.
+    `escaped`: the text the view was read from may have written one (`_may_write_invisible`)."""
+    if not escaped or view.isascii() or not has_invisible(view):
+        return _find_in(view, detectors)
+    return _through_invisible(view, detectors, _find_read_again)
+
+
+def _find_read_again(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+    """`_find_in` on the canonical view of `text`, itself a view read without its invisible
+    characters or with them as spaces (`_find_in_view`): so that what they leave is read as
+    typed text is (`4539&#8203; 1488`: two spaces in a row read as one)."""
+    view = canonical(text)
+    return _mapped(view, _find_in(view.text, detectors))
 
 
 def _mapped(view: Canonical, found: list[Finding]) -> list[Finding]:
@@ -398,19 +452,23 @@ def _find_in(text: str, detectors: Sequence[Detector]) -> list[Finding]:
     return [Finding(d.category, start, end, d.id) for start, end, d in _found(views, active)]
 
 
-def _through_invisible(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+def _through_invisible(text: str, detectors: Sequence[Detector],
+                       read: Reader | None = None) -> list[Finding]:
     """The findings of a text holding invisible characters, read two ways: as it shows, without
     them (`visible`; `4111\u200b1111\u200b1111\u200b1111`, `jane\u200d.doe@example.com`),
     each span mapped back onto `text` so that it covers the invisible characters inside the
     value (its mask replaces them too); and with each read as a space, where it stands in
     for a separator (`4111\u00ad1111 1111 1111`). A finding of the second reading is kept
-    where it overlaps none of the first's."""
-    seen = _find(visible(text), detectors)
+    where it overlaps none of the first's. `read` reads each of the two (`_find`: a text
+    as typed; `_find_read_again`: a canonical view holding the invisible characters its
+    references stand for)."""
+    read = read or _find
+    seen = read(visible(text), detectors)
     if seen:
         gaps = invisible_gaps(text)
         seen = [Finding(f.cls, f.start + bisect_right(gaps, f.start),
                         f.end + bisect_right(gaps, f.end - 1), f.detector) for f in seen]
-    spaced = _find(invisible_as_spaces(text), detectors)
+    spaced = read(invisible_as_spaces(text), detectors) if spaced_by_invisible(text) else []
     if _OVERRIDE in text:  # (text shown right to left: read as shown too)
         seen = _kept_apart(seen, _overridden(text, detectors))
     if not spaced or not seen:
@@ -574,7 +632,9 @@ def _as_read(value: str) -> str:
 
 def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bool]) -> str:
     """`text` with each finding whose class `to_mask[cls]` is true replaced by its mask,
-    written from the value as the detectors read it (`_as_read`).
+    written from the value as the detectors read it (`_as_read`). A value written as a JSON
+    member's number (`"card": 4111111111111111,`) is replaced by its mask as a JSON string
+    (`"card": "**** 1111",`), so that the document stays valid JSON.
 
     `findings` must be in order of position and not overlap (as `find` returns them).
     """
@@ -588,6 +648,8 @@ def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bo
         value = _as_read(text[f.start : f.end])
         if overrides and _shown_reversed(text, f.start):  # (the mask as it shows, too)
             out.append(_MASKS[f.detector](value[::-1])[::-1])
+        elif _json_number(text, f.start, f.end):
+            out.append(f'"{_MASKS[f.detector](value)}"')
         else:
             out.append(_MASKS[f.detector](value))
         pos = f.end
@@ -595,6 +657,17 @@ def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bo
         return text
     out.append(text[pos:])
     return "".join(out)
+
+
+def _json_number(text: str, start: int, end: int) -> bool:
+    """Is `text[start:end]` digits alone written as a JSON member's value: after a quoted
+    key and `:`, before `,`, `}`, `]` or a line break (spaces and tabs between)?"""
+    if not text[start:end].isdigit():
+        return False
+    before = text[max(0, start - 16):start].rstrip(" \t")
+    after = text[end:end + 16].lstrip(" \t")[:1]
+    return (before.endswith(":") and before[:-1].rstrip(" \t").endswith('"')
+            and after != "" and after in ",}]\r\n")
 
 
 def _shown_reversed(text: str, at: int) -> bool:

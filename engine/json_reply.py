@@ -94,8 +94,11 @@ class JsonReplyScreen:
         return value
 
     def _item(self, label: str | None, item: Any) -> Any:
-        """An object's value; a string under a key that may name a password read after it
-        (`field_label`: `{"password": "S3cret!"}` as `password: S3cret!`)."""
+        """An object's value; a string under a key that may name a password, or each string
+        of a list under it, read after it (`field_label`: `{"password": "S3cret!"}` as
+        `password: "S3cret!"`)."""
+        if label is not None and isinstance(item, list):  # (`{"passwords": ["...", ...]}`)
+            return [self._item(label, each) for each in item]
         if label is None or not isinstance(item, str) or not item:
             return self._walk(item)
         return read_after(label, item, lambda text: self._text(text, additions=False))

@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from replyguard.engine.validators import small_number
 
 #: A name that names a password or a secret (a table's column, a heading, a label line).
-LABEL = (r"(?i:pass(?:word|wd|phrase|wort)?|pwd?|senha|contrase(?:\u00f1|n)a|mot de passe"
-         r"|secret|token|api[_ -]?key)")
+LABEL = (r"(?i:pass(?:word|wd|phrase|wort|code)?|pwd?|senha|contrase(?:\u00f1|n)a|mot de passe"
+         r"|kennwort|wachtwoord|secret|token|api[_ -]?key"
+         r"|\u043f\u0430\u0440\u043e\u043b\u044c|\u30d1\u30b9\u30ef\u30fc\u30c9|\u5bc6[\u7801\u78bc]"
+         r"|\ube44\ubc00\ubc88\ud638|\u6697\u8a3c\u756a\u53f7|\u53e3\u4ee4)")
 #: A password's own names, not a secret's or a token's (a count is no value under those).
 PASSWORD_NAME = re.compile(r"(?i:pass|pw|senha|contrase|mot de passe)")
 #: A header cell naming a password: the name, after a word or two (`new password`,
@@ -24,15 +26,15 @@ _HEADER_CELL = re.compile(
 #: Where a header may name a password: the name as a word of its own (not `passport`).
 _NAMED = re.compile(r"(?<![A-Za-z0-9])" + LABEL + r"(?![A-Za-z])")
 #: How each of `LABEL`'s names starts, in lower case (`_next_named`).
-_STEMS = ("pass", "pw", "senha", "contrase", "mot de passe", "secret", "token", "api")
+_STEMS = ("pass", "pw", "senha", "contrase", "mot de passe", "kennwort", "wachtwoord", "secret",
+          "token", "api")
 #: A table's separator line (`|---|:--:|`).
 _SEPARATOR = re.compile(r"[ \t|:-]*-[ \t|:-]*")
 #: A cell's value: one word, no space inside (a sentence in a cell is no password).
 _TOKEN = re.compile(r"[^\s]{1,128}")
-#: Marks around a cell's value that are no part of it (code and emphasis marks).
-_MARKS = "`*"
-#: At most this many rows of a table are read after its header.
-MAX_ROWS = 500
+#: Marks around a cell's value that are no part of it (code and emphasis marks, a quoted CSV's
+#: quotes).
+_MARKS = "`*\""
 
 
 def needs_lines(text: str) -> bool:
@@ -174,19 +176,31 @@ def _separator_of(header: str) -> str | None:
 def _cells(text: str, start: int, stop: int, end: int) -> Iterator[re.Match[str]]:
     """The values under the password columns of the header `text[start:stop]`, in the rows
     after it up to `end`."""
+    for row_start, row, cells, columns in _rows(text, start, stop, end):
+        for i, name in columns:
+            match = _value(text, row_start, row, cells[i])
+            if match is not None and not _a_count(name, match.group()):
+                yield match
+
+
+_Row = tuple[int, str, list[tuple[int, int]], list[tuple[int, str]]]
+
+
+def _rows(text: str, start: int, stop: int, end: int) -> Iterator[_Row]:
+    """The rows after the header `text[start:stop]` when it names a password column, up to
+    `end`: each as its start, its text, its cells and the password columns (index, name)."""
     header = text[start:stop]
     sep = _separator_of(header)
     if sep is None:
         return
     spans = _split(header, sep)
     names = [header[a:b].strip(" \t" + _MARKS) for a, b in spans]
-    columns = [i for i, name in enumerate(names) if _HEADER_CELL.fullmatch(name) is not None]
+    columns = [(i, name) for i, name in enumerate(names)
+               if _HEADER_CELL.fullmatch(name) is not None]
     if not columns or len(spans) < 2:
         return
     row_start = stop + 1
-    for _ in range(MAX_ROWS):
-        if row_start >= end:
-            return
+    while row_start < end:
         row_end = _line_end(text, row_start, end)
         row = text[row_start:row_end]
         if sep not in row:
@@ -195,11 +209,66 @@ def _cells(text: str, start: int, stop: int, end: int) -> Iterator[re.Match[str]
             cells = _split(row, sep)
             if len(cells) != len(spans):
                 return
-            for i in columns:
-                match = _value(text, row_start, row, cells[i])
-                if match is not None and not _a_count(names[i], match.group()):
-                    yield match
+            yield row_start, row, cells, columns
         row_start = row_end + 1
+
+
+def _blocks(text: str) -> Iterator[tuple[int, int, int, list[tuple[int, int]]]]:
+    """Each header line naming a password column in `text`: its start and end, where its
+    rows reach (its end when it has none) and the `(start, end)` of each row."""
+    end = len(text)
+    if text.find("\n") == -1:
+        return
+    lowered = text.lower() if text.isascii() else None
+    at = 0
+    while at < end:
+        named = (_NAMED.search(text, at, end) if lowered is None
+                 else _next_named(text, lowered, at, end))
+        if named is None:
+            return
+        line_start = text.rfind("\n", 0, named.start()) + 1
+        line_end = _line_end(text, named.end(), end)
+        rows = [(row_start, row_start + len(row))
+                for row_start, row, _, _ in _rows(text, line_start, line_end, end)]
+        reach = rows[-1][1] if rows else line_end
+        yield line_start, line_end, reach, rows
+        at = reach + 1
+
+
+def open_header(text: str) -> str:
+    """What the next piece of a text cut into pieces (a long reply, `engine.reply`) is to be
+    read after, when the last table or CSV in `text` naming a password column runs on to
+    its end (its last whole line the header or a row): that header line, a line break, and
+    the unfinished line `text` ends with (a row the cut split). "" when there is none."""
+    found = ""
+    size = len(text)
+    last = text.rfind("\n")
+    for start, stop, reach, _ in _blocks(text):
+        if reach != size and reach != last:
+            continue
+        header = text[start:stop]
+        if _separator_of(header) is None:
+            found = ""
+        elif stop >= last:  # (the header is the last line, whole or cut)
+            found = text[start:]
+        else:
+            found = header + "\n" + text[last + 1 :]
+    return found
+
+
+def open_layout(text: str) -> str:
+    """`open_header` of `text`, or of its HTML tables laid out in lines (`html_table`)."""
+    header = open_header(text)
+    if not header and "<" in text:
+        table = html_table(text)
+        header = open_header(table) if table else ""
+    return header
+
+
+def row_spans(text: str) -> list[tuple[int, int]]:
+    """The `(start, end)` of every row a header naming a password column governs in `text`
+    (a forced split of a long reply falls between rows, never inside one)."""
+    return [row for _, _, _, rows in _blocks(text) for row in rows]
 
 
 def _a_count(name: str, value: str) -> bool:
@@ -220,3 +289,32 @@ def _value(text: str, row_start: int, row: str, cell: tuple[int, int]) -> re.Mat
         return None
     match = _TOKEN.match(text, row_start + a, row_start + b)
     return match if match is not None and match.end() == row_start + b else None
+
+
+#: A tag (its name in group 1 when it opens or closes a table's part), and a line break
+#: before a tag (`html_table`).
+_TAG = re.compile(r"<(?:(/?t(?:able|head|body|foot|[rdh]))\b|/?[A-Za-z][\w-]{0,31}\b)"
+                  r"[^<>]{0,256}>|\n(?=[ \t]*<)", re.IGNORECASE)
+
+
+def html_table(text: str) -> str:
+    """`text` with its HTML tables laid out as a Markdown table's lines, character for
+    character (same length, so a span in it is the same span in `text`): a `<tr>` ends a line,
+    a `<td>` or `<th>` opens a cell with `|`, `</table>` ends the last line, every other tag and
+    a line break before a tag read as spaces (`<tr><th>user</th><th>password</th></tr>` then
+    `<tr><td>bob</td><td>Qz7xK2mP9w</td></tr>` reads as `| user | password` then
+    `| bob | Qz7xK2mP9w`). "" when `text` holds no table cell."""
+    lowered = text.lower()
+    if "<td" not in lowered and "<th" not in lowered:
+        return ""
+    return _TAG.sub(_laid_out, text)
+
+
+def _laid_out(tag: re.Match[str]) -> str:
+    size = tag.end() - tag.start()
+    name = (tag.group(1) or "").lower()
+    if name in ("td", "th"):
+        return "|" + " " * (size - 1)
+    if name in ("tr", "/table"):
+        return " " * (size - 1) + "\n"
+    return " " * size

@@ -59,14 +59,15 @@ def aws_access_key(value: str) -> str:
     return f"{value[:4]}****{value[-4:]}"
 
 
-_PEM_KIND = re.compile(r"BEGIN ([A-Z0-9 ]*)PRIVATE KEY|END ([A-Z0-9 ]*)PRIVATE KEY")
+_PEM_KIND = re.compile(r"BEGIN ([A-Z0-9 ]*)PRIVATE KEY|END ([A-Z0-9 ]*)PRIVATE KEY",
+                       re.IGNORECASE)
 
 
 def private_key(value: str) -> str:
     """A PEM block -> `[RSA PRIVATE KEY ****]`: the key type, none of the key."""
     found = _PEM_KIND.search(value)
     kind = (found.group(1) or found.group(2) or "") if found else ""
-    return f"[{kind}PRIVATE KEY ****]"
+    return f"[{kind.upper()}PRIVATE KEY ****]"
 
 
 def jwt(value: str) -> str:

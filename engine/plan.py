@@ -264,7 +264,7 @@ _ASCII_DIGIT = re.compile("[0-9]").search  # (what "0" in the shape view means)
 _DIGITS = bytes(48 if 48 <= b <= 57 else 97 for b in range(256))
 #: A run of digits and separators (`Views.runs`) as it reads in an ASCII text: its first
 #: character, then the rest.
-_RUN_FIRST, _RUN_REST = r"[0-9.()/+\-_,:]", r"[0-9.()/+\-_,: ]{5,}"
+_RUN_FIRST, _RUN_REST = r"[0-9.()/+\-_,:|\\~']", r"[0-9.()/+\-_,:|\\~' ]{5,}"
 #: What each byte of a shape keyword stands for in an ASCII text (`Views.shape`).
 _SHAPE_CLASSES = {"A": "[A-Za-z]", "0": "[0-9]", " ": " ", "_": "[^A-Za-z0-9 ]"}
 

@@ -25,6 +25,7 @@ from replyguard.engine.context import TurnContext, compact
 from replyguard.engine.detectors import DETECTORS, KEY_BEGIN, KEY_BODY, KEY_BODY_START, KEY_END
 from replyguard.engine.find import Finding, apply_masks, find
 from replyguard.engine.internals import internal_spans
+from replyguard.engine.layout import open_layout, row_spans
 from replyguard.engine.rules import Action, CompiledRules
 from replyguard.engine.screen import MASKED, REDACTED, WITHHELD, detected
 from replyguard.engine.segment import (
@@ -98,8 +99,12 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
     # A value is found only with what a detector reads around it: a password with its label
     # before it (`password: `, `postgres://user:` of a user name up to 64 characters), any
     # value with what its look-aheads read after it (a closing quote, a URL's host, `,12/`).
-    spans = [(_label_start(text, f.start) if f.cls == "password" else f.start,
-              f.end + _AFTER_VALUE) for f in find(text, rules.detectors)]
+    # A table's or a CSV's rows: a split falls between two rows, the header read with the rows
+    # after it (`ReplyScreen._values`), never inside one (a cell's value needs no label).
+    spans = [(f.start, f.end) if f.detector == "password_column"
+             else (_label_start(text, f.start) if f.cls == "password" else f.start,
+                   f.end + _AFTER_VALUE) for f in find(text, rules.detectors)]
+    spans += [(start, end + 1) for start, end in row_spans(text)]
     spans += rules.never_say_spans(text)
     return spans
 
@@ -415,6 +420,12 @@ class ReplyScreen:
             self._label = sentence if _table_row(sentence) and len(sentence) <= 1024 else tail
         else:
             self._label = ""
+        if ("\n" in sentence or "<" in sentence) and not _table_row(sentence):
+            # (the rows of a CSV or an HTML table run on into the next piece: its header
+            # governs them too)
+            header = open_layout(before + sentence if before else sentence)
+            if header:
+                self._label = header
         if not before:
             return findings
         shift = len(before)
@@ -428,7 +439,7 @@ class ReplyScreen:
         assert self._rest is not None
         rest = self._rest.match(sentence)
         assert rest is not None  # a rest matches the empty string
-        if rest.end() < len(sentence) or rest.group().endswith("-----"):
+        if rest.end() < len(sentence) or rest.group().endswith("----"):
             self._rest = None  # (the value ends in this piece)
         elif self._rest is _BODY_REST and not rest.group().isspace():
             self._rest = _RESTS["private_key"]  # (the body has started: all of it goes)

@@ -75,11 +75,21 @@ def field_label(holder: Mapping[str, Any], key: str) -> str | None:
 
 def read_after(label: str | None, value: str, screen: Callable[[str], str]) -> str:
     """`screen(value)`, or with `label` (`password_label`) `screen(label + value)` without
-    the label (all of it when the label did not come back as it was)."""
+    the label (all of it when the label did not come back as it was). The value is read in
+    quotes, as the document holds it (`password: "sunshine"`: a string given to a password's
+    name is one whatever it looks like; in `'` when it holds a `"`), unless quotes of both
+    kinds, a line break or a backslash at its end would end them early."""
     if label is None:
         return screen(value)
-    out = screen(label + value)
-    return out[len(label):] if out.startswith(label) else out
+    quote = ('"' if '"' not in value else "'" if "'" not in value else "")
+    if "\n" in value or value.endswith("\\"):
+        quote = ""
+    before = label + quote
+    out = screen(before + value + quote)
+    if not out.startswith(before) or not out.endswith(quote):
+        return out
+    out = out[len(before) : len(out) - len(quote)]
+    return value if out == value else out
 
 
 def _screen(text: str, rules: CompiledRules, cache: ScreenCache | None, look: bool) -> str:

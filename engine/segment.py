@@ -40,9 +40,10 @@ def _inside(chars: str) -> str:
 #: character an event is made of.
 TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS = map(_inside, (TERMINALS, CJK_TERMINALS, CLOSERS))
 _T, _C, _Q = TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS
-#: The full-width forms of `.!?`: right before a Latin letter or digit they end no sentence
-#: (`S3cret．Pw99`, `Abc！Def123`: typed inside a value, as `.` is in `example.com`).
-_WIDE = "．！？"
+#: The full-width forms of `.!?` and the ideographic full stops: between two Latin letters or
+#: digits they end no sentence (`S3cret．Pw99`, `Abc！Def123`, `jane@example。com`: typed
+#: inside a value, as `.` is in `example.com`); after CJK they do (`こんにちは！SSNは…`).
+_WIDE = "．！？。｡"
 #: Latin letters and digits, ASCII or full-width (`ｘＫ２`).
 _LATIN = "A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
 #: An event: a run of sentence-end characters and closers with whitespace after it; a run
@@ -57,7 +58,7 @@ _LATIN = "A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
 #: of a CJK run) is set for a CJK event.
 _EVENT = re.compile(
     rf"[{_T}\n](?:(?<=\n)|(?<![{_T}][{_T}])[{_T}]*+"
-    rf"(?:(?<=[{_C}])([{_Q}]*+)(?=[^{_T}])(?!(?<=[{_WIDE}])[{_LATIN}])|[{_Q}]*+(?=\s)))"
+    rf"(?:(?<=[{_C}])([{_Q}]*+)(?=[^{_T}])(?!(?<=[{_LATIN}][{_WIDE}])[{_LATIN}])|[{_Q}]*+(?=\s)))"
 )
 _NONSPACE = re.compile(r"\S")
 _LATIN_CHAR = re.compile(rf"[{_LATIN}]")
@@ -262,8 +263,9 @@ class SentenceSegmenter:
             self._open = -1
             body = buf[pos:end].rstrip(CLOSERS)
             cjk = body[-1] if body[-1:] in _CJK_SET else ""
-            if cjk in _WIDE and len(body) == end - pos and _LATIN_CHAR.match(buf, end):
-                cjk = ""  # (a full-width `.!?` before a Latin letter or digit: no end)
+            if (cjk in _WIDE and len(body) == end - pos == 1 and pos > 0
+                    and _LATIN_CHAR.match(buf, pos - 1) and _LATIN_CHAR.match(buf, end)):
+                cjk = ""  # (a full-width `.!?` or `。` between Latin letters or digits: no end)
             if cjk or buf[end].isspace():
                 start = pos + len(body.rstrip(TERMINALS))  # its last sentence ends and closers
                 self._event = start, end, start, cjk
@@ -428,12 +430,28 @@ def _value_wraps(buf: str, event: Event, m: int, newlines: int, final: bool) -> 
     if not (grouped or (last == "-" and before[-2:-1].isalnum())):
         return False
     start = _LINE_PREFIX.match(buf, m).end()  # type: ignore[union-attr]
+    start = _unless_rest_of_value(buf, m, start, grouped)
     while start < len(buf) and buf[start] in "*_`~":
         start += 1
     if start >= len(buf):
         return False if final else None
     return buf[start].isdigit() or (last == "-" and buf[start].isalnum())
 
+
+#: A numbered item's marker of three digits or more (`_unless_rest_of_value`).
+_LONG_MARKER = re.compile(r"[ \t]{0,3}([0-9]{3,9})[.)][ \t]")
+
+
+def _unless_rest_of_value(buf: str, m: int, start: int, grouped: bool) -> int:
+    """Where the content of the line at `m` starts (`start`, after its prefix), but at the
+    number of what reads as a numbered item's marker when it goes on with the value the line
+    before ends in: after a hyphen (`536-22-` / `8841. Next`), or after digits when it has
+    three digits or more (`536 22` / `8841. Thanks`); `engine.canon` reads the same."""
+    marker = _LONG_MARKER.match(buf, m, start) if grouped else _NUMBER.match(buf, m, start)
+    return start if marker is None or marker.end() != start else marker.start(1)
+
+
+_NUMBER = re.compile(r"[ \t]{0,3}([0-9]{1,9})[.)][ \t]")
 
 #: A number in dotted groups before its last dot (`529.982.`, `192.168.`) (`_dotted_wraps`).
 _DOTTED = re.compile(r"(?<!\S)\S*\d\.\d+\Z")

@@ -70,7 +70,7 @@ def sentence_end(buf: str, event: Event, m: int, final: bool, rules: Abbreviatio
     if j is None:
         return None
     char = buf[j]
-    if char.isspace() or char in NOT_START:
+    if char.isspace() or char in NOT_START or _separates_digits(buf, punct, m, j):
         return -1
     if buf[punct] == "." and buf[punct + 1] not in TERMINALS:
         return _after_period(buf, punct, m, j, final, rules)
@@ -79,6 +79,13 @@ def sentence_end(buf: str, event: Event, m: int, final: bool, rules: Abbreviatio
     if buf[punct] == "…" or buf[punct + 1] in ".…":
         return _after_ellipsis(buf, m, j, final, rules)
     return m
+
+
+def _separates_digits(buf: str, punct: int, m: int, j: int) -> bool:
+    """Is the event a period with one space on either side between two digits (`4539 . 1488
+    . 0343 . 6467`)? It separates a number's groups, as `engine.detectors` reads it."""
+    return (j == m == punct + 2 and punct >= 2 and buf[punct] == "." and buf[punct - 1] == " "
+            and buf[punct - 2].isdigit() and buf[j].isdigit())
 
 
 def _cjk_goes_on(buf: str, cjk: str, k: int, m: int) -> bool:

@@ -50,11 +50,14 @@ def _invisible() -> str:
     selectors (U+FE00-FE0F, Mongolian U+180B-180D and U+180F) and the combining grapheme
     joiner (U+034F); and the combining marks of no script (U+0300-036F, U+1AB0-1AFF,
     U+1DC0-1DFF, U+20D0-20FF, U+FE20-FE2F: accents typed apart, strokes and underlines over
-    a digit, `111\u0332\u0031`, the keycap of `4\ufe0f\u20e3`), in order. (No format
-    character lies above U+1FFFF outside the tags' plane, U+E0000-E0FFF.)"""
+    a digit, `111\u0332\u0031`, the keycap of `4\ufe0f\u20e3`); and the other default-ignorable
+    code points that are letters or marks (Unicode's Default_Ignorable_Code_Point: the Hangul
+    fillers U+115F, U+1160, U+3164 and U+FFA0, the Khmer inherent vowels U+17B4-17B5), in
+    order. (No format character lies above U+1FFFF outside the tags' plane, U+E0000-E0FFF.)"""
     codes = [code for code in (*range(0x80, 0x20000), *range(0xE0000, 0xE1000))
              if unicodedata.category(chr(code)) == "Cf"]
     codes += [0x34F, 0x180B, 0x180C, 0x180D, 0x180F, *range(0xFE00, 0xFE10)]
+    codes += [0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0]
     for low, high in ((0x300, 0x370), (0x1AB0, 0x1B00), (0x1DC0, 0x1E00), (0x20D0, 0x2100),
                       (0xFE20, 0xFE30)):
         codes += [code for code in range(low, high) if unicodedata.category(chr(code))[0] == "M"]
@@ -84,40 +87,75 @@ def _char_class(chars: Iterable[str]) -> str:
 _MARKUP_CHARS = ("*_~`-/\"'\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201c\u201d"
                  "\u00a0\u2009\u202f" + INVISIBLE)
 _MARKUP = str.maketrans(dict.fromkeys(_MARKUP_CHARS, " "))
-#: An `INVISIBLE` character. A character below U+10000 is tested against a class of those
-#: alone (a bitmap, one test); one above, against them all (a list of ranges, which every
-#: character would be tested against in one class: 55 ns a character, not 21).
+#: Every combining mark (Unicode categories Mn and Me), of any script.
+_MARKS = "".join(chr(code) for code in range(0x300, 0x20000)
+                 if unicodedata.category(chr(code)) in ("Mn", "Me"))
+#: Every decimal digit (Unicode category Nd): those below U+10000 join the first character's
+#: bitmap (`\\d` there is a category lookup for each character).
+_DIGITS = "".join(chr(code) for code in range(0x30, 0x20000)
+                  if unicodedata.category(chr(code)) == "Nd")
+#: An `INVISIBLE` character; or a digit and the combining marks of any script on it (up to
+#: three: `4\u0483`, `4\u0489`, `4\u093c`, `4\u3099`: no script puts a mark on a digit to
+#: change what it says), the marks invisible (group `marks`). A character below U+10000 is
+#: tested against a class of the invisible ones alone (a bitmap, one test); one above,
+#: against them all (a list of ranges, which every character would be tested against in
+#: one class: 55 ns a character, not 21). A mark is looked for after a digit only: the
+#: marks of a script's letters (Thai, Devanagari) are most of some texts.
 _INVISIBLE_RE = re.compile(
-    f"[{_char_class(c for c in INVISIBLE if c < chr(0x10000))}\\U00010000-\\U0010ffff]"
-    f"(?<=[{_char_class(INVISIBLE)}])")
+    f"[{_char_class(c for c in INVISIBLE + _DIGITS if c < chr(0x10000))}\\U00010000-\\U0010ffff]"
+    f"(?:(?<=[{_char_class(INVISIBLE)}])"
+    f"|(?<=[{_char_class(_DIGITS)}])(?P<marks>[{_char_class(_MARKS)}]{{1,3}}))")
 
 
 def has_invisible(text: str) -> bool:
-    """Does `text` hold an `INVISIBLE` character? Only its characters that are not ASCII are
-    searched where they are few (`engine.canon.not_ascii`: a copy and a translation or an
-    encoding in C), the text whole where they are many."""
+    """Does `text` hold an `INVISIBLE` character or a mark on a digit? Only its characters
+    that are not ASCII (and the one before each run of them) are searched where they are few
+    (`engine.canon.not_ascii`: a copy and a translation or an encoding in C), the text whole
+    where they are many."""
     runs = not_ascii(text)
     if runs is None:
         return _INVISIBLE_RE.search(text) is not None
     search = _INVISIBLE_RE.search
-    return any(search(text, start, end) is not None for start, end in runs)
+    return any(search(text, start - (start > 0), end) is not None for start, end in runs)
+
+
+def _without(match: re.Match[str]) -> str:
+    marks = match.group("marks")
+    return match.group()[0] if marks else ""
+
+
+def _as_spaces(match: re.Match[str]) -> str:
+    marks = match.group("marks")
+    return match.group()[0] + " " * len(marks) if marks else " "
 
 
 def visible(text: str) -> str:
-    """`text` without its `INVISIBLE` characters (what a reader sees)."""
-    return _INVISIBLE_RE.sub("", text)
+    """`text` without its `INVISIBLE` characters and the marks on its digits (what a reader
+    sees)."""
+    return _INVISIBLE_RE.sub(_without, text)
 
 
 def invisible_as_spaces(text: str) -> str:
-    """`text` with each `INVISIBLE` character read as a space (offsets unchanged)."""
-    return _INVISIBLE_RE.sub(" ", text)
+    """`text` with each `INVISIBLE` character and each mark on a digit read as a space
+    (offsets unchanged)."""
+    return _INVISIBLE_RE.sub(_as_spaces, text)
+
+
+def spaced_by_invisible(text: str) -> bool:
+    """Does `text` hold an `INVISIBLE` character (which may stand for a space), not only
+    marks on digits (which stand for none: `4\u0483 9\u0483…` reads as `49…`)?"""
+    return any(match.group("marks") is None for match in _INVISIBLE_RE.finditer(text))
 
 
 def invisible_gaps(text: str) -> list[int]:
-    """Where each `INVISIBLE` character of `text` stands in `visible(text)`: the index of the
-    visible character after it (non-decreasing). The character at index `i` of
+    """Where each character `visible` removes from `text` stands in `visible(text)`: the
+    index of the visible character after it (non-decreasing). The character at index `i` of
     `visible(text)` is at index `i + bisect_right(gaps, i)` of `text`."""
-    return [m.start() - k for k, m in enumerate(_INVISIBLE_RE.finditer(text))]
+    gaps: list[int] = []
+    for match in _INVISIBLE_RE.finditer(text):
+        first = match.start("marks") if match.group("marks") else match.start()
+        gaps.extend(at - len(gaps) for at in range(first, match.end()))
+    return gaps
 
 
 #: `_MARKUP` for ASCII text, as a `bytes.translate` table.
@@ -148,7 +186,7 @@ def wording(text: str, *, strip_accents: bool = False) -> str:
         if not raw.translate(None, NO_WORK) and "  " not in text:  # (`plain`: most sentences)
             return raw.lower().translate(_MARKUP_ASCII).decode("ascii")
         return _words(canonical(text, shown=True).text, strip_accents)
-    text = _INVISIBLE_RE.sub("", text)
+    text = visible(text)
     return _words(text if plain(text) else canonical(text, shown=True).text, strip_accents)
 
 

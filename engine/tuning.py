@@ -22,7 +22,7 @@ class Tuning:
     after each keyword occurrence or each `gate` match; with `reach=(0, after)`, only at each
     keyword occurrence (every match starts at one); with `start`, only where `start`, searched
     from `before` characters back, reaches the end of a keyword occurrence; with `min_digits`,
-    only around runs of digits and separators (` .()/+-_,:`) holding at least that many digits
+    only around runs of digits and separators (` .()/+-_,:|\\~'`) holding at least that many digits
     and passing `run_filter` (from the run's start less `before` to its end plus `after`;
     every match must be a stretch of those characters starting with one that is no space, so
     that it lies inside one run). `UNTUNED` (all defaults): over the whole text when one of
@@ -65,10 +65,17 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "password_assignment": Tuning(reach=(0, 1200)),
     "secret_assignment": Tuning(reach=(0, 1200)),
     "password_label": Tuning(reach=(0, 1200)),
+    "password_quoted": Tuning(reach=(0, 1200)),
+    "password_argument": Tuning(reach=(0, 1200)),
+    "password_list": Tuning(reach=(0, 4200)),
     # (A heading up to 96 characters before its keyword, the value on a line below.)
     "password_layout": Tuning(reach=(96, 400)),
     # (The header's keyword; its column's cells in the lines below.)
-    "password_column": Tuning(reach=(1, 32_768)),
+    # (As far as `engine.find` reads at once: a window, what it reads around it and the
+    # header read before it, 32,768 + 2 x 2,048 + 4,096.)
+    "password_column": Tuning(reach=(1, 40_960)),
+    "password_column_wide": Tuning(reach=(1, 40_960)),
+    "password_layout_wide": Tuning(reach=(96, 400)),
     "password_confirm": Tuning(reach=(0, 1100)),
     "cli_password": Tuning(reach=(0, 1100)),
     "uk_nhs": Tuning(reach=(0, 40)),
@@ -80,7 +87,7 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "email": Tuning(reach=(65, 600), start=EMAIL_START),
     "credit_card": Tuning(min_digits=13, reach=_NEAR_RUN),
     "card_in_other_groups": Tuning(min_digits=13, run_filter=many_groups, reach=_NEAR_RUN),
-    "iban": Tuning(reach=(0, 44)),
+    "iban": Tuning(reach=(0, 72)),
     "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN),
     "uk_nino": Tuning(reach=(0, 12)),
     "br_cpf": Tuning(min_digits=11, reach=_NEAR_RUN),

@@ -50,8 +50,8 @@ def _luhn_sum_holds(number: str) -> bool:
 
 
 def card(value: str) -> bool:
-    """13 to 19 digits whose Luhn checksum holds (ISO/IEC 7812), of 13 to 15 digits only with
-    an issuer's prefix for that length (`_SHORT_CARD_PREFIXES`); all-zero runs are not cards.
+    """13 to 19 digits whose Luhn checksum holds (ISO/IEC 7812) and that start as an issuer's
+    cards of that length do (`CARD_PREFIXES`); all-zero runs are not cards.
 
     python-stdnum's `luhn.checksum` decides (on the digits already cleaned to ASCII, so its
     per-character Unicode clean-up is skipped); a quick Luhn sum first refuses the
@@ -63,14 +63,35 @@ def card(value: str) -> bool:
             and luhn.checksum(number) == 0)  # stdnum's Luhn; `number` is clean ASCII digits
 
 
-#: The issuer prefixes cards of 13 to 15 digits start with (Visa's old 13 digits; Diners
-#: Club's 14; American Express, UATP, old JCB and enRoute's 15; Maestro's 50 and 56-69 at
-#: any length): a Luhn-valid number of those lengths starting otherwise is no card (a
-#: timestamp in milliseconds, `1756043761655`; an IMEI, `356938035643809`).
-_SHORT_CARD_PREFIXES = {
-    13: ("4", "50", "56", "57", "58", "6"),
-    14: ("30", "36", "38", "39", "50", "56", "57", "58", "6"),
-    15: ("34", "37", "1", "2131", "1800", "2014", "2149", "50", "56", "57", "58", "6"),
+#: Maestro's ranges (50, 56-69; 6 is in every length's list): 12 to 19 digits.
+_MAESTRO = ("50", "56", "57", "58", "59")
+#: Mir (2200-2204, 16 to 19 digits).
+_MIR = tuple(f"220{d}" for d in range(5))
+#: Mastercard's 2-series (2221-2720, 16 digits).
+_MASTERCARD_2 = (*(f"222{d}" for d in range(1, 10)), *(f"22{d}" for d in range(3, 10)),
+                 "23", "24", "25", "26", "270", "271", "2720")
+#: The 8 range but 89 (ITU-T E.118's SIM card numbers, ICCIDs): UnionPay's and RuPay's 81
+#: and 82 among them.
+_EIGHT = ("80", "81", "82", "83", "84", "85", "86", "87", "88")
+
+#: How a card of each length starts (ISO/IEC 7812's major industry identifier and the
+#: schemes' published ranges). 13 to 15 digits: Visa's old 13; Diners Club's 14; American
+#: Express, UATP (the airlines' 1), old JCB and enRoute's 15; Maestro and the 6 range at
+#: each. 16 digits: Mir, Mastercard's 2-series, Diners Club (30, 36, 38, 39), JCB (35), Visa,
+#: the 5 to 7 ranges, 8 but 89, national schemes' 9. 17 to 19 digits: Mir, Diners Club, JCB,
+#: Visa, Maestro, the 6 range (Discover, UnionPay, RuPay), fleet cards (7), 8 but 89, 9. A
+#: Luhn-valid run starting otherwise is no card: no issuer's card of 16 digits or more starts
+#: with 0 or 1, so a Unix time in milliseconds (`1756043761655`), micro- or nanoseconds
+#: (`1733011200123452`) or a snowflake id (`1798765432109876548`) is none, nor is an IMEI
+#: (`356938035643809`) or an ICCID (`8944500102198304826`).
+CARD_PREFIXES: dict[int, tuple[str, ...]] = {
+    13: ("4", *_MAESTRO, "6"),
+    14: ("30", "36", "38", "39", *_MAESTRO, "6"),
+    15: ("34", "37", "1", "2131", "1800", "2014", "2149", *_MAESTRO, "6"),
+    16: (*_MIR, *_MASTERCARD_2, "30", "35", "36", "38", "39", "4", "5", "6", "7", *_EIGHT,
+         "9"),
+    **dict.fromkeys((17, 18, 19), (*_MIR, "30", "35", "36", "38", "39", "4", *_MAESTRO, "6",
+                                   "7", *_EIGHT, "9")),
 }
 
 
@@ -101,8 +122,8 @@ def issued_card(value: str) -> bool:
 
 
 def _issued(number: str) -> bool:
-    prefixes = _SHORT_CARD_PREFIXES.get(len(number))
-    return prefixes is None or number.startswith(prefixes)
+    prefixes = CARD_PREFIXES.get(len(number))
+    return prefixes is not None and number.startswith(prefixes)
 
 
 #: What stands between an IBAN's groups (`engine.detectors`), dropped before its check.
@@ -181,7 +202,7 @@ _NINO_BAD_PREFIX = {"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"}
 
 def uk_nino(value: str) -> bool:
     """A UK National Insurance number with an allocatable prefix and an A-D suffix (HMRC)."""
-    compact = re.sub(r"[\s-]", "", value).upper()
+    compact = re.sub(r"[^A-Za-z0-9]", "", value).upper()
     if len(compact) != 9 or not compact[2:8].isdigit() or compact[8] not in "ABCD":
         return False
     prefix = compact[:2]
@@ -236,11 +257,15 @@ def url_password(value: str) -> bool:
 
 
 def ip_address(value: str) -> bool:
-    """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed), other
+    """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed; an
+    IPv4 octet may be written with leading zeros, as `ping` and `inet_aton` read it), other
     than those that name no host of anyone's: the unspecified address (`0.0.0.0`, `::`),
     loopback (`127.0.0.1`, `::1`) and the limited broadcast (`255.255.255.255`)."""
+    value = value.split("%", 1)[0]
+    if ":" not in value:  # (an octet written with leading zeros, `203.000.113.042`)
+        value = ".".join(octet.lstrip("0") or "0" for octet in value.split("."))
     try:
-        address = ipaddress.ip_address(value.split("%", 1)[0])
+        address = ipaddress.ip_address(value)
     except ValueError:
         return False
     return not (address.is_loopback or address.is_unspecified
@@ -298,6 +323,51 @@ def password(value: str) -> bool:
     return _NOT_A_PASSWORD.fullmatch(core) is None
 
 
+def password_list(value: str) -> bool:
+    """Passwords listed with commas (`Qz7xK2mP9w, Xy9pL3kQ2z`): each item a `password`."""
+    return all(password(item.strip()) for item in value.split(","))
+
+
+def assigned_password(value: str) -> bool:
+    """A value given to a password's name in a form that says it is one (a quoted string,
+    `{"password": "sunshine"}`, `password = "correct horse battery staple"`; an environment
+    variable, `DB_PASSWORD=sunshine`; a call's or an element's argument): any value but an
+    obvious non-secret (`_NO_SECRET`: empty, a mask or placeholder such as `****`,
+    `<your password>`, `${VAR}`, `%s`, null, a boolean, a schema's type or a validation rule),
+    a label naming a password (`"password": "Password"`, a translation's) or a sentence about
+    one (`"at least 12 characters"`)."""
+    core = value.strip()
+    if len(core) < 3 or _NO_SECRET.fullmatch(core) is not None:
+        return False
+    lowered = core.lower()
+    if (core[0].isupper() or " " in core or not core.isascii()) and any(
+            name in lowered for name in _PASSWORD_NAMES):
+        return False
+    words = lowered.split()
+    return len(words) < 3 or _PROSE_WORDS.isdisjoint(words)
+
+
+#: Values that are no secret even where the syntax says a password is given: a mask, a
+#: placeholder (in brackets, a template's or a format's), a reference to where one is kept,
+#: null and booleans, a schema's type, a validation rule (`required|min:8`).
+_NO_SECRET = re.compile(
+    r"[*xX\u2022\u00b7.?#_-]+|<[^<>]*>|\[[^\[\]]*\]|\{[^{}]*\}|\{\{.*\}\}|\(.*\)"
+    r"|\$\{[^}]*\}?|\$\(.*|\$[A-Za-z_]\w*|%\w+%|%(?:\([\w.]+\))?[sd]|\?"
+    r"|(?i:null|none|nil|undefined|true|false|yes|no|on|off|string|str|text|secret|hidden"
+    r"|redacted|required|optional|password_hash|your[ _-]?password(?:[ _-]?here)?|changeit)"
+    r"|[a-z_]+(?::[\w,.]+)?(?:\|[a-z_]+(?::[\w,.]+)?)+|(?:os\.environ|os\.getenv|process\.env"
+    r"|ENV|getenv)\b.*"
+)
+#: Names of a password in the languages the detectors read (a value naming one is a label).
+_PASSWORD_NAMES = ("pass", "pwd", "senha", "contrase", "kennwort", "wachtwoord",
+                   "\u043f\u0430\u0440\u043e\u043b\u044c", "\u30d1\u30b9\u30ef", "\u5bc6\u7801",
+                   "\u5bc6\u78bc", "\ube44\ubc00")
+#: Words of a sentence about a password rather than a passphrase (`"at least 12 characters"`).
+_PROSE_WORDS = frozenset((
+    "the", "a", "an", "at", "least", "must", "be", "is", "are", "your", "you", "of", "to",
+    "and", "or", "for", "with", "characters", "chars", "enter", "here", "use", "should"))
+
+
 def secret(value: str) -> bool:
     """A secret's, a token's or an API key's value: a password's (`password`), but never a
     count (`small_number`): `max token: 4096` names a limit, not a token."""
@@ -319,7 +389,8 @@ def small_number(value: str) -> bool:
 #: `$DB_PASS`, `%DB_PASS%`, `os.environ["DB_PASSWORD"]`, `process.env.DB_PASS`), or a
 #: placeholder's name in capital letters (`YOUR_PASSWORD`; `S3CR3T_V4LUE` is a password), or
 #: code: a member (`req.body.password`), a name that names a password (`confirmPassword`),
-#: a call (`input(`, `getpass()`), a null or a boolean, a link without its scheme
+#: a call (`input(`, `getpass()`), a null or a boolean (a JSON document's `null}`), a
+#: validation rule (`required|min:8`), a link without its scheme
 #: (`example.com/reset`), a type annotation (`Optional[str]`,
 #: `Mapped[str]`, pydantic's `SecretStr`).
 _NOT_A_PASSWORD = re.compile(
@@ -332,7 +403,8 @@ _NOT_A_PASSWORD = re.compile(
     r"|(?:[a-z][a-z0-9]*(?:Password|Passwd|Pwd|Pass)[A-Za-z]*"
     r"|[a-z]+_(?:password|passwd|pwd|pass)[a-z_]*|(?i:password|passwd|pwd))[;,]?"
     r"|[A-Za-z_$][\w$.]*\(.*"
-    r"|(?i:null|none|nil|undefined|true|false|\(?hidden\)?|\(?redacted\)?)[;,]?"
+    r"|(?i:null|none|nil|undefined|true|false|\(?hidden\)?|\(?redacted\)?)[;,})\]]{0,3}"
+    r"|[a-z_]+(?::[\w,.]+)?(?:\|[a-z_]+(?::[\w,.]+)?)+"
     r"|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[a-z]{2,24}/\S*"
     r"|(?:Optional|Mapped|Union|Annotated|Final|ClassVar|Required|NotRequired|Secret|List"
     r"|Field|Column)\[.*|Secret(?:Str|Bytes)[;,]?"

@@ -22,6 +22,12 @@ CONTEXTS = {
     "secret_assignment": ("api_key=", ""),
     "password_layout": ("### Password\n\n", "\n"),
     "password_column": ("| user | password |\n|---|---|\n| bob | ", " |\n"),
+    "password_column_wide": ("| \u30e6\u30fc\u30b6\u30fc | \u30d1\u30b9\u30ef\u30fc\u30c9 |\n"
+                             "|---|---|\n| bob | ", " |\n"),
+    "password_layout_wide": ("\u30d1\u30b9\u30ef\u30fc\u30c9\n\n", "\n"),
+    "password_quoted": ('{"password": "', '"}'),
+    "password_argument": ("define('DB_PASSWORD', '", "');"),
+    "password_list": ("passwords: ", ""),
     "password_label": ("\u30d1\u30b9\u30ef\u30fc\u30c9\uff1a", ""),
     "password_confirm": ('{"new_password": "S3cret!x", "confirm": "', '"}'),
     "cli_password": ("mysql -u root -p", " mydb"),

@@ -58,6 +58,17 @@ def _first_as_reference(value: str) -> str:
     return f"&#{ord(value[0])};{value[1:]}"
 
 
+def _inside(written: str) -> Disguise:
+    """`written` (an invisible character, however it is written) after the value's first
+    character."""
+    return lambda value: value[:1] + written + value[1:]
+
+
+def _marked_digits(value: str) -> str:
+    """A combining mark of another script on each digit (Cyrillic titlo, U+0483)."""
+    return re.sub("([0-9])", "\\1\u0483", value)
+
+
 def _separator(sep: str) -> Disguise:
     return lambda value: value.replace(" ", sep)
 
@@ -82,6 +93,9 @@ CHARACTERS: dict[str, Disguise] = {
     "full-width": _full_width,
     "cyrillic letters": lambda v: v.translate(_CYRILLIC),
     "a reference": _first_as_reference,
+    "zero-width space reference": _inside("&#8203;"), "soft hyphen reference": _inside("&shy;"),
+    "zero-width joiner escaped": _inside("\\u200d"), "url-encoded zero-width": _inside("%E2%80%8B"),
+    "hangul filler": _inside("\u3164"), "marked digits": _marked_digits,
 }
 SEPARATORS: dict[str, Disguise] = {
     "one space": lambda v: v,
@@ -91,6 +105,8 @@ SEPARATORS: dict[str, Disguise] = {
     "ogham space": _separator("\u1680"), "nul": _separator("\x00"),
     "no-break space": _separator("\u00a0"), "quoted line": _quoted_line_break,
     "emphasis inside": _inner_emphasis, "tag inside": _separator(" <b></b>"),
+    "line break reference": _separator("&#10;"), "space reference": _separator("&emsp;"),
+    "hangul filler apart": _separator("\u3164"),
 }
 SURROUNDINGS: dict[str, Callable[[str], str]] = {
     "prose": "Here: {} ok.".format,
@@ -154,7 +170,8 @@ _HARD = [line for line in (Path(__file__).parents[1] / "data" / "hard_negatives.
 
 
 @pytest.mark.parametrize("disguise", ["full-width", "cyrillic letters", "tab", "line break",
-                                      "two spaces", "ideographic space"])
+                                      "two spaces", "ideographic space", "marked digits",
+                                      "line break reference"])
 def test_hard_negatives_stay_unfound_under_each_disguise(disguise: str) -> None:
     change = {**CHARACTERS, **SEPARATORS}[disguise]
     found = {line: find(change(line)) for line in _HARD}

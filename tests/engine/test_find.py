@@ -110,6 +110,16 @@ ADVERSARIAL = {
     "tab-separated password headers": _repeat("user\tpassword\n"),
     "small capitals": _repeat("\u1d0a\u1d00@"),
     "counts after tokens": _repeat("max token: 4096 "),
+    "ideographic dots in domains": _repeat("a@b\u3002"),
+    "devanagari addresses": _repeat("\u0909@\u0909\u0949."),
+    "emphasis before at signs": _repeat("**a**@"),
+    "labels in underscores": _repeat("@_a_."),
+    "line breaks before at signs": _repeat("a\n@"),
+    "mentions of ids": _repeat("<@1122334455667788990> "),
+    "ids before card-shaped numbers": _repeat('"id": 4539148803436467, '),
+    "barcode labels": _repeat("JAN 4901234567894 "),
+    "time words before numbers": _repeat("time 2025550143 "),
+    "json numbers after keys": _repeat('{"card": 4111111111111111}, '),
 }
 
 

@@ -79,3 +79,19 @@ def test_card_numbers_written_as_floats_are_screened() -> None:
     screen = JsonReplyScreen(rules)
     screen.feed('{"total": 1234567890123.0, "ratio": 0.5}')
     assert screen.finish() == '{"total":1234567890123.0,"ratio":0.5}'
+
+
+@pytest.mark.parametrize(("document", "screened"), [
+    ({"password": "sunshine"}, {"password": "****"}),
+    ({"password": "correct horse battery staple"}, {"password": "****"}),
+    ({"passwords": ["Qz7xK2mP9w", "sunshine"]}, {"passwords": ["****", "****"]}),
+    ({"db": {"DB_PASSWORD": 'x"y1234'}}, {"db": {"DB_PASSWORD": "****"}}),
+    ({"password": "", "label": "Password"}, {"password": "", "label": "Password"}),
+    ({"password": "Password", "hint": "at least 12 characters"},
+     {"password": "Password", "hint": "at least 12 characters"}),
+    ({"password_policy": "at least 12 characters"}, {"password_policy": "at least 12 characters"}),
+])
+def test_a_string_under_a_password_name_is_masked_whatever_it_looks_like(
+        document: dict[str, object], screened: dict[str, object]) -> None:
+    for cuts in (1, 5):
+        assert json.loads(_screen(json.dumps(document), cuts)[0]) == screened

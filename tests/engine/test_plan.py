@@ -75,7 +75,7 @@ def test_a_shape_keyword_without_a_digit_is_refused() -> None:
 
 
 @pytest.mark.parametrize(("detector", "tuning"), [
-    (IBAN, Tuning(reach=(0, 44))),
+    (IBAN, Tuning(reach=(0, 72))),
     (PHONE, Tuning(min_digits=8, reach=(2, 3))),
     # another validator (phone numbers read in other regions): the same regex, the same search
     (replace(PHONE, validate=partial(validators.phone, regions=("BR",))),

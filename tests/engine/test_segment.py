@@ -941,7 +941,7 @@ def test_leading_whitespace_over_the_cap_skips_none_of_the_text_after_it() -> No
 
 _ENDS, _CJK_ENDS, _CLOSE = ".!?…。！？．｡", "。！？．｡", "\"')\\]}»”’*_`」』）】〕〉》］｝〗〙｣"
 _EVENT_PLAIN = re.compile(rf"[{_ENDS}]*[{_CJK_ENDS}][{_CLOSE}]*(?=[^{_ENDS}{_CLOSE}])"
-                          r"(?!(?<=[．！？])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ])"
+                          r"(?!(?<=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][．！？。｡])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ])"
                           rf"|[{_ENDS}]+[{_CLOSE}]*(?=\s)|\n")
 
 

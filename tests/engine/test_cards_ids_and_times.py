@@ -1,0 +1,151 @@
+"""What makes a run of digits a card (an issuer's prefix at a length that issuer uses, Luhn
+holding), what marks a run of digits alone as an id, a time, a barcode or a SIM card's number
+instead, the words that mark a number as no phone, and a masked JSON number written as a JSON
+string: exact screened text on the request side, in a whole reply and in a reply streamed cut
+at every position."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from stdnum import luhn
+
+from replyguard.engine import ReplyScreen, find, screen_text
+from replyguard.engine.reply import screen_reply
+from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
+from replyguard.engine.validators import card
+
+RULES = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")
+RULES_PT = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "pt-BR")
+
+
+def _streamed(text: str, cuts: list[int], rules: object) -> str:
+    screen = ReplyScreen(rules)  # type: ignore[arg-type]
+    out = [screen.feed(text[a:b]) for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    return "".join(out) + screen.finish()
+
+
+def _every_way(text: str, rules: object = RULES) -> set[str]:
+    """The screened text on the request side, as a whole reply, streamed cut once at every
+    position and streamed one character at a time."""
+    out = {screen_text(text, rules, "turn").text,  # type: ignore[arg-type]
+           screen_reply(text, rules)[0]}  # type: ignore[arg-type]
+    out |= {_streamed(text, [cut], rules) for cut in range(1, len(text))}
+    out.add(_streamed(text, list(range(1, len(text))), rules))
+    return out
+
+
+def _luhn(body: str) -> str:
+    return body + luhn.calc_check_digit(body)
+
+
+# -- an issuer's prefix at a length that issuer uses ------------------------------------------
+
+@pytest.mark.parametrize(("body", "is_card"), [
+    ("411111111111111", True),          # Visa, 16
+    ("555555555555444", True),          # Mastercard 51-55, 16
+    ("222100000000000", True),          # Mastercard 2-series, 16
+    ("220000000000000", True),          # Mir, 16
+    ("601100000000000", True),          # Discover, 16
+    ("352800000000000", True),          # JCB, 16
+    ("620000000000000", True),          # UnionPay, 16
+    ("810000000000000", True),          # UnionPay's 81, 16
+    ("630400000000000000", True),       # Maestro, 19
+    ("400000000000000000", True),       # Visa, 19
+    ("220000000000000000", True),       # Mir, 19
+    ("173301120012345", False),         # 16 digits from 1: a Unix time in microseconds
+    ("179876543210987654", False),      # 19 digits from 17: a snowflake id
+    ("112233445566778899", False),      # 19 digits from 11: a Discord id
+    ("894450010219830482", False),      # 19 digits from 89: an ICCID (ITU-T E.118)
+    ("012345678901234", False),         # 16 digits from 0
+    ("210000000000000000", False),      # 19 digits from 21: Mastercard's 2-series is 16 only
+    ("510000000000000000", False),      # 19 digits from 51: Mastercard is 16 only
+    ("340000000000000", False),         # 16 digits from 34: American Express is 15 only
+])
+def test_a_card_starts_as_its_issuer_numbers_cards_of_its_length(body: str, is_card: bool) -> None:
+    assert card(_luhn(body)) is is_card
+
+
+# -- runs of digits that are no card ------------------------------------------------------------
+
+UNCHANGED = [
+    "Created at 1733011200123452 (microseconds).",
+    "time_ns=1733011200123456780",
+    '{"created_at_us": 1733011200123452}',
+    "https://twitter.com/jack/status/1798765432109876548",
+    '{"id": 1798765432109876548, "text": "hello"}',
+    "Discord user ID 1122334455667788990",
+    "<@1122334455667788990> joined.",
+    "ICCID 8944500102198304826",
+    "SIM 8944500102198304826",
+    "SIM card number 89445001021983048265",   # 20 digits: an ICCID's longest
+    "JAN 4901234567894",
+    "EAN-13: 4901234567894",
+    "GTIN 4006381333931 is on the box.",
+    "UPC code 4901234567894",
+    '{"id": 4539148803436467}',
+    "It happened at 4539148803436467 µs since epoch.",
+    "time 2025550143",
+    "Horário: 2025550143",
+]
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_ids_times_barcodes_and_sim_numbers_are_left_as_they_are(text: str) -> None:
+    assert _every_way(text) == {text}
+
+
+def test_a_product_code_is_no_phone_in_portuguese() -> None:
+    text = "Código do produto: 11987654321"
+    assert _every_way(text, RULES_PT) == {text}
+
+
+MASKED = [
+    # A card typed in groups is a card, whatever the words before it say.
+    ('{"id": "4539 1488 0343 6467"}', '{"id": "**** 6467"}'),
+    ("Discord user ID 4539-1488-0343-6467", "Discord user ID **** 6467"),
+    # Words naming a card win over those naming an id.
+    ("card ID 4539148803436467", "card ID **** 6467"),
+    ('{"card_id": 4539148803436467}', '{"card_id": "**** 6467"}'),
+    # `sim` is Portuguese's yes, `Jan` a month: only `SIM` and `JAN` name other numbers.
+    ("Sim 4539148803436467", "Sim **** 6467"),
+    ("Jan 4539148803436467", "Jan **** 6467"),
+    # A time word is a label only first in its phrase: `any time` is prose.
+    ("Call any time 2025550143", "Call any time ***0143"),
+    # and only before a number written as one run of digits.
+    ("time (202) 555-0143", "time ***0143"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), MASKED)
+def test_cards_and_phones_beside_such_words(text: str, released: str) -> None:
+    assert _every_way(text) == {released}
+
+
+# -- a JSON number's mask ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "released"), [
+    ('{"card": 4111111111111111, "n": 2}', '{"card": "**** 1111", "n": 2}'),
+    ('{"phone": 2025550143}', '{"phone": "***0143"}'),
+    ('[{"a": 1, "card": 4111111111111111}]', '[{"a": 1, "card": "**** 1111"}]'),
+    ('{\n  "card": 4111111111111111\n}', '{\n  "card": "**** 1111"\n}'),
+    ('{"card": "4111111111111111"}', '{"card": "**** 1111"}'),
+    ("card: 4111111111111111", "card: **** 1111"),
+    ('"card": 4111111111111111.', '"card": **** 1111.'),
+])
+def test_a_masked_json_number_is_written_as_a_json_string(text: str, released: str) -> None:
+    assert _every_way(text) == {released}
+
+
+def test_a_json_document_stays_valid_json_once_masked() -> None:
+    document = {"id": 1798765432109876548, "card": 4111111111111111, "phone": 2025550143,
+                "ts_us": 1733011200123452, "text": "hello"}
+    text = json.dumps(document, indent=2)
+    [released] = _every_way(text)
+    assert json.loads(released) == {**document, "card": "**** 1111", "phone": "***0143"}
+
+
+def test_the_marks_are_read_around_runs_of_digits_alone() -> None:
+    text = "Tweet id 1798765432109876548, card 4539148803436467, EAN 4901234567894."
+    assert [(f.cls, text[f.start:f.end]) for f in find(text)] == [("card", "4539148803436467")]

@@ -1,0 +1,267 @@
+"""Values typed so that a reader sees them but a plain reading does not: an invisible
+character written as a character reference, a JSON escape or a URL's percent-encoding, a
+line break written as a reference; a value wrapped after its own hyphen (or a group) then
+another sentence; separators between groups of typography, of CJK text, padded by spaces or
+doubled; quoted-printable's soft line break; combining marks of any script on digits; other
+printed groupings of IBANs and CPFs, two bare CPFs in a row, a second card after a grouped
+one; phones with a slash, a padded hyphen or an extension; IPv4 octets with leading zeros.
+Each case is checked with its exact released text on the request side, in a whole reply and
+in a reply streamed in random cuts (`test_view_reads_through._released`); what holds no
+value stays unfound however it is typed."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replyguard.engine import find
+from replyguard.engine.reply import screen_reply
+from replyguard.engine.screen import screen_text
+from tests.engine.test_view_reads_through import REDACT_ALL, _released
+
+REFERENCES = [
+    ('Card 4539&#8203;1488&#8203;0343&#8203;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539&#x200B;1488&#x200b;0343&ZeroWidthSpace;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539&shy;1488&shy0343&#173;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539&zwj;1488&zwnj;0343&lrm;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539&#8203; 1488 &#x200B;0343&#8203;<wbr>6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Mail jane.doe&#8203;@example.com ok.',
+     'Mail j***@example.com ok.'),
+    ('SSN 536-22&shy;-8841 ok.',
+     'SSN ***8841 ok.'),
+    ('NI AB12&zwj;3456C ok.',
+     'NI ***456C ok.'),
+    ('IBAN GB82 WEST&#8203; 1234 5698 7654 32 ok.',
+     'IBAN GB** **** 5432 ok.'),
+    ('Key sk-proj-4fJk29&#8203;sLqPz8XvTn7mWbQ1cD ok.',
+     'Key sk-proj-****Q1cD ok.'),
+    ('pass&shy;word: Qz7xK2mP9w ok.',
+     'pass&shy;word: **** ok.'),
+    ('Mail jane.doe\\u200b@example.com ok.',
+     'Mail j***@example.com ok.'),
+    ('Key sk-proj-4fJk29\\u200bsLqPz8XvTn7mWbQ1cD ok.',
+     'Key sk-proj-****Q1cD ok.'),
+    ('Key sk-proj-4fJk29%E2%80%8BsLqPz8XvTn7mWbQ1cD ok.',
+     'Key sk-proj-****Q1cD ok.'),
+    ('pass%E2%80%8Bword: Qz7xK2mP9w ok.',
+     'pass%E2%80%8Bword: **** ok.'),
+    ('Card 4539&#10;1488&NewLine;0343&#13;&#10;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539&emsp;1488&Tab;0343&#x3000;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539&#x3164;1488&#12644;0343&#x3164;6467 ok.',
+     'Card **** 6467 ok.'),
+]
+WRAPS = [
+    ('SSN: 536-22-\n8841. Next sentence.',
+     'SSN: ***8841. Next sentence.'),
+    ('Your SSN is 123-45-\n6789. Let me know if that helps.',
+     'Your SSN is ***6789. Let me know if that helps.'),
+    ('SSN 536 22\n8841. Thanks.',
+     'SSN ***8841. Thanks.'),
+    ('Call (202) 555-\n0143. Thanks.',
+     'Call ***0143. Thanks.'),
+    ('Call +44 20 7946-\n0123. Thanks.',
+     'Call ***0123. Thanks.'),
+    ('CPF 529.982.247-\n25. Obrigado.',
+     'CPF ***4725. Obrigado.'),
+    ('Steps in 1990\n2. Next one.',
+     'Steps in 1990\n2. Next one.'),
+]
+SEPARATORS = [
+    ('Cards: 4539-1488-0343-6467 5500-0055-5555-5559 ok.',
+     'Cards: **** 6467 **** 5559 ok.'),
+    ('Cards: 4539148803436467-5500005555555559 ok.',
+     'Cards: **** 6467-**** 5559 ok.'),
+    ('Cards: 4539148803436467.5500005555555559 ok.',
+     'Cards: **** 6467.**** 5559 ok.'),
+    ('Your card 4539ㅤ1488ㅤ0343ㅤ6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539ﾠ1488ᅟ0343ᅠ6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539឴1488឴0343឴6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('番号は4539・1488・0343・6467です。',
+     '番号は**** 6467です。'),
+    ('番号は4539ー1488ー0343ー6467です。',
+     '番号は**** 6467です。'),
+    ('卡号为4539、1488、0343、6467。',
+     '卡号为**** 6467。'),
+    ('Your card 4539〜1488〜0343〜6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539 / 1488 / 0343 / 6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539 — 1488 — 0343 — 6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539 . 1488 . 0343 . 6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539--1488--0343--6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539|1488|0343|6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539 | 1488 | 0343 | 6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539…1488…0343…6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539\\1488\\0343\\6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4539~1488~0343~6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ("Your card 4539'1488'0343'6467 is on file.",
+     'Your card **** 6467 is on file.'),
+    ('Cards: 4539 1488 0343 6467\t5500 0055 5555 5559 ok.',
+     'Cards: **** 6467\t**** 5559 ok.'),
+    ('Your card 4539 1488 =\n0343 6467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 45391488=\r\n03436467 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4҃5҃3҃9҃1҃4҃8҃8҃0҃3҃4҃3҃6҃4҃6҃7 is on file.',
+     'Your card **** 6467 is on file.'),
+    ('Your card 4҉5҉3҉9 1֑4֑8֑8 0़3़4़3़ 6゙4゙6゙7゙ is on file.',
+     'Your card **** 6467゙ is on file.'),
+    ('The SSN 536 — 22 — 8841 is on file.',
+     'The SSN ***8841 is on file.'),
+    ('The SSN 536ㅤ22ㅤ8841 is on file.',
+     'The SSN ***8841 is on file.'),
+    ('The SSN 536 | 22 | 8841 is on file.',
+     'The SSN ***8841 is on file.'),
+]
+IDS = [
+    ('Pay to BR15 0000 0000 0000 1093 2840 814 P2 today.',
+     'Pay to BR** **** 14P2 today.'),
+    ('Pay to GB82 WEST 123456 98765432 today.',
+     'Pay to GB** **** 5432 today.'),
+    ('IBANs GB82 WEST 1234 5698 7654 32 DE89 3704 0044 0532 0130 00 ok.',
+     'IBANs GB** **** 5432 DE** **** 3000 ok.'),
+    ('Pay to GB82 - WEST - 1234 - 5698 - 7654 - 32 today.',
+     'Pay to GB** **** 5432 today.'),
+    ('Pay to GB82 / WEST / 1234 / 5698 / 7654 / 32 today.',
+     'Pay to GB** **** 5432 today.'),
+    ('Seu CPF 529-982-247-25 está cadastrado.',
+     'Seu CPF ***4725 está cadastrado.'),
+    ('Seu CPF 529 982 247-25 está cadastrado.',
+     'Seu CPF ***4725 está cadastrado.'),
+    ('Seu CPF 529.982.247/25 está cadastrado.',
+     'Seu CPF ***4725 está cadastrado.'),
+    ('Seu CPF 529,982,247-25 está cadastrado.',
+     'Seu CPF ***4725 está cadastrado.'),
+    ('CPFs 52998224725 11144477735 ok',
+     'CPFs ***4725 ***7735 ok'),
+    ('Your NI number AB.12.34.56.C is on file.',
+     'Your NI number ***456C is on file.'),
+    ('Your NI number AB/12/34/56/C is on file.',
+     'Your NI number ***456C is on file.'),
+    ('Your NI number AB123456Ⅽ is on file.',
+     'Your NI number ***456C is on file.'),
+]
+PHONES = [
+    ('Call 415/867-5309 today.',
+     'Call ***5309 today.'),
+    ('Call +1 (415) 867 - 5309 today.',
+     'Call ***5309 today.'),
+    ('Call +1 415 867 5309x12 today.',
+     'Call ***5309x12 today.'),
+    ('Call 202-555-0143x12 today.',
+     'Call ***0143x12 today.'),
+    ('Call +44 20 7946 0958 ext 204 today.',
+     'Call ***0958 ext 204 today.'),
+    ('Call +44 20 7946 0958;ext=204 today.',
+     'Call ***0958;ext=204 today.'),
+    ('Server 203.000.113.042 is up.',
+     'Server ***.***.***.042 is up.'),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), REFERENCES)
+def test_an_invisible_character_or_a_line_break_however_written(text: str, released: str
+                                                                ) -> None:
+    assert _released(text) == released
+
+
+@pytest.mark.parametrize(("text", "released"), WRAPS)
+def test_a_value_wrapped_inside_itself_then_another_sentence(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+@pytest.mark.parametrize(("text", "released"), SEPARATORS)
+def test_separators_between_groups(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+@pytest.mark.parametrize(("text", "released"), IDS)
+def test_printed_groupings_of_ibans_cpfs_and_ninos(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+@pytest.mark.parametrize(("text", "released"), PHONES)
+def test_phones_and_addresses_as_written(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
+#: How an invisible character (a zero-width space, a soft hyphen, a joiner) is written in
+#: text a reader sees it through: typed, as a character reference (numeric or named, with or
+#: without its `;`), as a JSON escape, percent-encoded in a URL.
+_INVISIBLE_WRITTEN = ["\u200b", "&#8203;", "&#x200B;", "&ZeroWidthSpace;", "&shy;", "&shy",
+                      "&#173;", "&zwj;", "&zwnj;", "&NoBreak;", "&#65279;", "\\u200b",
+                      "\\u00ad", "%E2%80%8B", "%C2%AD", "&#x3164;"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 18), st.sampled_from(_INVISIBLE_WRITTEN)),
+                min_size=1, max_size=4))
+def test_an_invisible_character_written_anywhere_inside_a_card(
+        inserts: list[tuple[int, str]]) -> None:
+    value = "4111 1111 1111 1111"
+    for at, written in sorted(inserts, reverse=True):
+        value = value[:at] + written + value[at:]
+    assert _released(f"Card {value} ok.") == "Card **** 1111 ok."
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([w for w in _INVISIBLE_WRITTEN if w != "&shy"]), st.integers(1, 7))
+def test_an_invisible_character_written_inside_an_address(written: str, at: int) -> None:
+    # (`&shy` without its `;` before a letter is no reference: `&shyness=1` in a URL)
+    text = f"Mail {'jane.doe'[:at]}{written}{'jane.doe'[at:]}@example.com ok."
+    assert _released(text) == "Mail j***@example.com ok."
+
+
+#: What holds no value, typed with the separators and escapes read above: each stays
+#: unfound, and is released as it is.
+NO_VALUE = [
+    "Due 12/31/2025, or 12 / 31 / 2025 at the latest.",
+    "A ratio of 415/867 and 3 / 4 of the votes.",
+    "Versions 1.2.3 . 1.2.4 and 10.0.1 — 10.0.2 are out.",
+    "Scores: 12 | 14 | 15 | 18 and 1…10 points.",
+    "It costs 1,299.00 or 1.234.567,89 in all.",
+    "The meeting is at 10:30 — 11:45 on 2025-01-31.",
+    "Rooms 101・102・103 are booked.",
+    "1、2、3、4 then 5 ー 6.",
+    "Total =\n42 items and 7 =\n8 more.",
+    "Call extension x12 or x204.",
+    "Take 2 . 5 mg twice.",
+    "Order 4411\u31642200 and 10\u0483 copies.",
+    "See &#8203;the list&#10;of 12 items.",
+    "Lines 1\n2. Two\n3. Three",
+    "It costs 1'234'567 francs, 12'500 more.",
+    "Path C:\\2024\\0115\\report and ~12~ items.",
+    "Row 4411\t2025\t1990\t12 of the sheet.",
+]
+
+
+@pytest.mark.parametrize("text", NO_VALUE)
+def test_no_value_typed_with_these_separators_is_found(text: str) -> None:
+    assert find(text) == []
+    assert screen_text(text, REDACT_ALL, "turn").text == text
+    assert screen_reply(text, REDACT_ALL)[0] == text
+
+
+@pytest.mark.parametrize(("text", "released"), WRAPS + SEPARATORS[:12])
+def test_cut_at_every_character(text: str, released: str) -> None:
+    # (every character a chunk of its own: each cut of the stream falls somewhere)
+    assert screen_reply(text, REDACT_ALL, chunks=len(text), seed=0)[0] == released
