@@ -137,19 +137,20 @@ _KEY_BLOCK = KEY_BEGIN + r"(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END +
 #: comma, a colon, a bar, a backslash, a tilde or an apostrophe, one kind throughout
 #: (`4111.1111.1111.1111`, `4111_1111_1111_1111`, `4111|1111|…`, `4111'1111'…`,
 #: `GB82:WEST:1234:…`). A card so grouped is four groups of four (a number with thousands
-#: separators, `1,234,567,890,123,456`, or a time, `12:30:45`, is none); an SSN takes no
-#: comma (`101,12,4500` is a row of numbers). The view reads typography's separators between
-#: two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`) and the braille blank as a space (`engine.canon`).
+#: separators, `1,234,567,890,123,456`, or a time, `12:30:45`, is none); an SSN takes a dot
+#: or a slash of these (`_SSN_PUNCT`; `101,12,4500` and `| 120 | 45 | 5400 |` are cells).
+#: The view reads typography's separators between two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`)
+#: and the braille blank as a space (`engine.canon`).
 GROUP_PUNCTUATION = "./_,:|\\~'"
 #: `GROUP_PUNCTUATION` as the inside of a character class.
 _GROUP_CHARS = GROUP_PUNCTUATION.replace("\\", "\\\\")
 _GROUP_PUNCT = "[" + _GROUP_CHARS + "]"
 #: A separator of `GROUP_PUNCTUATION` or a hyphen padded by a space on both sides, or a double
 #: hyphen alone or so padded, one kind throughout a value (`4539 / 1488 / 0343 / 6467`,
-#: `4539--1488--…`, `536 | 22 | 8841`): spaces padding a separator change nothing of the
+#: `4539--1488--…`, `GB82 | WEST | …`): spaces padding a separator change nothing of the
 #: value's groups. (Tried after the one-character class: `[- ./…]|` then this.)
 _PADDED_PUNCT = "--| (?:--|[-" + _GROUP_CHARS + "]) "
-_SSN_PUNCT = "./_:|"
+_SSN_PUNCT = "./"
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
@@ -886,18 +887,21 @@ DETECTORS: tuple[Detector, ...] = (
         id="us_ssn",
         category="national_id",
         # Not glued by `-` to more of a longer id (`SKU 123-45-6789-XL`).
-        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r"]|--| (?:--|[-"
-                         + _SSN_PUNCT + r"]) )\d\d(?P=s)\d{4}"
+        # Its groups apart by a hyphen, a space, a dot or a slash, or a hyphen padded by
+        # spaces, one kind throughout: a bar, a colon, an underscore or a double hyphen sets
+        # apart the cells of a table or a list (`| 120 | 45 | 5400 |`), not an SSN's groups.
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r"]| - )\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
         keywords=(),
         validate=validators.us_ssn,
         mask=masks.last4,
         priority=12,
         examples=("123-45-6789", "123 45 6789", "078-05-1121", "123.45.6789", "123 - 45 - 6789",
-                  "123_45_6789", "123:45:6789", "123/45/6789"),
+                  "123/45/6789"),
         counterexamples=("000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567",
                          "123-45-0000", "2024-11-29", "SKU 123-45-6789-XL in stock.",
-                         "Case No. 123-45-6789-A", "101,12,4500"),
+                         "Case No. 123-45-6789-A", "101,12,4500", "| 120 | 45 | 5400 |",
+                         "120 -- 45 -- 5400", "123_45_6789", "123:45:6789"),
     ),
     Detector(
         id="us_ssn_labelled",

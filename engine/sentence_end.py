@@ -64,6 +64,8 @@ def sentence_end(buf: str, event: Event, m: int, final: bool, rules: Abbreviatio
     `「行きます。」と` do not).
     """
     _, k, punct, cjk = event
+    if _in_quoted_secret(buf, punct):
+        return -1
     if cjk:
         return -1 if _cjk_goes_on(buf, cjk, k, m) else m
     j = _start_at(buf, m, final)
@@ -79,6 +81,23 @@ def sentence_end(buf: str, event: Event, m: int, final: bool, rules: Abbreviatio
     if buf[punct] == "…" or buf[punct + 1] in ".…":
         return _after_ellipsis(buf, m, j, final, rules)
     return m
+
+
+#: A secret's name given a quoted value that is still open where the text ends: `password =
+#: "Horse. `, `{"password": "Qz7x! `, `DB_PASSWORD='…`, `"senha": "…` (on one line).
+_OPEN_QUOTED_SECRET = re.compile(
+    r"""(?i:pass(?:word|wd|phrase|code)?|pwd|secret|senha|token|api[_-]?key)[\w-]*["']?"""
+    r"""[ \t]*(?::=|=>|[:=])[ \t]*(?P<q>["'])(?:(?!(?P=q))[^\n\\]|\\.)*\Z""")
+
+
+def _in_quoted_secret(buf: str, punct: int) -> bool:
+    """Is the event inside the quoted value of a secret's assignment (`password = "Horse.
+    Battery9!"`)? A secret's value is one piece whatever it holds: cut at its `. `, its two
+    halves would each read as no password."""
+    head = buf[max(0, punct - LOOKAHEAD, buf.rfind("\n", 0, punct) + 1) : punct]
+    if '"' not in head and "'" not in head:
+        return False
+    return _OPEN_QUOTED_SECRET.search(head) is not None
 
 
 def _separates_digits(buf: str, punct: int, m: int, j: int) -> bool:

@@ -258,11 +258,15 @@ def url_password(value: str) -> bool:
 
 def ip_address(value: str) -> bool:
     """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed; an
-    IPv4 octet may be written with leading zeros, as `ping` and `inet_aton` read it), other
+    IPv4 address may be written with its octets in three digits each, leading zeros kept,
+    `203.000.113.042`, as `ping` reads it; other leading zeros, or a first octet of 0, make a
+    version or a section number, `1.02.003.004`, `001.002.003.004`), other
     than those that name no host of anyone's: the unspecified address (`0.0.0.0`, `::`),
     loopback (`127.0.0.1`, `::1`) and the limited broadcast (`255.255.255.255`)."""
     value = value.split("%", 1)[0]
-    if ":" not in value:  # (an octet written with leading zeros, `203.000.113.042`)
+    if ":" not in value and _ZERO_PADDED.search(value):
+        if not _PADDED_ADDRESS.fullmatch(value):  # (`1.02.003.004` is a version, a section)
+            return False
         value = ".".join(octet.lstrip("0") or "0" for octet in value.split("."))
     try:
         address = ipaddress.ip_address(value)
@@ -273,6 +277,10 @@ def ip_address(value: str) -> bool:
 
 
 _LIMITED_BROADCAST = ipaddress.IPv4Address("255.255.255.255")
+#: An IPv4 octet written with a leading zero.
+_ZERO_PADDED = re.compile(r"(?:^|\.)0[0-9]")
+#: An IPv4 address written in octets of three digits, the first not starting with 0.
+_PADDED_ADDRESS = re.compile(r"[1-9][0-9]{2}(?:\.[0-9]{3}){3}")
 
 
 def aws_access_key(value: str) -> bool:

@@ -12,7 +12,7 @@ import unicodedata
 
 import pytest
 
-from replyguard.engine import find
+from replyguard.engine import find, split_sentences
 from replyguard.engine.canon import ONE_FOR_ONE, _letter_forms
 from replyguard.engine.reply import screen_reply
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
@@ -43,10 +43,21 @@ def test_a_card_with_any_separator_between_its_groups(sep: str) -> None:
     assert _released(text) == "Card **** 1111 ok."
 
 
-@pytest.mark.parametrize("sep", [s for s in SEPARATORS if s != ","],
-                         ids=[f"U+{ord(s):04X}" for s in SEPARATORS if s != ","])
-def test_an_ssn_with_any_separator_but_a_comma(sep: str) -> None:
+#: Those of an SSN: a table's or a list's (a comma, a colon, an underscore, a bar) set cells
+#: apart, not an SSN's groups.
+SSN_SEPARATORS = [s for s in SEPARATORS if s not in ",:_"]
+
+
+@pytest.mark.parametrize("sep", SSN_SEPARATORS, ids=[f"U+{ord(s):04X}" for s in SSN_SEPARATORS])
+def test_an_ssn_with_a_separator_of_its_groups(sep: str) -> None:
     assert _released(f"SSN {sep.join(['123', '45', '6789'])} ok.") == "SSN ***6789 ok."
+
+
+@pytest.mark.parametrize("text", ["| Item | Qty | Total |\n|---|---|---|\n| 120 | 45 | 5400 |",
+                                  "Top speeds 210 | 85 | 1200 km", "Values 120 -- 45 -- 5400",
+                                  "rows 120:45:5400 and 120_45_5400", "101,12,4500"])
+def test_cells_of_a_table_or_list_are_no_ssn(text: str) -> None:
+    assert _released(text) == text
 
 
 @pytest.mark.parametrize("sep", SEPARATORS, ids=[f"U+{ord(s):04X}" for s in SEPARATORS])
@@ -219,3 +230,22 @@ TAGS = [
 def test_a_tag_of_no_html_element_reads_as_a_label(text: str, released: str) -> None:
     rules = REDACT_ALL if "Card" in text else PHONES
     assert _released(text, rules) == released
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ('Set it in your config:\n\npassword = "Horse. Battery9!"\n\nThen restart.',
+     'Set it in your config:\n\npassword = "****"\n\nThen restart.'),
+    ('{"password": "Qz7x. K2mP9w"}', '{"password": "****"}'),
+    ('DB_PASSWORD="Qz7x! K2mP9w"', 'DB_PASSWORD="****"'),
+    ("password = 'Qz7x? K2mP9w' ok. Next.", "password = '****' ok. Next."),
+    ('password = "Qz7x\u2026 K2mP9w"', 'password = "****"'),
+])
+def test_a_quoted_password_holding_a_sentence_end_is_one_value(text: str, released: str) -> None:
+    """The sentence end inside the quotes ends no piece: each half alone reads as no
+    password, so a reply cut there released it."""
+    assert _released(text) == released
+
+
+def test_a_quotation_that_names_a_password_still_ends_its_sentences() -> None:
+    assert split_sentences('He said "the password. Then" and left. Next one.') == [
+        'He said "the password. ', 'Then" and left. ', "Next one."]

@@ -129,8 +129,6 @@ SEPARATORS = [
      'The SSN ***8841 is on file.'),
     ('The SSN 536ㅤ22ㅤ8841 is on file.',
      'The SSN ***8841 is on file.'),
-    ('The SSN 536 | 22 | 8841 is on file.',
-     'The SSN ***8841 is on file.'),
 ]
 IDS = [
     ('Pay to BR15 0000 0000 0000 1093 2840 814 P2 today.',
