@@ -7,8 +7,10 @@ in a reply streamed cut at every position."""
 from __future__ import annotations
 
 import pytest
+from released import every_way as _every_way
+from released import streamed as _streamed
 
-from replyguard.engine import ReplyScreen, find, screen_text
+from replyguard.engine import find
 from replyguard.engine.reply import screen_reply
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
 from replyguard.engine.segment import split_sentences
@@ -16,20 +18,8 @@ from replyguard.engine.segment import split_sentences
 RULES = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")
 
 
-def _streamed(text: str, cuts: list[int], rules: object) -> str:
-    screen = ReplyScreen(rules)  # type: ignore[arg-type]
-    out = [screen.feed(text[a:b]) for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
-    return "".join(out) + screen.finish()
 
 
-def _every_way(text: str, rules: object = RULES) -> set[str]:
-    """The screened text on the request side, as a whole reply, streamed cut once at every
-    position and streamed one character at a time."""
-    out = {screen_text(text, rules, "turn").text,  # type: ignore[arg-type]
-           screen_reply(text, rules)[0]}  # type: ignore[arg-type]
-    out |= {_streamed(text, [cut], rules) for cut in range(1, len(text))}
-    out.add(_streamed(text, list(range(1, len(text))), rules))
-    return out
 
 
 @pytest.mark.parametrize(("text", "released"), [

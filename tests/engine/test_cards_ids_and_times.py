@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from released import every_way as _every_way
 from stdnum import luhn
 
-from replyguard.engine import ReplyScreen, find, screen_text
-from replyguard.engine.reply import screen_reply
+from replyguard.engine import find
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
 from replyguard.engine.validators import card
 
@@ -20,20 +20,8 @@ RULES = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), 
 RULES_PT = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "pt-BR")
 
 
-def _streamed(text: str, cuts: list[int], rules: object) -> str:
-    screen = ReplyScreen(rules)  # type: ignore[arg-type]
-    out = [screen.feed(text[a:b]) for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
-    return "".join(out) + screen.finish()
 
 
-def _every_way(text: str, rules: object = RULES) -> set[str]:
-    """The screened text on the request side, as a whole reply, streamed cut once at every
-    position and streamed one character at a time."""
-    out = {screen_text(text, rules, "turn").text,  # type: ignore[arg-type]
-           screen_reply(text, rules)[0]}  # type: ignore[arg-type]
-    out |= {_streamed(text, [cut], rules) for cut in range(1, len(text))}
-    out.add(_streamed(text, list(range(1, len(text))), rules))
-    return out
 
 
 def _luhn(body: str) -> str:

@@ -11,25 +11,15 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+from released import released as _released
 
 from replyguard.engine import find, split_sentences
 from replyguard.engine.canon import ONE_FOR_ONE, _letter_forms
-from replyguard.engine.reply import screen_reply
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
-from replyguard.engine.screen import screen_text
 
 REDACT_ALL = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")
 
 
-def _released(text: str, rules: object = REDACT_ALL) -> str:
-    """The text as released on the request side, which a whole reply and a reply streamed
-    in random cuts must equal."""
-    turn = screen_text(text, rules, "turn").text  # type: ignore[arg-type]
-    whole, _ = screen_reply(text, rules)  # type: ignore[arg-type]
-    streams = {screen_reply(text, rules, chunks=len(text) // 3 + 2, seed=seed)[0]  # type: ignore[arg-type]
-               for seed in range(3)}
-    assert (whole, streams) == (turn, {turn})
-    return turn
 
 
 #: The separators read between a value's groups besides a space and a hyphen.

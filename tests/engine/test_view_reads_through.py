@@ -8,25 +8,16 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from released import released as _released
 
 from replyguard.engine.reply import screen_reply
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
-from replyguard.engine.screen import screen_text
 from replyguard.engine.text import INVISIBLE
 
 REDACT_ALL = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")
 NEVER_SAY = compile_rules(ReplyRules(never_say=["guaranteed refund"]), "en")
 
 
-def _released(text: str, rules: object = REDACT_ALL) -> str:
-    """The text as released on the request side, which a whole reply and a reply streamed
-    in random cuts must equal."""
-    turn = screen_text(text, rules, "turn").text  # type: ignore[arg-type]
-    whole, _ = screen_reply(text, rules)  # type: ignore[arg-type]
-    streams = {screen_reply(text, rules, chunks=len(text) // 3 + 2, seed=seed)[0]  # type: ignore[arg-type]
-               for seed in range(3)}
-    assert (whole, streams) == (turn, {turn})
-    return turn
 
 
 FORMAT_CHARACTERS = [
