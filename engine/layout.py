@@ -98,13 +98,8 @@ class Columns:
             return  # (a header and a row: two lines at least)
         at = pos
         lowered = text.lower() if text.isascii() else None
-        while True:
-            named = (_NAMED.search(text, at, end) if lowered is None
-                     else _next_named(text, lowered, at, end))
-            if named is None:
-                return
-            line_start = text.rfind("\n", 0, named.start()) + 1
-            line_end = _line_end(text, named.end(), end)
+        while (header := _next_header(text, lowered, at, end)) is not None:
+            line_start, line_end = header
             block_end = line_end
             for match in _cells(text, line_start, line_end, end):
                 block_end = max(block_end, match.end())
@@ -213,6 +208,16 @@ def _rows(text: str, start: int, stop: int, end: int) -> Iterator[_Row]:
         row_start = row_end + 1
 
 
+def _next_header(text: str, lowered: str | None, at: int, end: int) -> tuple[int, int] | None:
+    """The start and end of the next line in `text[at:end]` holding a password's name (a
+    header, maybe), or None; `lowered` is `text` in lower case when it is ASCII."""
+    named = (_NAMED.search(text, at, end) if lowered is None
+             else _next_named(text, lowered, at, end))
+    if named is None:
+        return None
+    return text.rfind("\n", 0, named.start()) + 1, _line_end(text, named.end(), end)
+
+
 def _blocks(text: str) -> Iterator[tuple[int, int, int, list[tuple[int, int]]]]:
     """Each header line naming a password column in `text`: its start and end, where its
     rows reach (its end when it has none) and the `(start, end)` of each row."""
@@ -221,13 +226,8 @@ def _blocks(text: str) -> Iterator[tuple[int, int, int, list[tuple[int, int]]]]:
         return
     lowered = text.lower() if text.isascii() else None
     at = 0
-    while at < end:
-        named = (_NAMED.search(text, at, end) if lowered is None
-                 else _next_named(text, lowered, at, end))
-        if named is None:
-            return
-        line_start = text.rfind("\n", 0, named.start()) + 1
-        line_end = _line_end(text, named.end(), end)
+    while at < end and (header := _next_header(text, lowered, at, end)) is not None:
+        line_start, line_end = header
         rows = [(row_start, row_start + len(row))
                 for row_start, row, _, _ in _rows(text, line_start, line_end, end)]
         reach = rows[-1][1] if rows else line_end
