@@ -244,13 +244,14 @@ _IN_LIST = (r"(?:\[[ \t]{0,8}(?=[\"'])|\{[ \t]{0,8}[\"'][\w.-]{1,32}[\"'][ \t]{0
 #: not; in brackets (`<Qz7xK2mP9w>`, `(none)`), the value is what the brackets hold (a
 #: placeholder of lower-case words, `<your-password>`, is none), and a value never starts
 #: with an opening bracket it does not close (`(see above)`). `&` ends the value only where a
-#: URL's next parameter starts (`&user=`); it ends before a sentence's punctuation, CJK's too.
+#: URL's next parameter starts (`&user=`); it ends before a sentence's punctuation, CJK's too,
+#: and before a closing bracket (`{password: Qz7xK2mP9w}`).
 _VALUE = (
     r"(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])"
     r"(?P<br>[<(\[{](?=[^\s<>()\[\]{}\"'`]{1,128}[>)\]}]))?"
     r"(?P<value>(?(br)(?![a-z]+(?:[-_][a-z]+)*[>)\]}])[^\s<>()\[\]{}\"'`]{1,128}"
     r"|(?![<(\[{])(?:" + _UNGLUED + r"[^\s\"'`&]|&(?![A-Za-z_]\w{0,30}=)){0,1023}"
-    + _UNGLUED + r"[^\s\"'`&.,;:)\u3001\u3002\uff01\uff0c\uff1f]))(?(br)[>)\]}])(?P=q)"
+    + _UNGLUED + r"[^\s\"'`&.,;:)\]}>\u3001\u3002\uff01\uff0c\uff1f]))(?(br)[>)\]}])(?P=q)"
 )
 
 

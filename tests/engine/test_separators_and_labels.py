@@ -244,3 +244,9 @@ def test_a_quotation_that_names_a_password_still_ends_its_sentences() -> None:
 @pytest.mark.parametrize("whose", ["Mr. Smith", "J. Smith", "the U.S. office", "ACME Inc. Staff"])
 def test_a_password_for_someone_named_in_up_to_three_words(whose: str) -> None:
     assert _released(f"Password for {whose}: Qz7xK2mP9w") == f"Password for {whose}: ****"
+
+
+@pytest.mark.parametrize("text", ["config = {password: Qz7xK2mP9w}", "[password: Qz7xK2mP9w]",
+                                  "<password: Qz7xK2mP9w>", '{"password":Qz7xK2mP9w}'])
+def test_an_unquoted_password_ends_before_a_closing_bracket(text: str) -> None:
+    assert _released(text) == text.replace("Qz7xK2mP9w", "****")
