@@ -118,6 +118,12 @@ async def _healthz_while_held(s: Any, gate: Gate, task: asyncio.Task[Any]) -> No
     gate.open()
 
 
+async def _long_request(s: Any) -> tuple[int, Any]:
+    """POST a chat turn of LONG (screened in a screening process): its status and body."""
+    async with s.client.post("/v1/chat/completions", json=user(LONG)) as resp:
+        return resp.status, await resp.json()
+
+
 async def test_a_long_request_body_is_screened_while_others_are_served(
         stack: StartUpstream, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     gate = ProcessGate(tmp_path)
@@ -125,11 +131,7 @@ async def test_a_long_request_body_is_screened_while_others_are_served(
     up = ScriptedUpstream(lambda _m: Reply("Noted."))
     s = await stack(up)
 
-    async def long_request() -> Any:
-        async with s.client.post("/v1/chat/completions", json=user(LONG)) as resp:
-            return resp.status, await resp.json()
-
-    task = asyncio.create_task(long_request())
+    task = asyncio.create_task(_long_request(s))
     await _served_while_held(s, gate, task)
     status, body = await task
     assert (status, body["choices"][0]["message"]["content"]) == (200, "Noted.")
@@ -145,18 +147,14 @@ async def test_a_screening_process_killed_midway_fails_closed_and_is_replaced(
     up = ScriptedUpstream(lambda _m: Reply("Noted."))
     s = await stack(up)
 
-    async def long_request() -> Any:
-        async with s.client.post("/v1/chat/completions", json=user(LONG)) as resp:
-            return resp.status, await resp.json()
-
-    task = asyncio.create_task(long_request())
+    task = asyncio.create_task(_long_request(s))
     os.kill(await gate.entered(), signal.SIGKILL)
     assert await task == (500, {"error": {
         "message": "the process screening this text stopped; nothing of it was sent",
         "type": "server_error", "param": None, "code": "screening_failed"}})
     assert up.seen == []
     monkeypatch.setattr(completions, "verdict_chat", request_side.verdict_chat)
-    status, body = await long_request()
+    status, body = await _long_request(s)
     assert (status, body["choices"][0]["message"]["content"]) == (200, "Noted.")
     assert up.seen[0]["messages"][-1]["content"].endswith("my card is **** 1111.")
 
