@@ -22,6 +22,11 @@ What is undone (each is property-tested in tests/engine/test_canon.py):
   through the `confusable_homoglyphs` package) lists as a look-alike of one ASCII letter reads
   as that letter (Cyrillic `а`, Greek `ο`); digits and ASCII are never changed, and accented
   Latin letters stay as they are (they are letters of their own: `joão`).
+* References read by their neighbours: a separator or a bracket that the view reads by what
+  stands around it (`_BY_CONTEXT`) written as a character reference, a JSON escape or a
+  percent-encoding (`4539&bull;1488…`, `\\u30fb`, `%C2%B7`, `&#40;at&#41;`) is decoded
+  first, and the text then read as if it were typed so; each maps back onto its whole
+  reference.
 * Scripts written without spaces: where a letter of Chinese, Japanese, Korean or Thai meets
   an ASCII letter or digit, the view holds a space (`カードは4111…です` reads the card as a
   word of its own).
