@@ -98,8 +98,8 @@ def _national_plan(region: str) -> _Plan:
     is dialled in Great Britain as one of its own is, `07797 123456`; a Canadian one in the
     United States). A region without a country code is read in its own plan."""
     metadata = PhoneMetadata.metadata_for_region(region)
-    regions = phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(
-        metadata.country_code if metadata is not None else 0, ())
+    code = metadata.country_code if metadata is not None else None
+    regions = phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code or 0, ())
     plans = [_plan(r) for r in regions if r in PHONE_REGIONS] or [_plan(region)]
     if len(plans) == 1 or any(plan is _ASK for plan in plans):
         return plans[0] if len(plans) == 1 else _ASK
