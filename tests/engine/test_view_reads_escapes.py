@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from released import every_way
 
 from replyguard.engine import find
 from replyguard.engine.reply import screen_reply
@@ -240,6 +241,27 @@ def test_a_separator_or_bracket_written_as_a_reference_or_escape(text: str, rele
 def test_a_separator_or_bracket_written_so_where_no_value_is(text: str) -> None:
     assert find(text) == []
     assert _released(text) == text
+
+
+#: A bullet or middle dot however written: typed, as a reference, an escape, an encoding.
+_SEPARATOR_WRITTEN = ["\u2022", "&bull;", "&#8226;", "&#x2022;", "&middot;", "&#183;",
+                      "\\u00b7", "\\u30FB", "%C2%B7", "%E2%80%A2", "&#12539;", "\u30fb"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_SEPARATOR_WRITTEN), min_size=3, max_size=3))
+def test_a_card_with_bullets_written_any_way_between_its_groups(seps: list[str]) -> None:
+    groups = ["4539", "1488", "0343", "6467"]
+    value = groups[0] + "".join(sep + group for sep, group in zip(seps, groups[1:], strict=True))
+    assert _released(f"Card {value} ok.") == "Card **** 6467 ok."
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("Card 4539&bull;1488&bull;0343&bull;6467 ok.", "Card **** 6467 ok."),
+    ("Mail jane&#40;at&#41;example.com ok.", "Mail j***@example.com ok."),
+])
+def test_a_reference_read_by_its_neighbours_cut_anywhere(text: str, released: str) -> None:
+    assert every_way(text) == {released}
 
 
 def test_a_decoded_separator_maps_back_onto_its_reference() -> None:
