@@ -93,6 +93,8 @@ class LiveRules:
                 if await self._try_open() or not _busy(self._error):
                     break
                 await asyncio.sleep(0.2)
+        else:  # the file as given at start is the one in force: only a change is a reload
+            await self.sync_file(startup=True)
         self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def stop(self) -> None:

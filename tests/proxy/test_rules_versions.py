@@ -153,6 +153,21 @@ async def test_the_rules_file_live(proxy, store_url: str, tmp_path: Path) -> Non
         == [(2, False, "file rules.yaml"), (1, True, "file rules.yaml")]
 
 
+async def test_without_a_store_the_rules_file_at_start_is_no_reload(proxy,
+                                                                     tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("never_say: [guaranteed refund]\n")
+    client = await proxy(None, REFUND, replies__rules=str(rules))
+    live, reloads = client.app[LIVE], client.app[METRICS].rules_reloads
+    assert await settled(live) is False  # the watch's first two looks: nothing changed
+    assert reloads.labels("ok")._value.get() == 0.0
+    assert (await _reply(client))[0] == "Thanks."
+    rules.write_text("never_say: [thanks]\n")
+    assert await settled(live) is True
+    assert reloads.labels("ok")._value.get() == 1.0
+    assert (await _reply(client))[0] == "It is a guaranteed refund. "
+
+
 async def test_a_restart_makes_no_version(proxy, store_url: str, tmp_path: Path) -> None:
     rules = tmp_path / "rules.yaml"
     rules.write_text("never_say: [cheap]\n")

@@ -148,16 +148,16 @@ async def test_sighup_reloads_the_rules_in_every_worker(serve, tmp_path: Path) -
         (tmp_path / "rules.yaml").write_text("never_say: [thanks]\n")
         served.proc.send_signal(signal.SIGHUP)
         deadline = time.monotonic() + 60  # (a bound on waiting, not a speed: a loaded machine)
-        while (await reloads()).get('replyguard_rules_reloads_total{result="ok"}') != 2.0:
-            assert time.monotonic() < deadline
+        while (seen := await reloads()).get('replyguard_rules_reloads_total{result="ok"}') != 2:
+            assert time.monotonic() < deadline, f"reloads seen last: {seen}"
             await asyncio.sleep(0.1)
         for _ in range(4):
             assert await reply() == "It is a guaranteed refund. "
         (tmp_path / "rules.yaml").write_text("never_say: 3\n")  # broken: the last good stays
         served.proc.send_signal(signal.SIGHUP)
         deadline = time.monotonic() + 60
-        while (await reloads()).get('replyguard_rules_reloads_total{result="error"}') != 2.0:
-            assert time.monotonic() < deadline
+        while (seen := await reloads()).get('replyguard_rules_reloads_total{result="error"}') != 2:
+            assert time.monotonic() < deadline, f"reloads seen last: {seen}"
             await asyncio.sleep(0.1)
         assert await reply() == "It is a guaranteed refund. "
 
