@@ -17,7 +17,10 @@ What is undone (each is property-tested in tests/engine/test_canon.py):
   the text is also read with its lines and runs of spaces apart (`Canonical.joined`).
 * Forms: full-width ASCII forms (`４１１１`, `ＧＢ８２`, `＠`) and mathematical alphanumerics
   (`𝐀`, `𝟒`) read as ASCII (their Unicode compatibility decomposition); other scripts'
-  decimal digits as ASCII digits; non-ASCII hyphens and dashes as `-`.
+  decimal digits as ASCII digits; non-ASCII hyphens and dashes as `-` (the em dash only
+  between digits and in a run of dashes: `—————BEGIN RSA PRIVATE KEY—————`).
+* URL encodings of `=`, `:`, `@` and `&` (`%3D`, `%3A`, `%40`, `%26`, twice too: `%253D`) and
+  quoted-printable's `=3D`, before a letter, a digit or another encoding.
 * Look-alike letters: a letter of another script that Unicode's confusables table (UTS #39,
   through the `confusable_homoglyphs` package) lists as a look-alike of one ASCII letter reads
   as that letter (Cyrillic `а`, Greek `ο`); digits and ASCII are never changed, and accented
@@ -365,12 +368,15 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<marks>[*_~`]++)"
         r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
         r"|\\u[0-9A-Fa-f]{4})"
-        r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?40(?=[0-9A-Za-z])|\\x40(?=[0-9A-Za-z]))"
+        r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?(?:40|3[aAdD]|26)(?=[0-9A-Za-z%])"
+        r"|\\x40(?=[0-9A-Za-z]))"
         r"|(?P<percent>%[cCdD][0-9a-fA-F]%[89abAB][0-9a-fA-F]"
         r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
-        "|(?P<dash>\u2014(?:(?<=[0-9]\u2014)(?=[0-9])|(?<=[0-9] \u2014)(?= [0-9])))"
+        "|(?P<dash>\u2014(?:(?<=[0-9]\u2014)(?=[0-9])|(?<=[0-9] \u2014)(?= [0-9]))"
+        "|[\u2014\u2015](?:(?=[-\u2014\u2015]{2})|(?<=[-\u2014\u2015]{2})(?=[-\u2014\u2015])"
+        "|(?<=[-\u2014\u2015]{3})))"
         rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
         rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9]))"
         rf"|[ ][{_BULLETS}][ ](?<=[0-9][ ][{_BULLETS}][ ])(?=[0-9]))"
@@ -500,13 +506,19 @@ def plain(text: str) -> bool:
             and not _encoded(text) and not _obfuscated(text))
 
 
-#: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`): a
-#: sign, and what follows it.
-_ENCODINGS = (("=", ("3D", "3d")), ("%", ("40", "2540", "C", "D", "E", "F", "c", "d", "e", "f")))
+#: How `=`, `:`, `@` and `&` are encoded where the view reads them as those (`_EDIT`'s `encoded`:
+#: quoted-printable `=3D`, URL-encoded `%3D` `%3A` `%40` `%26`, twice too: `%253D`): a sign, and
+#: what follows it.
+_ENCODINGS = (("=", ("3D", "3d")), ("%", ("40", "2540", "3A", "3a", "3D", "3d", "253A", "253a",
+                                         "253D", "253d", "26", "2526", "C", "D", "E", "F", "c", "d", "e", "f")))
+
+
+#: What an encoding's last two characters stand for (`_EDIT`'s `encoded`; `\x40`: `@`).
+_ENCODED = {"3D": "=", "3A": ":", "40": "@", "26": "&"}
 
 
 def _encoded(text: str) -> bool:
-    """Does `text` hold `=` quoted-printable or `@` URL-encoded (`_ENCODINGS`)? (`\\x40`
+    """Does `text` hold `=` quoted-printable or `=`, `:`, `@`, `&` URL-encoded (`_ENCODINGS`)? (`\\x40`
     is looked for with every backslash.) Each sign is looked for with `str.find` (a `memchr`)
     and what follows each checked: a search for `=3D` itself reads every character (6 ns
     each, 2.5% of the realistic corpus's cost with the four); where the signs are dense,
@@ -714,7 +726,8 @@ _NO_EDIT_START = bytes(b for b in range(128)
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
-_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014")
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014",
+                "\u2015")
 #: A typography's separator next to a digit (`_BULLETS`: `_EDIT`'s `bullet`).
 _SEPARATOR = re.compile(rf"[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])|(?<=[0-9] [{_BULLETS}])"
                         r"|(?=[0-9]))")
@@ -794,12 +807,13 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
             inner = _inner_stars(one, start, end)
             if inner is not None:
                 yield inner, end, ""
-    elif kind == "encoded":  # (quoted-printable `=3D`, URL-encoded `%40`, `\x40`)
-        yield start, end, "=" if written[0] == "=" else "@"
+    elif kind == "encoded":  # (quoted-printable `=3D`, URL-encoded `%40` `%3A` `%3D` `%26`, `\x40`)
+        yield start, end, _ENCODED.get(written[-2:].upper(), "@")
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
     elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`,
-        # `536 — 22 — 8841`)
+        # `536 — 22 — 8841`; an em dash or a horizontal bar in a run of three dashes or more,
+        # as a rule or a key block's armour is typed: `—————BEGIN RSA PRIVATE KEY—————`)
         yield start, end, "-"
     elif kind == "bullet":  # (a middle dot or a bullet between a value's groups: a space)
         yield start, end, " "
@@ -886,7 +900,7 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
               or ("&" in gap and _LINE_BREAK_REF.search(gap) is not None))
     if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
             not one[end].isspace()):
-        if not blank and _INLINE_TAGS.fullmatch(gap) and not _ends_element(gap, one[end]):
+        if not blank and _INLINE_TAGS.fullmatch(gap) and not _ends_element(gap, one, start, end):
             return ""  # (inline tags between two characters show as nothing: `45<b>67`)
         if join and breaks and _wrapped(gap, one, start, end):
             return ""  # (`123-45-\n6789`: a value wrapped inside itself)
@@ -921,13 +935,27 @@ def _label_names(gap: str, one: str, start: int, end: int) -> str:
     return " ".join(m.group(1) for m in _UNKNOWN_NAME.finditer(gap))
 
 
-def _ends_element(gap: str, after: str) -> bool:
-    """Do inline tags between two characters start by ending an element, before a letter, a
-    digit, a tag or another element (`</b>1990`, `</span><span>12/26`)? They then read as a
-    space, so that a value ends there and its mask covers no tag after it. (An element
-    opened and closed in them, `4539<b></b>1488`, ends nothing: it shows as nothing.)"""
+def _ends_element(gap: str, one: str, start: int, end: int) -> bool:
+    """Do inline tags `one[start:end]` between two characters start by ending an element,
+    before a letter, a digit, a tag or another element (`</b>1990`, `</span><span>12/26`)?
+    They then read as a space, so that a value ends there and its mask covers no tag after
+    it. (An element opened and closed in them, `4539<b></b>1488`, ends nothing: it shows as
+    nothing; nor does one that holds a word's first letters alone, the word going on after
+    it: `<b>pass</b>word`, `<b>Pass</b><i>word</i>` read `password`.)"""
+    after = one[end]
     return gap.startswith("</") and (after.isalnum() or after == "<"
-                                     or _OPENING_TAG.search(gap) is not None)
+                                     or _OPENING_TAG.search(gap) is not None) and not (
+        after.isalpha() and _letters_in_element(one, start))
+
+
+def _letters_in_element(one: str, at: int) -> bool:
+    """Do the characters before `at` since the last tag (a `>`) hold letters alone (up to 32
+    of them): an element opened at a word's start that ends inside it?"""
+    word = at
+    floor = max(0, at - 32)
+    while word > floor and one[word - 1].isalpha():
+        word -= 1
+    return word < at and word > 0 and one[word - 1] == ">"
 
 
 #: The start of an opening tag (`_ends_element`).

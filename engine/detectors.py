@@ -274,9 +274,20 @@ _PASSWORD_NAME = (
 #: Where each of `_PASSWORD_NAME`'s matches starts (lower case).
 _PASSWORD_KEYWORDS = ("pass", "pw", "pin", "senha", "contrase", "mot de passe", "kennwort",
                       "wachtwoord")
-#: An assignment's operator: `:` `=` `:=` `=>` `==`, or after a space a dash or an arrow
-#: (`Password — Qz7xK2mP9w`, `Password - …`, `Password -> …`, `Password → …`).
-_OPERATOR = r"(?::=|=>|==?|:|(?<=[ \t])(?:-{1,2}>?|\u2014|\u2013|\u2192))"
+#: Arrows that point from a name to its value (`→`, `⇒`, `⟶`, `⟹`, `↦`, `➔`, `➜`, `➝`, `➞`,
+#: `⇨`), and the em dash and the horizontal bar (the view reads the en dash as `-`).
+_ARROWS = "\u2192\u21d2\u27f6\u27f9\u21a6\u2794\u279c\u279d\u279e\u21e8"
+_LONG_DASHES = "\u2014\u2015"
+#: An assignment's operator: `:` `=` `:=` `=>` `==`, an arrow (`->`, `-->`, `→`, `⇒`) or
+#: an em dash, glued to the name or not (`Password→Qz7xK2mP9w`, `Password — Qz7xK2mP9w`),
+#: or after a space a hyphen (`Password - …`; glued, it joins a name: `password-reset`).
+_OPERATOR = (r"(?::=|=>|==?|:|-{1,2}>|[" + _ARROWS + _LONG_DASHES + r"]"
+             r"|(?<=[ \t])-{1,2})")
+#: A password's name and the operator after it (`password_assignment`): the value is never
+#: another such name and operator (`Pass: password: Qz7xK2mP9w`, `Login password: password:
+#: …`): the value is the last name's.
+_ASSIGNED = (_PASSWORD_NAME + r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER
+             + r"(?:[\"'`]?\]?)[ \t]{0,8}" + _OPERATOR)
 #: A YAML block scalar's indicator before a value on the next line (`password: >` then
 #: `  Qz7xK2mP9w`).
 _BLOCK_SCALAR = r"(?:[>|][-+]?[ \t]*\n[ \t]{1,16})?"
@@ -309,12 +320,13 @@ _LAYOUT_WIDE_KEYWORDS = ("\u043f\u0430\u0440\u043e\u043b\u044c",
                          "\u041f\u0430\u0440\u043e\u043b\u044c", "\u30d1\u30b9\u30ef",
                          "\u5bc6\u7801", "\u5bc6\u78bc", "\ube44\ubc00", "\u6697\u8a3c",
                          "\u53e3\u4ee4")
-#: A password on a line under its name or beside it alone (`password_layout`).
+#: A password on a line under its name or beside it alone (`password_layout`), unless that
+#: is another name and its value (`Password: password=Qz7xK2mP9w`: `password_assignment`'s).
 _LAYOUT = Refusing(AtLineStarts(re.compile(
     r"(?m)^(?:#{1,6}[ \t]+|>[ \t]*|[-*+][ \t]+)?(?:\*\*|__)?(?:[\w'-]{1,20}[ \t]){0,3}"
     + LABEL + r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?"
     r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+|[ \t]*(?:\.{3,}|\u2026+)[ \t]*)"
-    r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
+    "(?!" + _ASSIGNED + r")(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
 )), a_ticket_or_a_count)
 
 
@@ -444,13 +456,13 @@ DETECTORS: tuple[Detector, ...] = (
         # camelCase name (`dbPassword`), with an optional `_`/`.`/`-` suffix
         # (`password_hash`, `PASSWORD_DB`), a qualifier (`password for bob`,
         # `password (temporary)`) and a closing quote or bracket (`$config['password']`);
-        # the operator (`:` `=` `:=` `=>` `==`); the value (`_VALUE`), or the first string of
+        # the operator (`_OPERATOR`: `:` `=` `:=` `=>` `==`, an arrow, a dash); the value
+        # (`_VALUE`; never a name and its operator again: `_ASSIGNED`), or the first string of
         # a list or of an object (`{"password": ["..."]}`, `{"password": {"value": "..."}}`).
         # `pass` after a word naming a ticket (`Season pass:`) names no password.
         regex=Refusing(re.compile(
-            _PASSWORD_NAME
-            + r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER + r"(?:[\"'`]?\]?)[ \t]{0,8}"
-            + _OPERATOR + r"[ \t]{0,8}" + _BLOCK_SCALAR + _IN_LIST + _VALUE
+            _ASSIGNED + r"[ \t]{0,8}" + _BLOCK_SCALAR + _IN_LIST + "(?!" + _ASSIGNED + ")"
+            + _VALUE
         ), a_ticket_pass),
         keywords=_PASSWORD_KEYWORDS,
         keywords_in="lower",
