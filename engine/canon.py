@@ -520,10 +520,10 @@ _ENCODED = {"3D": "=", "3A": ":", "40": "@", "26": "&"}
 
 def _encoded(text: str) -> bool:
     """Does `text` hold `=` quoted-printable or `=`, `:`, `@`, `&` URL-encoded
-    (`_ENCODINGS`)? (`\\x40` is looked for with every backslash.) Each sign is looked for with `str.find` (a `memchr`)
-    and what follows each checked: a search for `=3D` itself reads every character (6 ns
-    each, 2.5% of the realistic corpus's cost with the four); where the signs are dense,
-    the encodings are searched for."""
+    (`_ENCODINGS`)? (`\\x40` is looked for with every backslash.) Each sign is looked for
+    with `str.find` (a `memchr`) and what follows each checked: a search for `=3D` itself
+    reads every character (6 ns each, 2.5% of the realistic corpus's cost with the four);
+    where the signs are dense, the encodings are searched for."""
     for sign, codes in _ENCODINGS:
         at = text.find(sign)
         for _ in range(64):
