@@ -884,12 +884,18 @@ def _markup_as_typed(text: str, one: str, start: int, end: int) -> bool:
     return all(text[i] == one[i] for i in range(start, end) if one[i] in "<>&")
 
 
+#: A description list's term ending and its description starting (`</dt><dd>`): the view
+#: reads it as `: `, as a name and its value are written (`_gap`).
+_TERM_THEN_DESCRIPTION = re.compile(r"</[dD][tT][ \t\n]*>[ \n]*<[dD][dD][ \t\n]*>")
+
+
 def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> str | None:
     """What the view holds for a gap (`_EDIT`), None for the gap as it reads: one space,
     or (`join` false) a line break where the gap holds a line break or a tag, and the gap
     as it is where it is whitespace alone. Whitespace at an end of the text stays. A line
     break before a list item's marker reads as one (`- 8080\n- 8443`: items are no value),
-    and a `+` between digits as a space in a URL's query only (`_in_query`)."""
+    a `+` between digits as a space in a URL's query only (`_in_query`), and a description
+    list's term and description between two words as a name and its value (`: `)."""
     if gap == " " or (gap == "+" and not _in_query(one, start)):
         return None
     if gap.rstrip("\n") in ("=", " =") and gap.endswith("\n"):  # (`=\r\n` reads `=\n\n`)
@@ -901,6 +907,8 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
               or ("&" in gap and _LINE_BREAK_REF.search(gap) is not None))
     if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
             not one[end].isspace()):
+        if _TERM_THEN_DESCRIPTION.fullmatch(gap):
+            return ": "  # (`<dt>Password</dt><dd>Qz7xK2mP9w</dd>`: a name, then its value)
         if not blank and _INLINE_TAGS.fullmatch(gap) and not _ends_element(gap, one, start, end):
             return ""  # (inline tags between two characters show as nothing: `45<b>67`)
         if join and breaks and _wrapped(gap, one, start, end):

@@ -293,6 +293,12 @@ _ASSIGNED = (_PASSWORD_NAME + r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER
 _BLOCK_SCALAR = r"(?:[>|][-+]?[ \t]*\n[ \t]{1,16})?"
 
 
+#: An element's other attributes, between a password's name and a `value` attribute
+#: (`type="password" id="pw" value="..."`): up to four, each after a space.
+_ATTRIBUTES = (r"(?:[ \t\n]+[\w:-]{1,32}"
+               r"(?:[ \t]*=[ \t]*(?:\"[^\"<>\n]{0,128}\"|'[^'<>\n]{0,128}'))?){0,4}[ \t\n]+")
+
+
 def _quoted_or(group: str, other: str) -> str:
     """A value in group `value`: `other` when group `group` took part in the match, else a
     quoted string, `\\`-escapes read (`"Qz7x\\"K2mP9w"` is one value; the view reads such
@@ -498,11 +504,16 @@ DETECTORS: tuple[Detector, ...] = (
         # (`define('DB_PASSWORD', '...')`, `setProperty("password", "...")`, `map.put(...)`,
         # `os.getenv("DB_PASSWORD", "...")`), an element's `value` attribute
         # (`<property name="password" value="..."/>`) or its text (`<param
-        # name="password">...</param>`); or a call named so with a quoted argument (SQL's
-        # `PASSWORD('...')`, `check_password("...")`).
+        # name="password">...</param>`), other attributes between them (`<input
+        # type="password" id="pw" value="...">`); or a call named so with a quoted argument
+        # (SQL's `PASSWORD('...')`, `check_password("...")`); or a label naming a password
+        # before an input's `value` (`<label>Password</label><input value="...">`: the view
+        # reads the label's tags as spaces).
         regex=re.compile(
-            _PASSWORD_NAME + r"\d?(?:[\"'](?:[ \t]*,[ \t]*|[ \t]+value[ \t]*=[ \t]*|(?P<el>>))"
-            r"|[ \t]*\([ \t]*(?=[\"']))"
+            _PASSWORD_NAME + r"\d?(?:[\"'](?:[ \t]*,[ \t]*|" + _ATTRIBUTES + "value[ \t]*=[ \t]*"
+            r"|(?P<el>>))|[ \t]*\([ \t]*(?=[\"'])"
+            r"|[ \t]{0,4}:?[ \t\n]{0,8}<(?i:input)(?=[ \t\n])" + _ATTRIBUTES
+            + r"(?i:value)[ \t]*=[ \t]*(?=[\"']))"
             + _quoted_or("el", r"[^<>\s\"'`]{1,128}(?=</)")
         ),
         keywords=_PASSWORD_KEYWORDS,
