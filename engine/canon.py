@@ -885,7 +885,8 @@ def _markup_as_typed(text: str, one: str, start: int, end: int) -> bool:
 
 
 #: A description list's term ending and its description starting (`</dt><dd>`): the view
-#: reads it as `: `, as a name and its value are written (`_gap`).
+#: reads a gap holding them (and inline tags around: `</b></dt><dd><code>`) as `: `, as a
+#: name and its value are written, or as a space after a term's own `:` (`_gap`).
 _TERM_THEN_DESCRIPTION = re.compile(r"</[dD][tT][ \t\n]*>[ \n]*<[dD][dD][ \t\n]*>")
 
 
@@ -907,8 +908,8 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
               or ("&" in gap and _LINE_BREAK_REF.search(gap) is not None))
     if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
             not one[end].isspace()):
-        if _TERM_THEN_DESCRIPTION.fullmatch(gap):
-            return ": "  # (`<dt>Password</dt><dd>Qz7xK2mP9w</dd>`: a name, then its value)
+        if _TERM_THEN_DESCRIPTION.search(gap) is not None:  # (`<dt>Password</dt><dd>…`)
+            return " " if one[start - 1] in ":=" else ": "
         if not blank and _INLINE_TAGS.fullmatch(gap) and not _ends_element(gap, one, start, end):
             return ""  # (inline tags between two characters show as nothing: `45<b>67`)
         if join and breaks and _wrapped(gap, one, start, end):
@@ -1106,19 +1107,15 @@ def _inner_stars(one: str, start: int, end: int) -> int | None:
     """Where the emphasis in a run of marks inside a word starts, when it pairs with a run
     at the token's edge (so a key typed with part of it in bold is read whole): `**` closing
     what opened the token (`**AKIA**IOSFODNN7EXAMPLE`), or the `**` after a key's own `_`
-    opening what closes the token (`ghp_**1234…**`). None: the run is part of the word (a
-    value split by marks inside a word, `4111**1111**1111**1111`, is not read)."""
+    opening what closes the token (`ghp_**1234…**`, `pass**word**:` too). None: the run is
+    part of the word (a value split by marks inside a word, `4111**1111**1111**1111`, is not
+    read)."""
     run = one[start:end]
     stars = run.lstrip("_")
     if not stars or stars.strip("*"):
         return None
-    floor = max(0, start - 64)
-    token = max(one.rfind(" ", floor, start), one.rfind("\n", floor, start)) + 1
-    if stars == run:  # (closing what opened the token)
-        if token == 0 and floor > 0:
-            return None
-        head = one[token:start].lstrip("([{\"'")
-        return start if head.startswith(run) and not head[len(run):].startswith("*") else None
+    if stars == run and _closing_the_opening(one, start, run):
+        return start
     stop = min(len(one), end + 256)
     after = end
     while after < stop and not one[after].isspace():
@@ -1127,6 +1124,17 @@ def _inner_stars(one: str, start: int, end: int) -> int | None:
     if tail.endswith(stars) and not tail[: -len(stars)].endswith("*"):
         return end - len(stars)
     return None
+
+
+def _closing_the_opening(one: str, start: int, run: str) -> bool:
+    """Does a run of `*` inside a word at `start` close the same run opening its token
+    (`**AKIA**IOSFODNN7EXAMPLE`), found within 64 characters before it?"""
+    floor = max(0, start - 64)
+    token = max(one.rfind(" ", floor, start), one.rfind("\n", floor, start)) + 1
+    if token == 0 and floor > 0:
+        return False
+    head = one[token:start].lstrip("([{\"'")
+    return head.startswith(run) and not head[len(run):].startswith("*")
 
 
 #: How far a run of `_` looks for the run that pairs with it, within its paragraph (`_closed`).

@@ -240,18 +240,24 @@ _QUALIFIER = (r"(?:[ \t]{1,4}\([^()\n]{1,40}\)"
 _IN_LIST = (r"(?:\[[ \t]{0,8}(?=[\"'])|\{[ \t]{0,8}[\"'][\w.-]{1,32}[\"'][ \t]{0,8}:[ \t]{0,8}"
             r"(?=[\"']))?")
 
+#: Arrows that point from a name to its value (`→`, `⇒`, `⟶`, `⟹`, `↦`, `➔`, `➜`, `➝`, `➞`,
+#: `⇨`): an operator (`_OPERATOR`), and where a value ends (`Settings→Security` is a path
+#: through menus, no password).
+_ARROWS = "\u2192\u21d2\u27f6\u27f9\u21a6\u2794\u279c\u279d\u279e\u21e8"
+
 #: A password's value after its name and operator: quoted (C#'s verbatim `@"..."` too) or
 #: not; in brackets (`<Qz7xK2mP9w>`, `(none)`), the value is what the brackets hold (a
 #: placeholder of lower-case words, `<your-password>`, is none), and a value never starts
 #: with an opening bracket it does not close (`(see above)`). `&` ends the value only where a
 #: URL's next parameter starts (`&user=`); it ends before a sentence's punctuation, CJK's too,
-#: and before a closing bracket (`{password: Qz7xK2mP9w}`).
+#: before a closing bracket (`{password: Qz7xK2mP9w}`) and at an arrow (`_ARROWS`).
 _VALUE = (
     r"(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])"
     r"(?P<br>[<(\[{](?=[^\s<>()\[\]{}\"'`]{1,128}[>)\]}]))?"
     r"(?P<value>(?(br)(?![a-z]+(?:[-_][a-z]+)*[>)\]}])[^\s<>()\[\]{}\"'`]{1,128}"
-    r"|(?![<(\[{])(?:" + _UNGLUED + r"[^\s\"'`&]|&(?![A-Za-z_]\w{0,30}=)){0,1023}"
-    + _UNGLUED + r"[^\s\"'`&.,;:)\]}>\u3001\u3002\uff01\uff0c\uff1f]))(?(br)[>)\]}])(?P=q)"
+    r"|(?![<(\[{])(?:" + _UNGLUED + r"[^\s\"'`&" + _ARROWS + r"]|&(?![A-Za-z_]\w{0,30}=)){0,1023}"
+    + _UNGLUED + r"[^\s\"'`&.,;:)\]}>\u3001\u3002\uff01\uff0c\uff1f" + _ARROWS
+    + r"]))(?(br)[>)\]}])(?P=q)"
 )
 
 
@@ -274,15 +280,14 @@ _PASSWORD_NAME = (
 #: Where each of `_PASSWORD_NAME`'s matches starts (lower case).
 _PASSWORD_KEYWORDS = ("pass", "pw", "pin", "senha", "contrase", "mot de passe", "kennwort",
                       "wachtwoord")
-#: Arrows that point from a name to its value (`→`, `⇒`, `⟶`, `⟹`, `↦`, `➔`, `➜`, `➝`, `➞`,
-#: `⇨`), and the em dash and the horizontal bar (the view reads the en dash as `-`).
-_ARROWS = "\u2192\u21d2\u27f6\u27f9\u21a6\u2794\u279c\u279d\u279e\u21e8"
 _LONG_DASHES = "\u2014\u2015"
-#: An assignment's operator: `:` `=` `:=` `=>` `==`, an arrow (`->`, `-->`, `→`, `⇒`) or
-#: an em dash, glued to the name or not (`Password→Qz7xK2mP9w`, `Password — Qz7xK2mP9w`),
+#: An arrow (`->`, `-->`, `=>`, `==>`, `→`, `⇒`), an em dash or two hyphens standing for one.
+_ARROW = r"(?:[-=]{1,2}>|[" + _ARROWS + _LONG_DASHES + r"]|--)"
+#: An assignment's operator: `:` `=` `:=` `==`, an arrow after one of them or not
+#: (`Password: → …`), glued to the name or not (`Password→Qz7xK2mP9w`, `Password — …`),
 #: or after a space a hyphen (`Password - …`; glued, it joins a name: `password-reset`).
-_OPERATOR = (r"(?::=|=>|==?|:|-{1,2}>|[" + _ARROWS + _LONG_DASHES + r"]"
-             r"|(?<=[ \t])-{1,2})")
+_OPERATOR = (r"(?:(?::=|==?(?![=>])|:)(?:[ \t]{0,4}" + _ARROW + r")?|" + _ARROW
+             + r"|(?<=[ \t])-)")
 #: A password's name and the operator after it (`password_assignment`): the value is never
 #: another such name and operator (`Pass: password: Qz7xK2mP9w`, `Login password: password:
 #: …`): the value is the last name's.
@@ -556,8 +561,7 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             r"(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key)"
             r"(?i:[_.-](?:access|key|token|value)){0,2}(?:[\"'`]?\]?)[ \t]{0,8}"
-            r"(?::=|=>|=|:)[ \t]{0,8}"
-            + _VALUE
+            + _OPERATOR + r"[ \t]{0,8}" + _VALUE
         ),
         keywords=("secret", "token", "api"),
         keywords_in="lower",
