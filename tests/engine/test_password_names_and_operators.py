@@ -9,6 +9,9 @@ from __future__ import annotations
 import pytest
 from released import every_way, released
 
+from replyguard.engine.rules import ReplyRules, compile_rules
+from replyguard.engine.screen import screen_text
+
 _KEY_BODY = "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4"
 
 MASKED = [
@@ -145,3 +148,23 @@ def test_a_private_key_armoured_with_typographic_dashes_is_masked(dash: str) -> 
 ])
 def test_prose_that_gives_no_password_comes_back_unchanged(text: str) -> None:
     assert released(text) == text
+
+
+_WITHHOLD = compile_rules(ReplyRules(personal_data={"password": "withhold",
+                                                    "private_key": "withhold"}), "en")
+
+
+@pytest.mark.parametrize("text", [
+    "Hi. Pass: password: Qz7xK2mP9w. Thanks.",
+    "Hi. Password\u2192Qz7xK2mP9w. Thanks.",
+    "Hi. <b>pass</b>word: Qz7xK2mP9w. Thanks.",
+    "Hi. <dt>Password</dt><dd>Qz7xK2mP9w</dd> Thanks.",
+    "Hi. See ?q=password%3DQz7xK2mP9w now. Thanks.",
+    f"Key:\n\u2014\u2014\u2014\u2014\u2014BEGIN RSA PRIVATE KEY\u2014\u2014\u2014\u2014\u2014\n"
+    f"{_KEY_BODY[:40]}Qz7xK2mP9w\n\u2014\u2014\u2014\u2014\u2014END RSA PRIVATE KEY"
+    "\u2014\u2014\u2014\u2014\u2014\nThanks.",
+])
+def test_a_withheld_secret_is_found_on_both_sides(text: str) -> None:
+    turn = screen_text(text, _WITHHOLD, "turn")
+    assert turn.withheld and "Qz7xK2mP9w" not in turn.text
+    assert not any("Qz7xK2mP9w" in out for out in every_way(text, _WITHHOLD))
