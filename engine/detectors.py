@@ -441,11 +441,13 @@ DETECTORS: tuple[Detector, ...] = (
         # `password = "correct horse battery staple"`, escapes read: `"Qz7x\\"K2mP9w"`), or an
         # environment variable naming one (`DB_PASSWORD=sunshine`, no suffix after the name:
         # `PASSWORD_MIN_LENGTH=12` names a setting): the syntax says a password is given, so
-        # any value is one but an obvious non-secret (`validators.assigned_password`).
+        # any value is one but an obvious non-secret (`validators.assigned_password`), nor
+        # another name and its operator (`"password": "password": "..."`).
         regex=Refusing(re.compile(
             r"(?:(?-i:P(?<![A-Za-z0-9]P)ASS(?:WORD|WD)?|P(?<![A-Za-z0-9]P)WD)\d?=(?=[^\s\"'`])"
             r"(?P<env>)|" + _PASSWORD_NAME + r"s?\d?(?:[\"'`]?\]?)[ \t]{0,8}" + _OPERATOR
-            + r"[ \t]{0,8})" + _quoted_or("env", r"[^\s\"'`]{0,255}[^\s\"'`.,;:)]")
+            + r"[ \t]{0,8}(?![\"']" + _ASSIGNED + "))"
+            + _quoted_or("env", r"[^\s\"'`]{0,255}[^\s\"'`.,;:)]")
         ), a_ticket_pass),
         keywords=_PASSWORD_KEYWORDS,
         keywords_in="lower",

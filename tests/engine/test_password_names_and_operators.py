@@ -25,6 +25,9 @@ MASKED = [
     ("Passwort: Kennwort: Qz7xK2mP9w", "Passwort: Kennwort: ****"),
     ("Password: password=Qz7xK2mP9w", "Password: password=****"),
     ("token: password: Qz7xK2mP9w", "token: password: ****"),
+    ('"password": "password": "Qz7xK2mP9w"', '"password": "password": "****"'),
+    ("Password: **password:** Qz7xK2mP9w", "Password: **password:** ****"),
+    ("PIN: pin: 4821", "PIN: pin: ****"),
     # An arrow or a dash glued to the name, and with spaces.
     ("Password\u2192Qz7xK2mP9w", "Password\u2192****"),
     ("Password->Qz7xK2mP9w", "Password->****"),
@@ -93,6 +96,11 @@ MASKED = [
      "https://example.com/login?user=bob&password=****"),
     ("?user=bob&password=Qz7xK2mP9w", "?user=bob&password=****"),
     ("pwd%3DQz7xK2mP9w%26user%3Dbob", "pwd%3D****%26user%3Dbob"),
+    ("password%253AQz7xK2mP9w", "password%253A****"),
+    ("Password&rarr;Qz7xK2mP9w", "Password&rarr;****"),
+    ("Password %E2%86%92 Qz7xK2mP9w", "Password %E2%86%92 ****"),
+    ("<DT>Password</DT>\n<DD>\n  Qz7xK2mP9w\n</DD>", "<DT>Password</DT>\n<DD>\n  ****\n</DD>"),
+    ("p<b>ass</b>word: Qz7xK2mP9w", "p<b>ass</b>word: ****"),
 ]
 
 
