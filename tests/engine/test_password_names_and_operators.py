@@ -127,6 +127,12 @@ def test_a_private_key_armoured_with_typographic_dashes_is_masked(dash: str) -> 
     assert released(text) == "Key:\n[RSA PRIVATE KEY ****]\nKeep it safe."
 
 
+def test_a_key_armoured_with_em_dashes_is_masked_however_the_reply_is_cut() -> None:
+    run = "\u2014" * 5
+    text = f"{run}BEGIN RSA PRIVATE KEY{run}\n{_KEY_BODY}\n{run}END RSA PRIVATE KEY{run}\nOk."
+    assert every_way(text) == {"[RSA PRIVATE KEY ****]\nOk."}
+
+
 @pytest.mark.parametrize("text", [
     "Password policy: at least 12 characters.",
     "password reset link sent",
