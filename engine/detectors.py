@@ -280,9 +280,13 @@ _PASSWORD_NAME = (
 #: Where each of `_PASSWORD_NAME`'s matches starts (lower case).
 _PASSWORD_KEYWORDS = ("pass", "pw", "pin", "senha", "contrase", "mot de passe", "kennwort",
                       "wachtwoord")
+#: The em dash and the horizontal bar (the view reads the en dash as `-`).
 _LONG_DASHES = "\u2014\u2015"
 #: An arrow (`->`, `-->`, `=>`, `==>`, `→`, `⇒`), an em dash or two hyphens standing for one.
-_ARROW = r"(?:[-=]{1,2}>|[" + _ARROWS + _LONG_DASHES + r"]|--)"
+#: A `->` glued to the name is no arrow before a member's name in code (`pw->pw_dir`,
+#: `password->getHash()`, `password->data[0]`).
+_ARROW = (r"(?:[-=]{1,2}>(?:(?<![A-Za-z0-9_]->)|(?![A-Za-z_]\w*(?:[(\[.;,)]|->)|[a-z]+_\w*))"
+          r"|[" + _ARROWS + _LONG_DASHES + r"]|--)")
 #: An assignment's operator: `:` `=` `:=` `==`, an arrow after one of them or not
 #: (`Password: → …`), glued to the name or not (`Password→Qz7xK2mP9w`, `Password — …`),
 #: or after a space a hyphen (`Password - …`; glued, it joins a name: `password-reset`).
