@@ -17,7 +17,10 @@ What is undone (each is property-tested in tests/engine/test_canon.py):
   the text is also read with its lines and runs of spaces apart (`Canonical.joined`).
 * Forms: full-width ASCII forms (`４１１１`, `ＧＢ８２`, `＠`) and mathematical alphanumerics
   (`𝐀`, `𝟒`) read as ASCII (their Unicode compatibility decomposition); other scripts'
-  decimal digits as ASCII digits; non-ASCII hyphens and dashes as `-`.
+  decimal digits as ASCII digits; non-ASCII hyphens and dashes as `-` (the em dash only
+  between digits and in a run of dashes: `—————BEGIN RSA PRIVATE KEY—————`).
+* URL encodings of `=`, `:`, `@` and `&` (`%3D`, `%3A`, `%40`, `%26`, twice too: `%253D`) and
+  quoted-printable's `=3D`, before a letter, a digit or another encoding.
 * Look-alike letters: a letter of another script that Unicode's confusables table (UTS #39,
   through the `confusable_homoglyphs` package) lists as a look-alike of one ASCII letter reads
   as that letter (Cyrillic `а`, Greek `ο`); digits and ASCII are never changed, and accented
@@ -372,13 +375,16 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<marks>[*_~`]++)"
         r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
         r"|\\u[0-9A-Fa-f]{4})"
-        r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?40(?=[0-9A-Za-z])|\\x40(?=[0-9A-Za-z]))"
+        r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?(?:40|3[aAdD]|26)(?=[0-9A-Za-z%])"
+        r"|\\x40(?=[0-9A-Za-z]))"
         r"|(?P<percent>%[cCdD][0-9a-fA-F]%[89abAB][0-9a-fA-F]"
         r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
         "|(?P<dash>[\u2014\u2015](?:(?<=[0-9][\u2014\u2015])(?=[0-9])"
-        "|(?<=[0-9] [\u2014\u2015])(?= [0-9])))"
+        "|(?<=[0-9] [\u2014\u2015])(?= [0-9])"
+        "|(?=[-\u2014\u2015]{2})|(?<=[-\u2014\u2015]{2})(?=[-\u2014\u2015])"
+        "|(?<=[-\u2014\u2015]{3})))"
         rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
         rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9]))"
         rf"|[ ][{_BULLETS}][ ](?<=[0-9][ ][{_BULLETS}][ ])(?=[0-9]))"
@@ -593,17 +599,24 @@ def plain(text: str) -> bool:
             and not _encoded(text) and not _obfuscated(text))
 
 
-#: How `=` and `@` are encoded where the view reads them as those (`_EDIT`'s `encoded`): a
-#: sign, and what follows it.
-_ENCODINGS = (("=", ("3D", "3d")), ("%", ("40", "2540", "C", "D", "E", "F", "c", "d", "e", "f")))
+#: How `=`, `:`, `@` and `&` are encoded where the view reads them as those (`_EDIT`'s
+#: `encoded`: quoted-printable `=3D`, URL-encoded `%3D` `%3A` `%40` `%26`, twice too:
+#: `%253D`): a sign, and what follows it.
+_ENCODINGS = (("=", ("3D", "3d")),
+              ("%", ("40", "2540", "3A", "3a", "3D", "3d", "253A", "253a", "253D", "253d", "26",
+                     "2526", "C", "D", "E", "F", "c", "d", "e", "f")))
+
+
+#: What an encoding's last two characters stand for (`_EDIT`'s `encoded`; `\x40`: `@`).
+_ENCODED = {"3D": "=", "3A": ":", "40": "@", "26": "&"}
 
 
 def _encoded(text: str) -> bool:
-    """Does `text` hold `=` quoted-printable or `@` URL-encoded (`_ENCODINGS`)? (`\\x40`
-    is looked for with every backslash.) Each sign is looked for with `str.find` (a `memchr`)
-    and what follows each checked: a search for `=3D` itself reads every character (6 ns
-    each, 2.5% of the realistic corpus's cost with the four); where the signs are dense,
-    the encodings are searched for."""
+    """Does `text` hold `=` quoted-printable or `=`, `:`, `@`, `&` URL-encoded
+    (`_ENCODINGS`)? (`\\x40` is looked for with every backslash.) Each sign is looked for
+    with `str.find` (a `memchr`) and what follows each checked: a search for `=3D` itself
+    reads every character (6 ns each, 2.5% of the realistic corpus's cost with the four);
+    where the signs are dense, the encodings are searched for."""
     for sign, codes in _ENCODINGS:
         at = text.find(sign)
         for _ in range(64):
@@ -908,12 +921,13 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
             inner = _inner_stars(one, start, end)
             if inner is not None:
                 yield inner, end, ""
-    elif kind == "encoded":  # (quoted-printable `=3D`, URL-encoded `%40`, `\x40`)
-        yield start, end, "=" if written[0] == "=" else "@"
+    elif kind == "encoded":  # (quoted-printable `=3D`, URL-encoded `%40` `%3A` `%3D` `%26`, `\x40`)
+        yield start, end, _ENCODED.get(written[-2:].upper(), "@")
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
     elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`,
-        # `536 — 22 — 8841`)
+        # `536 — 22 — 8841`; an em dash or a horizontal bar in a run of three dashes or more,
+        # as a rule or a key block's armour is typed: `—————BEGIN RSA PRIVATE KEY—————`)
         yield start, end, "-"
     elif kind == "bullet":  # (a middle dot or a bullet between a value's groups: a space)
         yield start, end, " "
@@ -983,13 +997,20 @@ def _markup_as_typed(text: str, one: str, start: int, end: int) -> bool:
     return all(text[i] == one[i] for i in range(start, end) if one[i] in "<>&")
 
 
+#: A description list's term ending and its description starting (`</dt><dd>`): the view
+#: reads a gap holding them (and inline tags around: `</b></dt><dd><code>`) as `: `, as a
+#: name and its value are written, or as a space after a term's own `:` (`_gap`).
+_TERM_THEN_DESCRIPTION = re.compile(r"</[dD][tT][ \t\n]*>[ \n]*<[dD][dD][ \t\n]*>")
+
+
 def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool, glue: bool = False
          ) -> str | None:
     """What the view holds for a gap (`_EDIT`), None for the gap as it reads: one space,
     or (`join` false) a line break where the gap holds a line break or a tag, and the gap
     as it is where it is whitespace alone. Whitespace at an end of the text stays. A line
     break before a list item's marker reads as one (`- 8080\n- 8443`: items are no value),
-    and a `+` between digits as a space in a URL's query only (`_in_query`)."""
+    a `+` between digits as a space in a URL's query only (`_in_query`), and a description
+    list's term and description between two words as a name and its value (`: `)."""
     if gap == " " or (gap == "+" and not _in_query(one, start)):
         return None
     if gap.rstrip("\n") in ("=", " =") and gap.endswith("\n"):  # (`=\r\n` reads `=\n\n`)
@@ -1001,8 +1022,11 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool, glue
               or ("&" in gap and _LINE_BREAK_REF.search(gap) is not None))
     if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
             not one[end].isspace()):
+        if _TERM_THEN_DESCRIPTION.search(gap) is not None:  # (`<dt>Password</dt><dd>…`)
+            return " " if one[start - 1] in ":=" else ": "
         if not blank and _INLINE_TAGS.fullmatch(gap) and (
-                not _ends_element(gap, one[end]) or (glue and _glued_word(gap, one, start, end))):
+                not _ends_element(gap, one, start, end)
+                or (glue and _glued_word(gap, one, start, end))):
             return ""  # (inline tags between two characters show as nothing: `45<b>67`)
         if join and breaks and _wrapped(gap, one, start, end):
             return ""  # (`123-45-\n6789`: a value wrapped inside itself)
@@ -1037,14 +1061,28 @@ def _label_names(gap: str, one: str, start: int, end: int) -> str:
     return " ".join(m.group(1) for m in _UNKNOWN_NAME.finditer(gap))
 
 
-def _ends_element(gap: str, after: str) -> bool:
-    """Do inline tags between two characters start by ending an element, before a letter, a
-    digit, a tag or another element (`</b>1990`, `</span><span>12/26`)? They then read as a
-    space, so that a value ends there and its mask covers no tag after it (but see
-    `_glued_word`). (An element opened and closed in them, `4539<b></b>1488`, ends
-    nothing: it shows as nothing.)"""
+def _ends_element(gap: str, one: str, start: int, end: int) -> bool:
+    """Do inline tags `one[start:end]` between two characters start by ending an element,
+    before a letter, a digit, a tag or another element (`</b>1990`, `</span><span>12/26`)?
+    They then read as a space, so that a value ends there and its mask covers no tag after
+    it (but see `_glued_word`). (An element opened and closed in them, `4539<b></b>1488`,
+    ends nothing: it shows as nothing; nor does one that holds letters alone from a tag
+    on, the word going on after it: `<b>pass</b>word`, `<b>Pass</b><i>word</i>`,
+    `p<b>ass</b>word` read `password`.)"""
+    after = one[end]
     return gap.startswith("</") and (after.isalnum() or after == "<"
-                                     or _OPENING_TAG.search(gap) is not None)
+                                     or _OPENING_TAG.search(gap) is not None) and not (
+        after.isalpha() and _letters_in_element(one, start))
+
+
+def _letters_in_element(one: str, at: int) -> bool:
+    """Do the characters before `at` since the last tag (a `>`) hold letters alone (up to 32
+    of them): an element opened at a word's start that ends inside it?"""
+    word = at
+    floor = max(0, at - 32)
+    while word > floor and one[word - 1].isalpha():
+        word -= 1
+    return word < at and word > 0 and one[word - 1] == ">"
 
 
 def _glued_word(gap: str, one: str, start: int, end: int) -> bool:
@@ -1204,19 +1242,15 @@ def _inner_stars(one: str, start: int, end: int) -> int | None:
     """Where the emphasis in a run of marks inside a word starts, when it pairs with a run
     at the token's edge (so a key typed with part of it in bold is read whole): `**` closing
     what opened the token (`**AKIA**IOSFODNN7EXAMPLE`), or the `**` after a key's own `_`
-    opening what closes the token (`ghp_**1234…**`). None: the run is part of the word (a
-    value split by marks inside a word, `4111**1111**1111**1111`, is not read)."""
+    opening what closes the token (`ghp_**1234…**`, `pass**word**:` too). None: the run is
+    part of the word (a value split by marks inside a word, `4111**1111**1111**1111`, is not
+    read)."""
     run = one[start:end]
     stars = run.lstrip("_")
     if not stars or stars.strip("*"):
         return None
-    floor = max(0, start - 64)
-    token = max(one.rfind(" ", floor, start), one.rfind("\n", floor, start)) + 1
-    if stars == run:  # (closing what opened the token)
-        if token == 0 and floor > 0:
-            return None
-        head = one[token:start].lstrip("([{\"'")
-        return start if head.startswith(run) and not head[len(run):].startswith("*") else None
+    if stars == run and _closing_the_opening(one, start, run):
+        return start
     stop = min(len(one), end + 256)
     after = end
     while after < stop and not one[after].isspace():
@@ -1225,6 +1259,17 @@ def _inner_stars(one: str, start: int, end: int) -> int | None:
     if tail.endswith(stars) and not tail[: -len(stars)].endswith("*"):
         return end - len(stars)
     return None
+
+
+def _closing_the_opening(one: str, start: int, run: str) -> bool:
+    """Does a run of `*` inside a word at `start` close the same run opening its token
+    (`**AKIA**IOSFODNN7EXAMPLE`), found within 64 characters before it?"""
+    floor = max(0, start - 64)
+    token = max(one.rfind(" ", floor, start), one.rfind("\n", floor, start)) + 1
+    if token == 0 and floor > 0:
+        return False
+    head = one[token:start].lstrip("([{\"'")
+    return head.startswith(run) and not head[len(run):].startswith("*")
 
 
 #: How far a run of `_` looks for the run that pairs with it, within its paragraph (`_closed`).

@@ -240,18 +240,24 @@ _QUALIFIER = (r"(?:[ \t]{1,4}\([^()\n]{1,40}\)"
 _IN_LIST = (r"(?:\[[ \t]{0,8}(?=[\"'])|\{[ \t]{0,8}[\"'][\w.-]{1,32}[\"'][ \t]{0,8}:[ \t]{0,8}"
             r"(?=[\"']))?")
 
+#: Arrows that point from a name to its value (`→`, `⇒`, `⟶`, `⟹`, `↦`, `➔`, `➜`, `➝`, `➞`,
+#: `⇨`): an operator (`_OPERATOR`), and where a value ends (`Settings→Security` is a path
+#: through menus, no password).
+_ARROWS = "\u2192\u21d2\u27f6\u27f9\u21a6\u2794\u279c\u279d\u279e\u21e8"
+
 #: A password's value after its name and operator: quoted (C#'s verbatim `@"..."` too) or
 #: not; in brackets (`<Qz7xK2mP9w>`, `(none)`), the value is what the brackets hold (a
 #: placeholder of lower-case words, `<your-password>`, is none), and a value never starts
 #: with an opening bracket it does not close (`(see above)`). `&` ends the value only where a
 #: URL's next parameter starts (`&user=`); it ends before a sentence's punctuation, CJK's too,
-#: and before a closing bracket (`{password: Qz7xK2mP9w}`).
+#: before a closing bracket (`{password: Qz7xK2mP9w}`) and at an arrow (`_ARROWS`).
 _VALUE = (
     r"(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])"
     r"(?P<br>[<(\[{](?=[^\s<>()\[\]{}\"'`]{1,128}[>)\]}]))?"
     r"(?P<value>(?(br)(?![a-z]+(?:[-_][a-z]+)*[>)\]}])[^\s<>()\[\]{}\"'`]{1,128}"
-    r"|(?![<(\[{])(?:" + _UNGLUED + r"[^\s\"'`&]|&(?![A-Za-z_]\w{0,30}=)){0,1023}"
-    + _UNGLUED + r"[^\s\"'`&.,;:)\]}>\u3001\u3002\uff01\uff0c\uff1f]))(?(br)[>)\]}])(?P=q)"
+    r"|(?![<(\[{])(?:" + _UNGLUED + r"[^\s\"'`&" + _ARROWS + r"]|&(?![A-Za-z_]\w{0,30}=)){0,1023}"
+    + _UNGLUED + r"[^\s\"'`&.,;:)\]}>\u3001\u3002\uff01\uff0c\uff1f" + _ARROWS
+    + r"]))(?(br)[>)\]}])(?P=q)"
 )
 
 
@@ -274,12 +280,32 @@ _PASSWORD_NAME = (
 #: Where each of `_PASSWORD_NAME`'s matches starts (lower case).
 _PASSWORD_KEYWORDS = ("pass", "pw", "pin", "senha", "contrase", "mot de passe", "kennwort",
                       "wachtwoord")
-#: An assignment's operator: `:` `=` `:=` `=>` `==`, or after a space a dash or an arrow
-#: (`Password — Qz7xK2mP9w`, `Password - …`, `Password -> …`, `Password → …`).
-_OPERATOR = r"(?::=|=>|==?|:|(?<=[ \t])(?:-{1,2}>?|\u2014|\u2013|\u2192))"
+#: The em dash and the horizontal bar (the view reads the en dash as `-`).
+_LONG_DASHES = "\u2014\u2015"
+#: An arrow (`->`, `-->`, `=>`, `==>`, `→`, `⇒`), an em dash or two hyphens standing for one.
+#: A `->` glued to the name is no arrow before a member's name in code (`pw->pw_dir`,
+#: `password->getHash()`, `password->data[0]`).
+_ARROW = (r"(?:[-=]{1,2}>(?:(?<![A-Za-z0-9_]->)|(?![A-Za-z_]\w*(?:[(\[.;,)]|->)|[a-z]+_\w*))"
+          r"|[" + _ARROWS + _LONG_DASHES + r"]|--)")
+#: An assignment's operator: `:` `=` `:=` `==`, an arrow after one of them or not
+#: (`Password: → …`), glued to the name or not (`Password→Qz7xK2mP9w`, `Password — …`),
+#: or after a space a hyphen (`Password - …`; glued, it joins a name: `password-reset`).
+_OPERATOR = (r"(?:(?::=|==?(?![=>])|:)(?:[ \t]{0,4}" + _ARROW + r")?|" + _ARROW
+             + r"|(?<=[ \t])-)")
+#: A password's name and the operator after it (`password_assignment`): the value is never
+#: another such name and operator (`Pass: password: Qz7xK2mP9w`, `Login password: password:
+#: …`): the value is the last name's.
+_ASSIGNED = (_PASSWORD_NAME + r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER
+             + r"(?:[\"'`]?\]?)[ \t]{0,8}" + _OPERATOR)
 #: A YAML block scalar's indicator before a value on the next line (`password: >` then
 #: `  Qz7xK2mP9w`).
 _BLOCK_SCALAR = r"(?:[>|][-+]?[ \t]*\n[ \t]{1,16})?"
+
+
+#: An element's other attributes, between a password's name and a `value` attribute
+#: (`type="password" id="pw" value="..."`): up to four, each after a space.
+_ATTRIBUTES = (r"(?:[ \t\n]+[\w:-]{1,32}"
+               r"(?:[ \t]*=[ \t]*(?:\"[^\"<>\n]{0,128}\"|'[^'<>\n]{0,128}'))?){0,4}[ \t\n]+")
 
 
 def _quoted_or(group: str, other: str) -> str:
@@ -309,12 +335,13 @@ _LAYOUT_WIDE_KEYWORDS = ("\u043f\u0430\u0440\u043e\u043b\u044c",
                          "\u041f\u0430\u0440\u043e\u043b\u044c", "\u30d1\u30b9\u30ef",
                          "\u5bc6\u7801", "\u5bc6\u78bc", "\ube44\ubc00", "\u6697\u8a3c",
                          "\u53e3\u4ee4")
-#: A password on a line under its name or beside it alone (`password_layout`).
+#: A password on a line under its name or beside it alone (`password_layout`), unless that
+#: is another name and its value (`Password: password=Qz7xK2mP9w`: `password_assignment`'s).
 _LAYOUT = Refusing(AtLineStarts(re.compile(
     r"(?m)^(?:#{1,6}[ \t]+|>[ \t]*|[-*+][ \t]+)?(?:\*\*|__)?(?:[\w'-]{1,20}[ \t]){0,3}"
     + LABEL + r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?"
     r"(?:[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?:>[ \t]*)?|[ \t]+|[ \t]*(?:\.{3,}|\u2026+)[ \t]*)"
-    r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
+    "(?!" + _ASSIGNED + r")(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t]*$"
 )), a_ticket_or_a_count)
 
 
@@ -418,11 +445,13 @@ DETECTORS: tuple[Detector, ...] = (
         # `password = "correct horse battery staple"`, escapes read: `"Qz7x\\"K2mP9w"`), or an
         # environment variable naming one (`DB_PASSWORD=sunshine`, no suffix after the name:
         # `PASSWORD_MIN_LENGTH=12` names a setting): the syntax says a password is given, so
-        # any value is one but an obvious non-secret (`validators.assigned_password`).
+        # any value is one but an obvious non-secret (`validators.assigned_password`), nor
+        # another name and its operator (`"password": "password": "..."`).
         regex=Refusing(re.compile(
             r"(?:(?-i:P(?<![A-Za-z0-9]P)ASS(?:WORD|WD)?|P(?<![A-Za-z0-9]P)WD)\d?=(?=[^\s\"'`])"
             r"(?P<env>)|" + _PASSWORD_NAME + r"s?\d?(?:[\"'`]?\]?)[ \t]{0,8}" + _OPERATOR
-            + r"[ \t]{0,8})" + _quoted_or("env", r"[^\s\"'`]{0,255}[^\s\"'`.,;:)]")
+            + r"[ \t]{0,8}(?![\"']" + _ASSIGNED + "))"
+            + _quoted_or("env", r"[^\s\"'`]{0,255}[^\s\"'`.,;:)]")
         ), a_ticket_pass),
         keywords=_PASSWORD_KEYWORDS,
         keywords_in="lower",
@@ -444,13 +473,13 @@ DETECTORS: tuple[Detector, ...] = (
         # camelCase name (`dbPassword`), with an optional `_`/`.`/`-` suffix
         # (`password_hash`, `PASSWORD_DB`), a qualifier (`password for bob`,
         # `password (temporary)`) and a closing quote or bracket (`$config['password']`);
-        # the operator (`:` `=` `:=` `=>` `==`); the value (`_VALUE`), or the first string of
+        # the operator (`_OPERATOR`: `:` `=` `:=` `=>` `==`, an arrow, a dash); the value
+        # (`_VALUE`; never a name and its operator again: `_ASSIGNED`), or the first string of
         # a list or of an object (`{"password": ["..."]}`, `{"password": {"value": "..."}}`).
         # `pass` after a word naming a ticket (`Season pass:`) names no password.
         regex=Refusing(re.compile(
-            _PASSWORD_NAME
-            + r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER + r"(?:[\"'`]?\]?)[ \t]{0,8}"
-            + _OPERATOR + r"[ \t]{0,8}" + _BLOCK_SCALAR + _IN_LIST + _VALUE
+            _ASSIGNED + r"[ \t]{0,8}" + _BLOCK_SCALAR + _IN_LIST + "(?!" + _ASSIGNED + ")"
+            + _VALUE
         ), a_ticket_pass),
         keywords=_PASSWORD_KEYWORDS,
         keywords_in="lower",
@@ -486,11 +515,16 @@ DETECTORS: tuple[Detector, ...] = (
         # (`define('DB_PASSWORD', '...')`, `setProperty("password", "...")`, `map.put(...)`,
         # `os.getenv("DB_PASSWORD", "...")`), an element's `value` attribute
         # (`<property name="password" value="..."/>`) or its text (`<param
-        # name="password">...</param>`); or a call named so with a quoted argument (SQL's
-        # `PASSWORD('...')`, `check_password("...")`).
+        # name="password">...</param>`), other attributes between them (`<input
+        # type="password" id="pw" value="...">`); or a call named so with a quoted argument
+        # (SQL's `PASSWORD('...')`, `check_password("...")`); or a label naming a password
+        # before an input's `value` (`<label>Password</label><input value="...">`: the view
+        # reads the label's tags as spaces).
         regex=re.compile(
-            _PASSWORD_NAME + r"\d?(?:[\"'](?:[ \t]*,[ \t]*|[ \t]+value[ \t]*=[ \t]*|(?P<el>>))"
-            r"|[ \t]*\([ \t]*(?=[\"']))"
+            _PASSWORD_NAME + r"\d?(?:[\"'](?:[ \t]*,[ \t]*|" + _ATTRIBUTES + "value[ \t]*=[ \t]*"
+            r"|(?P<el>>))|[ \t]*\([ \t]*(?=[\"'])"
+            r"|[ \t]{0,4}:?[ \t\n]{0,8}<(?i:input)(?=[ \t\n])" + _ATTRIBUTES
+            + r"(?i:value)[ \t]*=[ \t]*(?=[\"']))"
             + _quoted_or("el", r"[^<>\s\"'`]{1,128}(?=</)")
         ),
         keywords=_PASSWORD_KEYWORDS,
@@ -533,8 +567,7 @@ DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             r"(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key)"
             r"(?i:[_.-](?:access|key|token|value)){0,2}(?:[\"'`]?\]?)[ \t]{0,8}"
-            r"(?::=|=>|=|:)[ \t]{0,8}"
-            + _VALUE
+            + _OPERATOR + r"[ \t]{0,8}" + _VALUE
         ),
         keywords=("secret", "token", "api"),
         keywords_in="lower",
