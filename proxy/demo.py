@@ -28,7 +28,8 @@ from replyguard.config.files import read_document
 from replyguard.config.rules import load_rules
 from replyguard.config.settings import load_settings
 from replyguard.proxy.app import create_app
-from replyguard.proxy.fake_upstream import SHOP_SCRIPT, ScriptedUpstream, seed_script
+from replyguard.proxy.fake_script import SHOP_SCRIPT, seed_script
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.store import open_store
 
 TURNS = (

@@ -11,7 +11,8 @@ import orjson
 import pytest
 
 from replyguard.engine.rules import ReplyRules
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from tests.proxy.conftest import RawUpstream, StartUpstream, events, streamed_text
 
 REFUND = {

@@ -21,7 +21,8 @@ import replyguard.proxy.completions as completions
 import replyguard.proxy.guardrails as guardrails
 import replyguard.proxy.relay as relay
 import replyguard.proxy.request_side as request_side
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.offload import (
     MAX_WAITING,
     OFFLOAD_CHARS,

@@ -13,7 +13,8 @@ import openai
 import pytest
 from conftest import user
 
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 
 TURNS = (
     "my card is 4111 1111 1111 1111, is it on file?",
@@ -133,7 +134,7 @@ async def test_shop_with_async_client(stack, stream: bool) -> None:
 
 @pytest.mark.parametrize("chunk_chars", [1, 3, 7, 64])
 async def test_shop_any_chunking(stack, chunk_chars: int) -> None:
-    from replyguard.proxy.fake_upstream import SHOP_SCRIPT, seed_script
+    from replyguard.proxy.fake_script import SHOP_SCRIPT, seed_script
 
     s = await stack(ScriptedUpstream(seed_script(SHOP_SCRIPT), chunk_chars=chunk_chars))
     async with openai.AsyncOpenAI(base_url=s.base_url, api_key="k", max_retries=0) as client:

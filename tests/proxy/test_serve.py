@@ -20,7 +20,8 @@ import aiohttp
 import pytest
 from conftest import events, streamed_text, user
 
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.workers import available_cpus, cgroup_cpus
 
 
