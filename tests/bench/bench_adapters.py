@@ -37,9 +37,9 @@ from replyguard.proxy.api_chat_whole import screen_completion  # noqa: E402
 from replyguard.proxy.api_responses import screen_response  # noqa: E402
 from replyguard.proxy.permissions import CallFilter  # noqa: E402
 from replyguard.proxy.pipeline import Chunk  # noqa: E402
-from replyguard.proxy.relay import _encode  # noqa: E402
 from replyguard.proxy.responses_stream import ResponsesStream  # noqa: E402
 from replyguard.proxy.sse import SSEEvent  # noqa: E402
+from replyguard.proxy.stream_out import chunk_bytes as _encode  # noqa: E402
 
 REPLY = (
     "Thanks for waiting. Your order 4412 shipped on Tuesday and should arrive by Friday. "
