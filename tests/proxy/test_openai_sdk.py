@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
 from typing import Any
 
 import openai
 import pytest
 from conftest import user
 
+from replyguard.proxy.demo import from_chunks
 from replyguard.proxy.fake_script import Reply
 from replyguard.proxy.fake_upstream import ScriptedUpstream
 
@@ -31,23 +31,6 @@ SEED_REPLIES = [
 SEED_SEEN = ["my card is **** 1111, is it on file?", "the parcel for 4412 vanished",
              "the parcel for 4412 vanished"]
 Answer = tuple[str, list[dict[str, str]]]
-
-
-def from_chunks(chunks: Iterable[Any]) -> Answer:
-    """A streamed reply as a client assembles it: (text, tool calls)."""
-    text: list[str] = []
-    calls: dict[int, dict[str, str]] = {}
-    for chunk in chunks:
-        for choice in chunk.choices:
-            if choice.delta.content:
-                text.append(choice.delta.content)
-            for call in choice.delta.tool_calls or ():
-                slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
-                slot["id"] = call.id or slot["id"]
-                if call.function is not None:
-                    slot["name"] += call.function.name or ""
-                    slot["arguments"] += call.function.arguments or ""
-    return "".join(text), [calls[k] for k in sorted(calls)]
 
 
 def from_message(completion: Any) -> Answer:
