@@ -4,6 +4,7 @@ proxy.fake_upstream. Pure."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 import struct
@@ -14,8 +15,8 @@ from aiohttp import web
 
 from replyguard.proxy.fake_script import Reply
 
-__all__ = ["Events", "chat_deltas", "error", "fake_embedding", "json_response", "moderation",
-           "n_choices", "pieces", "usage", "words"]
+__all__ = ["Events", "chat_deltas", "embeddings", "error", "fake_embedding", "json_response",
+           "moderation", "n_choices", "pieces", "usage", "words"]
 
 _ERRORS = {  # status -> (type, code), as OpenAI sends them
     400: ("invalid_request_error", None),
@@ -87,6 +88,24 @@ def fake_embedding(item: str | list[int]) -> list[float]:
     raw = [u / 2**31 - 1.0 for u in struct.unpack("<8I", hashlib.sha256(key).digest())]
     norm = sum(x * x for x in raw) ** 0.5 or 1.0
     return list(struct.unpack("<8f", struct.pack("<8f", *(x / norm for x in raw))))
+
+
+def embeddings(body: dict) -> dict:
+    """The Embeddings answer to a request `body`: one `fake_embedding` an input (a string, a
+    list of token ids, or a list of either), as floats or base64 (`encoding_format`)."""
+    given = body.get("input", "")
+    one = isinstance(given, str) or (bool(given) and isinstance(given[0], int))
+    items = [given] if one else given
+    data = []
+    for i, item in enumerate(items):
+        vec: Any = fake_embedding(item)
+        if body.get("encoding_format") == "base64":
+            vec = base64.b64encode(struct.pack("<8f", *vec)).decode()
+        data.append({"object": "embedding", "index": i, "embedding": vec})
+    tokens = sum(words(x) if isinstance(x, str) else len(x) for x in items)
+    model = body.get("model") or "text-embedding-3-small"
+    return {"object": "list", "data": data, "model": model,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
 
 
 _CATEGORIES = (

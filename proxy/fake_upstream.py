@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import itertools
-import struct
 import time
-from typing import Any
 
 import orjson
 from aiohttp import web
@@ -284,19 +281,7 @@ class ScriptedUpstream:
         body = await self._body(request)
         if isinstance(body, web.Response):
             return body
-        given = body.get("input", "")
-        one = isinstance(given, str) or (bool(given) and isinstance(given[0], int))
-        items = [given] if one else given
-        data = []
-        for i, item in enumerate(items):
-            vec: Any = fake_chat.fake_embedding(item)
-            if body.get("encoding_format") == "base64":
-                vec = base64.b64encode(struct.pack("<8f", *vec)).decode()
-            data.append({"object": "embedding", "index": i, "embedding": vec})
-        tokens = sum(words(x) if isinstance(x, str) else len(x) for x in items)
-        model = body.get("model") or "text-embedding-3-small"
-        usage = {"prompt_tokens": tokens, "total_tokens": tokens}
-        return json_response({"object": "list", "data": data, "model": model, "usage": usage})
+        return json_response(fake_chat.embeddings(body))
 
     async def _moderations(self, request: web.Request) -> web.Response:
         body = await self._body(request)
