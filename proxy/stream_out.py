@@ -46,6 +46,8 @@ class ClientGone(Exception):
 def chunk_bytes(chunk: Chunk) -> bytes:
     """A chunk as the SSE event the client gets."""
     # encode_event(orjson.dumps(body), event), short: JSON from orjson holds no line break.
+    # 418k instructions for a streamed reply's 82 chunks instead of 1,659k through
+    # encode_event (docs/performance.md, speed tricks).
     if chunk.event is None:
         return b"data: " + orjson.dumps(chunk.body) + b"\n\n"
     return encode_event(orjson.dumps(chunk.body), chunk.event)
