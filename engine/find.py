@@ -379,6 +379,9 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS, tables: bool = T
         # (a TSV's columns, or two values a tab sets apart: its tabs kept)
         tabbed = canonical(text, join=False, tabs=True)
         found = _kept_apart(found, _mapped(tabbed, _find_in_view(tabbed.text, detectors, escaped)))
+    if view.glued:  # an element of one word glued to a word: read them as one word too
+        glued = canonical(text, glue=True)
+        found = _kept_apart(found, _mapped(glued, _find_in_view(glued.text, detectors, escaped)))
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
         found = _kept_apart(found, _mapped(shown, _find_in_view(shown.text, detectors, escaped)))
