@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -22,7 +23,14 @@ def _store(args: argparse.Namespace) -> tuple[Store, int]:
     url = args.store or settings.store.url
     if url is None:
         raise StoreError("no store is set (store.url is none; give --store URL)")
-    return open_store(url, settings.store.password), settings.records.retention_days
+    store = open_store(url, settings.store.password)
+    from replyguard.proxy.store.sqlite import SQLiteStore  # (loaded by open_store for one)
+
+    if isinstance(store, SQLiteStore) and not os.path.exists(store.path):
+        # (opening it would create an empty one: records read from it would just be none)
+        raise StoreError(f"{store.shown}: no such file in {os.getcwd()} (run the command "
+                         "where `serve` ran, or give --store sqlite:////absolute/path)")
+    return store, settings.records.retention_days
 
 
 def _print(obj: Any) -> None:

@@ -131,3 +131,21 @@ def test_an_unknown_field_is_refused_by_the_schemas() -> None:
     deployment["spec"]["template"]["spec"]["containers"][0]["readinesProbe"] = {}
     with pytest.raises(jsonschema.ValidationError):
         _validate(deployment)
+
+
+@pytest.mark.parametrize("overlay", ["sidecar", "standalone"])
+def test_every_secret_key_reaches_the_setting_it_fills(overlay: str) -> None:
+    """Each key of the Secret is given to ReplyGuard's container as the environment variable
+    of its setting: a token filled in the Secret takes effect."""
+    kinds = _by_kind(render(overlay))
+    (secret,) = kinds["Secret"]
+    (deployment,) = kinds["Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    (container,) = [c for c in pod["containers"] + pod.get("initContainers", [])
+                    if c["name"] == "replyguard"]  # (the sidecar: a native one, an init one)
+    env = {e["valueFrom"]["secretKeyRef"]["key"]: e["name"] for e in container["env"]
+           if "secretKeyRef" in e.get("valueFrom", {})}
+    assert sorted(env) == sorted(secret["stringData"])
+    settings = load_settings(None, env={name: f"value-of-{key}" for key, name in env.items()})
+    assert (settings.upstream.api_key, settings.admin.token) == (
+        "value-of-upstream-api-key", "value-of-admin-token")

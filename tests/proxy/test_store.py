@@ -8,6 +8,7 @@ import asyncio
 import json
 import sqlite3
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -196,6 +197,18 @@ async def test_records_cli_lists_and_shows(store_url: str, store: Store,
     assert len(out) == 1 and '"request_id": "req2"' in out[0]
     assert await cli("records", "show", "--store", store_url, "9") == 1
     assert capsys.readouterr().err == "replyguard: no record 9\n"
+
+
+async def test_records_of_a_sqlite_file_that_is_not_there_are_refused_and_none_is_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    for action in ("list", "verify", "purge"):
+        assert await cli("records", action, "--store", "sqlite:///replyguard.db") == 2
+        assert capsys.readouterr().err == (
+            f"replyguard: sqlite:///replyguard.db: no such file in {tmp_path} (run the command "
+            "where `serve` ran, or give --store sqlite:////absolute/path)\n")
+    assert list(tmp_path.iterdir()) == []
 
 
 async def test_an_unreachable_store_is_named_without_its_password(
