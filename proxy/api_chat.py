@@ -35,12 +35,12 @@ from replyguard.proxy.chat_shapes import (
     field_text,
     text_frame,
 )
+from replyguard.proxy.choice_reply import ChoiceReply
 from replyguard.proxy.errors import ProxyError, UpstreamError, error_event
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.pipeline import (
     CallDeltas,
     Calls,
-    ChoiceReply,
     Chunk,
     Item,
     Out,

@@ -18,17 +18,9 @@ from replyguard.proxy.chat_shapes import (
     Kind,
     field_text,
 )
+from replyguard.proxy.choice_reply import ChoiceReply
 from replyguard.proxy.permissions import CallFilter
-from replyguard.proxy.pipeline import (
-    Calls,
-    ChoiceReply,
-    Finish,
-    Screen,
-    Slot,
-    Text,
-    WholeCalls,
-    joined,
-)
+from replyguard.proxy.pipeline import Calls, Finish, Screen, Slot, Text, WholeCalls, joined
 from replyguard.proxy.reply_keys import ChunkShapeError
 
 __all__ = ["screen_completion"]

@@ -26,18 +26,10 @@ import orjson
 
 from replyguard.engine.reply import Piece
 from replyguard.proxy import reply_keys
+from replyguard.proxy.choice_reply import ChoiceReply
 from replyguard.proxy.errors import ProxyError
 from replyguard.proxy.permissions import CallFilter
-from replyguard.proxy.pipeline import (
-    ChoiceReply,
-    Finish,
-    Screen,
-    Slot,
-    Text,
-    TextDelta,
-    joined,
-    joined_texts,
-)
+from replyguard.proxy.pipeline import Finish, Screen, Slot, Text, TextDelta, joined, joined_texts
 from replyguard.proxy.reply_keys import ChunkShapeError
 
 __all__ = ["MESSAGE_KEYS", "TEXT_BLOCKS", "THINKING_UNSIGNED", "Block", "Blocks", "error_body",

@@ -21,8 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from replyguard.proxy import reply_keys
+from replyguard.proxy.choice_reply import ChoiceReply
 from replyguard.proxy.permissions import CallFilter, call_name
-from replyguard.proxy.pipeline import ChoiceReply, Screen, Slot, Text, joined_texts
+from replyguard.proxy.pipeline import Screen, Slot, Text, joined_texts
 from replyguard.proxy.reply_keys import ChunkShapeError, plain
 
 __all__ = ["IDENTIFIERS", "TOOL_ITEMS", "Mask", "PartScreen", "check_unknown", "rebuilt_text",

@@ -3,50 +3,34 @@ Responses API's `/v1/responses` (its adapter: proxy.api_responses, proxy.respons
 
 Request: read and check the body, screen the turn and every other text the model is sent
 (proxy.request_side; what it is screened with: proxy.turn); a withheld turn or an exact
-reply is answered directly. Reply (the upstream call: proxy.upstream_reply): a whole
-completion is screened whole; a stream is relayed through one ReplyScreen per choice.
+reply is answered directly. Reply (proxy.completions_reply; the upstream call:
+proxy.upstream_reply): a whole completion is screened whole; a stream is relayed through one
+ReplyScreen per choice.
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
-import aiohttp
-import orjson
 from aiohttp import web
 
-from replyguard.config.settings import Settings
 from replyguard.engine.request import RequestVerdict
-from replyguard.engine.request_fields import screen_value
 from replyguard.engine.rules import CompiledRules
-from replyguard.engine.screen import screen_text
 from replyguard.engine.tools import CompiledTools
 from replyguard.proxy import direct
-from replyguard.proxy.api_chat import StreamScreen
-from replyguard.proxy.api_chat_whole import screen_completion
-from replyguard.proxy.api_responses import rebuilt_text, screen_response
 from replyguard.proxy.body import read_json
+from replyguard.proxy.completions_reply import Turn, forward
 from replyguard.proxy.errors import (
     ProxyError,
     ScreeningFailed,
-    UpstreamError,
-    error_response,
 )
 from replyguard.proxy.metrics import Metrics
-from replyguard.proxy.output import OutputStage, stage_texts
+from replyguard.proxy.output import OutputStage
 from replyguard.proxy.permissions import CallFilter, offered_tools
-from replyguard.proxy.pipeline import Screen, Slot, StreamAdapter
-from replyguard.proxy.record import RECORD, RequestRecord
-from replyguard.proxy.relay import relay
+from replyguard.proxy.record import RECORD
 from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
-from replyguard.proxy.responses_events import response_events
 from replyguard.proxy.responses_request import verdict_responses
-from replyguard.proxy.responses_stream import ResponsesStream
 from replyguard.proxy.screen_pool import WorkerLost
 from replyguard.proxy.state import (
     GUARDRAILS,
@@ -67,15 +51,8 @@ from replyguard.proxy.turn import (
     user_text,
 )
 from replyguard.proxy.upstream import (
-    error_from_status,
-    returned_headers,
     upstream_headers,
 )
-from replyguard.proxy.upstream_reply import call_upstream, read_whole
-
-#: Each API's upstream path (under the base URL) and the key a whole reply must have.
-_PATHS = {"chat": ("chat/completions", "choices"), "text": ("completions", "choices"),
-          "responses": ("responses", "output")}
 
 
 def _json_reply(body: dict[str, Any]) -> bool:
@@ -108,29 +85,10 @@ async def chat_completions(request: web.Request, kind: Kind = "chat") -> web.Str
     turn = await _screen_turn(request, kind)
     if isinstance(turn, web.StreamResponse):
         return turn
-    return await _forward(request, turn)
+    return await forward(request, turn)
 
 
-@dataclass(slots=True)
-class _Turn:
-    """A request screened and ready to forward: what the reply is screened with."""
-
-    settings: Settings
-    metrics: Metrics
-    record: RequestRecord
-    kind: Kind
-    body: dict[str, Any]
-    forward: dict[str, Any]
-    rules: CompiledRules
-    make_screen: Callable[[], Screen]
-    calls: CallFilter | None
-    stage: OutputStage | None
-    json_reply: bool
-    started: float  # when the handler started (perf_counter)
-    own_s: float  # the proxy's own seconds before the upstream call
-
-
-async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamResponse:
+async def _screen_turn(request: web.Request, kind: Kind) -> Turn | web.StreamResponse:
     """Read and screen the request; the turn to forward, or the answer given directly."""
     app = request.app
     settings, metrics, record = app[SETTINGS], app[METRICS], request[RECORD]
@@ -160,7 +118,7 @@ async def _screen_turn(request: web.Request, kind: Kind) -> _Turn | web.StreamRe
         if blocked is not None:
             return blocked
         waited = time.perf_counter() - checked
-    return _Turn(settings, metrics, record, kind, body,
+    return Turn(settings, metrics, record, kind, body,
                  _forward_body(kind, body, fields, verdict, tools,
                                whole=kind == "responses" and stage is not None), rules,
                  screen_maker(settings, kind, verdict, rules, tools, json_reply),
@@ -240,109 +198,3 @@ def _forward_body(kind: Kind, body: dict[str, Any], fields: dict[str, Any],
         return offered_tools(tools, forward) if tools is not None else forward
     prompts = [m["content"] for m in verdict.messages]
     return {**body, **fields, "prompt": prompts[0] if isinstance(body["prompt"], str) else prompts}
-
-
-async def _forward(request: web.Request, turn: _Turn) -> web.StreamResponse:
-    """Send the turn upstream and its answer back, screened: an error status as the client's
-    error, a stream relayed, a whole completion screened whole. An upstream that does not
-    answer (refused, unreachable, timed out, broke off) is counted and answered as its
-    fault."""
-    base = turn.settings.upstream.base_url
-
-    async def answer(upstream: aiohttp.ClientResponse) -> web.StreamResponse:
-        if upstream.status >= 400:
-            return await _refused(turn, upstream)
-        if upstream.content_type == "text/event-stream":
-            return await _relay(request, turn, upstream)
-        return await _whole_reply(request, turn, upstream)
-
-    return await call_upstream(request, f"{base}/{_PATHS[turn.kind][0]}", base, turn.forward,
-                               upstream_headers(request, turn.settings), answer)
-
-
-async def _refused(turn: _Turn, upstream: aiohttp.ClientResponse) -> web.Response:
-    """An upstream error status, counted, as the client's error (its text masked)."""
-    turn.metrics.upstream_errors_by(f"http_{upstream.status // 100}xx", turn.record.api).inc()
-    rules, headers = turn.rules, returned_headers(upstream)
-    error = await error_from_status(upstream, turn.settings.upstream.base_url,
-                                    lambda text: screen_text(text, rules, "tool").text)
-    if isinstance(error, bytes):
-        return web.Response(body=error, status=upstream.status, headers=headers,
-                            content_type="application/json")
-    return error_response(error, headers)
-
-
-async def _relay(request: web.Request, turn: _Turn,
-                 upstream: aiohttp.ClientResponse) -> web.StreamResponse:
-    """A streamed reply relayed through the chat adapter's StreamScreen; its outcome, time
-    and counts go in the request's record and metrics."""
-    settings, metrics, record = turn.settings, turn.metrics, turn.record
-    pieces = turn.stage is not None
-    mask = partial(screen_value, rules=turn.rules)
-    screen: StreamAdapter = ResponsesStream(turn.make_screen, turn.body, turn.calls, pieces,
-                                            mask) \
-        if turn.kind == "responses" else \
-        StreamScreen(turn.make_screen, turn.kind, turn.calls, pieces=pieces)
-    metrics.active_streams.inc()
-    record.outcome = "ok"
-    try:
-        return await relay(request, upstream, screen, record, returned_headers(upstream),
-                           settings.limits.max_response_bytes, turn.stage,
-                           request.app[OFFLOAD])
-    finally:
-        metrics.active_streams.dec()
-        record.counts.update(screen.counts())
-        stream_metrics(metrics, record, turn.own_s, turn.started)
-
-
-def stream_metrics(metrics: Metrics, record: RequestRecord, own_s: float,
-                   started: float) -> None:
-    """A relayed stream's added latency (`own_s`, the proxy's seconds before the upstream
-    call, and the relay's), time to first text (from `started`, perf_counter) and fault, by
-    its outcome; the same on every API."""
-    route, api, outcome = record.route, record.api, record.outcome or "ok"
-    metrics.added_latency_by(route, api).observe(own_s + record.own_s)
-    if record.first_text_at is not None:
-        metrics.first_token_by(route, api).observe(record.first_text_at - started)
-    if outcome == "screening_failed":
-        metrics.screening_errors_by("reply", api).inc()
-    elif outcome.startswith("upstream"):
-        metrics.upstream_errors_by(record.fault or outcome, api).inc()
-    elif outcome == "client_gone":
-        metrics.client_disconnects.inc()
-
-
-async def _whole_reply(request: web.Request, turn: _Turn,
-                       upstream: aiohttp.ClientResponse) -> web.StreamResponse:
-    """A whole reply screened whole (through the output stage when there is one), sent as
-    JSON, or as a stream when the client asked for one and the upstream ignored it."""
-    settings, metrics, record = turn.settings, turn.metrics, turn.record
-    headers = returned_headers(upstream)
-    slots: list[Slot] = []
-    texts = slots if turn.stage is not None else None
-    screen: Callable[[dict[str, Any]], Counter[str]] = partial(
-        screen_response, make_screen=turn.make_screen, request=turn.body, calls=turn.calls,
-        pieces=texts is not None, texts=texts, mask=partial(screen_value, rules=turn.rules)
-    ) if turn.kind == "responses" else partial(
-        screen_completion, make_screen=turn.make_screen, kind=turn.kind, calls=turn.calls,
-        pieces=texts is not None, texts=texts)
-    try:
-        parsed = await read_whole(upstream, screen, record, turn.own_s,
-                              metrics, settings.limits.max_response_bytes,
-                              request.app[OFFLOAD], turn.json_reply, _PATHS[turn.kind][1],
-                              process=texts is None)
-    except UpstreamError as exc:  # too large, broke off, timed out, not a completion
-        metrics.upstream_errors_by(exc.kind, record.api).inc()
-        raise
-    if turn.stage is not None:
-        await stage_texts(slots, turn.stage)
-        if turn.kind == "responses" and "output_text" in parsed:
-            parsed["output_text"] = rebuilt_text(parsed["output"])
-    if turn.body.get("stream") is True:  # the upstream ignored `stream`: stream it anyway
-        if turn.kind == "responses":
-            return await direct.stream_events(request, response_events(parsed), headers)
-        return await direct.stream_completion(request, turn.body, parsed, turn.kind, headers)
-    return web.Response(body=orjson.dumps(parsed), status=upstream.status, headers=headers,
-                        content_type="application/json")
-
-

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Iterable
 from typing import Any, cast
 
 import aiohttp
@@ -28,7 +29,8 @@ from replyguard.config.files import read_document
 from replyguard.config.rules import load_rules
 from replyguard.config.settings import load_settings
 from replyguard.proxy.app import create_app
-from replyguard.proxy.fake_upstream import SHOP_SCRIPT, ScriptedUpstream, seed_script
+from replyguard.proxy.fake_script import SHOP_SCRIPT, seed_script
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.store import open_store
 
 TURNS = (
@@ -70,12 +72,18 @@ def refund_card(arguments: dict[str, Any]) -> dict[str, Any]:
 async def _stream_turn(client: openai.AsyncOpenAI, messages: list[dict[str, Any]]
                        ) -> tuple[str, list[dict[str, Any]]]:
     """One streamed completion: (text, tool calls) as the client assembles them."""
-    text: list[str] = []
-    calls: dict[int, dict[str, Any]] = {}
     stream = await client.chat.completions.create(
         model="shop-model", messages=cast(list[ChatCompletionMessageParam], messages),
         stream=True)
-    async for chunk in stream:
+    return from_chunks([chunk async for chunk in stream])
+
+
+def from_chunks(chunks: Iterable[Any]) -> tuple[str, list[dict[str, Any]]]:
+    """A streamed chat reply's chunks (the `openai` SDK's) as a client assembles them: the
+    text, and the tool calls ({"id", "name", "arguments"}) in their index order."""
+    text: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    for chunk in chunks:
         for choice in chunk.choices:
             delta = choice.delta
             if delta.content:

@@ -1,165 +1,32 @@
 """A scripted upstream for the demo, the proxy's tests and benchmarks: Chat Completions, the
 Responses API (proxy.fake_apis) and Anthropic's Messages API (stream or not, each in its own
 wire format), legacy Completions, Embeddings, Models and Moderations, with faults (error
-status, delays, dropped streams) scripted per reply."""
+status, delays, dropped streams) scripted per reply: the HTTP app; the model's script is
+proxy.fake_script, OpenAI's shapes proxy.fake_chat."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
-import hashlib
 import itertools
-import re
-import struct
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 import orjson
 from aiohttp import web
 
-from replyguard.proxy import fake_apis
+from replyguard.proxy import fake_apis, fake_chat
+from replyguard.proxy.fake_chat import Events, error, json_response, words
+from replyguard.proxy.fake_script import (
+    SHOP_SCRIPT,
+    Reply,
+    Script,
+    last_user_turn,
+    message_text,
+    seed_script,
+)
 from replyguard.proxy.sse import DONE, encode_event
 
-__all__ = ["SHOP_SCRIPT", "Reply", "Script", "ScriptedUpstream", "fake_embedding", "seed_script"]
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What the fake model answers to one request, plus the faults to inject for tests.
-
-    `tool_calls`: each {"name": str, "arguments": dict | str}; a dict is sent as compact JSON and
-    ids are generated "call_<n>". `finish_reason` defaults to "tool_calls" when there are tool
-    calls, else "stop". `status` != 200 answers an OpenAI-style error with that status.
-    `delay_s` waits before answering; `chunk_delay_s` waits between stream chunks; `drop_after`
-    aborts a stream's connection once that many content chunks were written (no [DONE]);
-    `chunk_chars` overrides the upstream's content chunk size (in characters). `reasoning`:
-    the model's reasoning, sent by the Responses API as a reasoning item's summary and by
-    the Messages API as a (signed) thinking block, not by chat.
-    """
-
-    content: str = ""
-    tool_calls: tuple[dict, ...] = ()
-    finish_reason: str | None = None
-    status: int = 200
-    delay_s: float = 0.0
-    chunk_delay_s: float = 0.0
-    drop_after: int | None = None
-    chunk_chars: int | None = None
-    reasoning: str = ""
-
-    @property
-    def finish(self) -> str:
-        """The finish_reason sent: the explicit one, else "tool_calls" or "stop"."""
-        return self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
-
-
-Script = Callable[[list[dict]], Reply]
-"""The fake model: the request's messages in, the Reply out."""
-
-SHOP_SCRIPT: dict[str, tuple[dict | None, str]] = {
-    "zork": (None, ""),
-    "my card is **** 1111, is it on file?": (
-        None,
-        "Your card 4111 1111 1111 1111 is on file; the card 4111 1111 1111 1112 is not.",
-    ),
-    "the parcel for 4412 vanished": (
-        {"name": "refund_card", "arguments": {"order_id": "4412", "amount": 12.50}},
-        "I've refunded 12.50 pounds for order 4412. It is a guaranteed refund.",
-    ),
-    "charge my card on file for order 4412": (
-        {"name": "charge_card", "arguments": {"order_id": "4412",
-                                              "card": "4111 1111 1111 1111"}},
-        "Done: order 4412 is charged.",
-    ),
-}
-"""The shop's script: last user turn -> (tool call or None, reply text)."""
-
-
-def _text(content: Any) -> str:
-    """A message's content as text: a string, or the text parts of a list of parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ""
-
-
-def seed_script(script: Mapping[str, tuple[dict | None, str]], *, echo: bool = False
-                ) -> Script:
-    """The scripted model: keyed by the last user message's content; if the conversation ends with
-    the user message and a call is given, answer with that tool call; else the reply text.
-    Unknown turn -> Reply(content=""), or with `echo` the turn said back (`You said: ...`):
-    what the proxy then releases shows its reply screen at work."""
-
-    def model(messages: list[dict]) -> Reply:
-        users = [m for m in messages if m.get("role") == "user"]
-        said = _text(users[-1].get("content")) if users else ""
-        entry = script.get(said)
-        if entry is None:
-            return Reply(content=f"You said: {said}") if echo and said else Reply()
-        call, reply = entry
-        if messages[-1].get("role") == "user" and call:
-            return Reply(tool_calls=(call,))
-        return Reply(content=reply)
-
-    return model
-
-
-_ERRORS = {  # status -> (type, code), as OpenAI sends them
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    403: ("invalid_request_error", "unsupported_country_region_territory"),
-    404: ("invalid_request_error", "model_not_found"),
-    429: ("requests", "rate_limit_exceeded"),
-}
-
-
-def _error(status: int, message: str, param: str | None = None) -> web.Response:
-    kind, code = _ERRORS.get(status, ("server_error", None))
-    err = {"message": message, "type": kind, "param": param, "code": code}
-    return _json({"error": err}, status)
-
-
-def _json(obj: Any, status: int = 200) -> web.Response:
-    return web.Response(body=orjson.dumps(obj), status=status, content_type="application/json")
-
-
-def _n(body: dict) -> int | web.Response:
-    n = body.get("n")
-    if n is None:
-        return 1
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        return _error(400, f"{n!r} is not valid for 'n': it must be an integer >= 1.", "n")
-    return n
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), max(size, 1))]
-
-
-def _words(text: str) -> int:
-    return len(text.split())
-
-
-def fake_embedding(item: str | list[int]) -> list[float]:
-    """A deterministic unit vector of dimension 8 from SHA-256 of the input (float32 values, so
-    the "float" and "base64" encodings give the same numbers)."""
-    key = item.encode("utf-8") if isinstance(item, str) else orjson.dumps(item)
-    raw = [u / 2**31 - 1.0 for u in struct.unpack("<8I", hashlib.sha256(key).digest())]
-    norm = sum(x * x for x in raw) ** 0.5 or 1.0
-    return list(struct.unpack("<8f", struct.pack("<8f", *(x / norm for x in raw))))
-
-
-_CATEGORIES = (
-    "harassment", "harassment/threatening", "hate", "hate/threatening", "illicit",
-    "illicit/violent", "self-harm", "self-harm/instructions", "self-harm/intent", "sexual",
-    "sexual/minors", "violence", "violence/graphic",
-)  # fmt: skip
-_KILL = re.compile(r"\bkill\b", re.IGNORECASE)
-Events = list[list[tuple[dict, bool]]]  # per choice: (choice object, is a content chunk)
+__all__ = ["ScriptedUpstream", "main"]
 
 
 class ScriptedUpstream:
@@ -232,9 +99,9 @@ class ScriptedUpstream:
         try:
             body = orjson.loads(await request.read())
         except orjson.JSONDecodeError:
-            return _error(400, "We could not parse the JSON body of your request.")
+            return error(400, "We could not parse the JSON body of your request.")
         if not isinstance(body, dict):
-            return _error(400, "The request body must be a JSON object.")
+            return error(400, "The request body must be a JSON object.")
         self.seen.append(body)
         given = request.headers.get(key) if key is not None else None
         self.seen_auth.append(given or request.headers.get("Authorization"))
@@ -244,7 +111,7 @@ class ScriptedUpstream:
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
         if reply.status != 200:
-            return _error(reply.status, f"Scripted fault: status {reply.status}.")
+            return error(reply.status, f"Scripted fault: status {reply.status}.")
         return None
 
     def _calls_of(self, reply: Reply) -> list[dict]:
@@ -262,21 +129,20 @@ class ScriptedUpstream:
             return body
         messages = body.get("messages")
         if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-            return _error(400, "'messages' must be a list of message objects.", "messages")
-        if isinstance(n := _n(body), web.Response):
+            return error(400, "'messages' must be a list of message objects.", "messages")
+        if isinstance(n := fake_chat.n_choices(body), web.Response):
             return n
-        users = [m for m in messages if m.get("role") == "user"]
-        self.last_user_turns.append(_text(users[-1].get("content")) if users else "")
+        self.last_user_turns.append(last_user_turn(messages))
         reply = self.script(messages)
         if (fault := await self._fault(reply)) is not None:
             return fault
         calls = [self._calls_of(reply) for _ in range(n)]
-        sent = n * (_words(reply.content) + sum(_words(str(c)) for c in reply.tool_calls))
-        usage = self._usage(sum(_words(_text(m.get("content"))) for m in messages), sent)
+        sent = n * (words(reply.content) + sum(words(str(c)) for c in reply.tool_calls))
+        usage = fake_chat.usage(sum(words(message_text(m.get("content"))) for m in messages), sent)
         head = self._head("chatcmpl", "chat.completion")
         if body.get("stream"):
             size = reply.chunk_chars or self.chunk_chars
-            events = [self._chat_deltas(i, reply, calls[i], size) for i in range(n)]
+            events = [fake_chat.chat_deltas(i, reply, calls[i], size) for i in range(n)]
             head["object"] = "chat.completion.chunk"
             return await self._stream(request, body, reply, head, events, usage)
         choices = []
@@ -288,27 +154,7 @@ class ScriptedUpstream:
             message["refusal"] = None
             choice = {"index": i, "message": message, "logprobs": None}
             choices.append(choice | {"finish_reason": reply.finish})
-        return _json(head | {"choices": choices, "usage": usage})
-
-    @staticmethod
-    def _chat_deltas(i: int, reply: Reply, calls: list[dict], size: int) -> list:
-        def choice(delta: dict, finish: str | None = None) -> dict:
-            return {"index": i, "delta": delta, "logprobs": None, "finish_reason": finish}
-
-        out = [(choice({"role": "assistant", "content": ""}), False)]
-        out += [(choice({"content": p}), True) for p in _pieces(reply.content, size)]
-        for k, call in enumerate(calls):
-            first = call | {"function": {"name": call["function"]["name"], "arguments": ""}}
-            out.append((choice({"tool_calls": [{"index": k} | first]}), False))
-            for p in _pieces(call["function"]["arguments"], size):
-                frag = {"index": k, "function": {"arguments": p}}
-                out.append((choice({"tool_calls": [frag]}), False))
-        return out + [(choice({}, reply.finish), False)]
-
-    @staticmethod
-    def _usage(prompt: int, completion: int) -> dict:
-        total = prompt + completion
-        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
+        return json_response(head | {"choices": choices, "usage": usage})
 
     async def _stream(
         self, request: web.Request, body: dict, reply: Reply, head: dict, events: Events,
@@ -357,7 +203,7 @@ class ScriptedUpstream:
             return body
         messages = fake_apis.responses_chat(body)
         if isinstance(messages, str):
-            return _error(400, messages, "input")
+            return error(400, messages, "input")
         return await self._api(request, body, messages, anthropic=False)
 
     async def _messages(self, request: web.Request) -> web.StreamResponse:
@@ -366,32 +212,31 @@ class ScriptedUpstream:
             return body
         messages = fake_apis.messages_chat(body)
         if isinstance(messages, str):
-            return _json(fake_apis.anthropic_error(400, messages), 400)
+            return json_response(fake_apis.anthropic_error(400, messages), 400)
         return await self._api(request, body, messages, anthropic=True)
 
     async def _api(self, request: web.Request, body: dict, messages: list[dict], *,
                    anthropic: bool) -> web.StreamResponse:
         """A Responses or Messages request, read as chat `messages`, answered in its API's
         shape: whole, or its event stream when `stream` is true."""
-        users = [m for m in messages if m.get("role") == "user"]
-        self.last_user_turns.append(_text(users[-1].get("content")) if users else "")
+        self.last_user_turns.append(last_user_turn(messages))
         reply = self.script(messages)
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
         if reply.status != 200:
             text = f"Scripted fault: status {reply.status}."
-            return _json(fake_apis.anthropic_error(reply.status, text), reply.status) \
-                if anthropic else _error(reply.status, text)
-        sent = _words(reply.content) + _words(reply.reasoning) + \
-            sum(_words(str(c)) for c in reply.tool_calls)
-        usage = (sum(_words(_text(m.get("content"))) for m in messages), sent)
+            return json_response(fake_apis.anthropic_error(reply.status, text), reply.status) \
+                if anthropic else error(reply.status, text)
+        sent = words(reply.content) + words(reply.reasoning) + \
+            sum(words(str(c)) for c in reply.tool_calls)
+        usage = (sum(words(message_text(m.get("content"))) for m in messages), sent)
         size = reply.chunk_chars or self.chunk_chars
 
         def ids() -> int:
             return next(self._ids)
 
         def pieces(text: str) -> list[str]:
-            return _pieces(text, size)
+            return fake_chat.pieces(text, size)
 
         if anthropic:
             whole = fake_apis.message(body, reply, ids, usage)
@@ -401,13 +246,13 @@ class ScriptedUpstream:
             events = fake_apis.response_events
         if body.get("stream") is True:
             return await self._write(request, reply, events(whole, pieces))
-        return _json(whole)
+        return json_response(whole)
 
     async def _completions(self, request: web.Request) -> web.StreamResponse:
         body = await self._body(request)
         if isinstance(body, web.Response):
             return body
-        if isinstance(n := _n(body), web.Response):
+        if isinstance(n := fake_chat.n_choices(body), web.Response):
             return n
         prompt = body.get("prompt", "")
         prompts = [prompt] if isinstance(prompt, str) else [str(p) for p in prompt]
@@ -416,7 +261,7 @@ class ScriptedUpstream:
             return fault
         size = replies[0].chunk_chars or self.chunk_chars
         pairs = [(r, i * n + j) for i, r in enumerate(replies) for j in range(n)]
-        usage = self._usage(sum(map(_words, prompts)), sum(_words(r.content) for r, _ in pairs))
+        usage = fake_chat.usage(sum(map(words, prompts)), sum(words(r.content) for r, _ in pairs))
         head = self._head("cmpl", "text_completion")
 
         def choice(text: str, k: int, finish: str | None) -> dict:
@@ -424,31 +269,19 @@ class ScriptedUpstream:
 
         if body.get("stream"):
             events = [
-                [(choice(p, k, None), True) for p in _pieces(r.content, size)]
+                [(choice(p, k, None), True) for p in fake_chat.pieces(r.content, size)]
                 + [(choice("", k, r.finish), False)]
                 for r, k in pairs
             ]
             return await self._stream(request, body, replies[0], head, events, usage)
         choices = [choice(r.content, k, r.finish) for r, k in pairs]
-        return _json(head | {"choices": choices, "usage": usage})
+        return json_response(head | {"choices": choices, "usage": usage})
 
     async def _embeddings(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         if isinstance(body, web.Response):
             return body
-        given = body.get("input", "")
-        one = isinstance(given, str) or (bool(given) and isinstance(given[0], int))
-        items = [given] if one else given
-        data = []
-        for i, item in enumerate(items):
-            vec: Any = fake_embedding(item)
-            if body.get("encoding_format") == "base64":
-                vec = base64.b64encode(struct.pack("<8f", *vec)).decode()
-            data.append({"object": "embedding", "index": i, "embedding": vec})
-        tokens = sum(_words(x) if isinstance(x, str) else len(x) for x in items)
-        model = body.get("model") or "text-embedding-3-small"
-        usage = {"prompt_tokens": tokens, "total_tokens": tokens}
-        return _json({"object": "list", "data": data, "model": model, "usage": usage})
+        return json_response(fake_chat.embeddings(body))
 
     async def _moderations(self, request: web.Request) -> web.Response:
         body = await self._body(request)
@@ -456,23 +289,14 @@ class ScriptedUpstream:
             return body
         given = body.get("input", "")
         parts = [given] if isinstance(given, str) else given
-        texts = [x if isinstance(x, str) else _text([x]) for x in parts]
-        results = []
-        for text in texts:
-            hit = bool(_KILL.search(text))
-            cats = {c: hit and c == "violence" for c in _CATEGORIES}
-            scores = {c: (0.97 if cats[c] else 0.0001) for c in _CATEGORIES}
-            types = {c: ["text"] for c in _CATEGORIES}
-            results.append({
-                "flagged": hit, "categories": cats, "category_scores": scores,
-                "category_applied_input_types": types,
-            })  # fmt: skip
+        texts = [x if isinstance(x, str) else message_text([x]) for x in parts]
+        results = [fake_chat.moderation(text) for text in texts]
         model = body.get("model") or "omni-moderation-latest"
-        return _json({"id": f"modr-{next(self._ids)}", "model": model, "results": results})
+        return json_response({"id": f"modr-{next(self._ids)}", "model": model, "results": results})
 
     async def _models(self, request: web.Request) -> web.Response:
         model = {"id": self.model, "object": "model", "created": 1700000000, "owned_by": "system"}
-        return _json({"object": "list", "data": [model]})
+        return json_response({"object": "list", "data": [model]})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -489,8 +313,7 @@ def main(argv: list[str] | None = None) -> None:
 
     def shown(messages: list[dict]) -> Reply:
         """The script's reply, each turn received printed first (what the proxy forwarded)."""
-        users = [m for m in messages if m.get("role") == "user"]
-        print(f"received: {_text(users[-1].get('content')) if users else ''}", flush=True)
+        print(f"received: {last_user_turn(messages)}", flush=True)
         return script(messages)
 
     upstream = ScriptedUpstream(shown, chunk_chars=max(1, args.chunk_chars))

@@ -33,7 +33,7 @@ from replyguard.proxy.api_messages import (
 )
 from replyguard.proxy.api_messages_stream import MessageStream
 from replyguard.proxy.body import read_json
-from replyguard.proxy.completions import stream_metrics
+from replyguard.proxy.completions_reply import stream_metrics
 from replyguard.proxy.direct import SSE_HEADERS
 from replyguard.proxy.errors import ProxyError, ScreeningFailed, UpstreamError
 from replyguard.proxy.messages_request import verdict_messages

@@ -10,19 +10,13 @@ from typing import Any
 from aiohttp import web
 
 from replyguard.proxy.errors import BadRequest, NotFound
-from replyguard.proxy.live_rules import LIVE
-from replyguard.proxy.rules_admin import StoreUnavailable, require_token
+from replyguard.proxy.rules_admin import StoreUnavailable, admin_store, stored
 from replyguard.proxy.store import PAGE_MAX, Store, StoreError
 
 
 def _store(request: web.Request) -> Store:
-    require_token(request)
-    live = request.app[LIVE]
-    if live.store is None:
-        raise NotFound("no store is set (store.url): no records are kept")
-    if not live.opened:
-        raise StoreUnavailable("the store cannot be reached now")
-    return live.store
+    return admin_store(request, "no store is set (store.url): no records are kept",
+                       "the store cannot be reached now")[1]
 
 
 def _time(name: str, value: str | None) -> float | None:
@@ -79,13 +73,7 @@ async def get_record(request: web.Request) -> web.Response:
     text = request.match_info["id"]
     if not text.isdigit() or len(text) > 18:
         raise NotFound(f"no record {text[:40]!r}")
-    try:
-        row = await store.record(int(text))
-    except StoreError:
-        raise StoreUnavailable("the store cannot be read now") from None
-    if row is None:
-        raise NotFound(f"no record {text}")
-    return web.json_response(row)
+    return web.json_response(await stored(store.record(int(text)), f"no record {text}"))
 
 
 def add_routes(app: web.Application) -> None:

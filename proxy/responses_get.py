@@ -20,7 +20,7 @@ from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy.api_responses import screen_response
-from replyguard.proxy.completions import stream_metrics
+from replyguard.proxy.completions_reply import stream_metrics
 from replyguard.proxy.errors import UpstreamError, error_response
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.record import RECORD

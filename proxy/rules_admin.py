@@ -9,7 +9,8 @@ within `store.poll_s`.
 from __future__ import annotations
 
 import hmac
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -18,6 +19,8 @@ from replyguard.proxy.errors import BadRequest, NotFound, ProxyError, Unauthoriz
 from replyguard.proxy.live_rules import LIVE, LiveRules, read_rules
 from replyguard.proxy.state import SETTINGS
 from replyguard.proxy.store import ANY, RulesVersion, Store, StoreError, VersionConflict
+
+T = TypeVar("T")
 
 #: Content types a rules document may be sent as (anything else is read as JSON).
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
@@ -67,14 +70,35 @@ def require_token(request: web.Request) -> None:
         raise Unauthorized("this route needs the admin bearer token")
 
 
-def _live(request: web.Request) -> tuple[LiveRules, Store]:
+def admin_store(request: web.Request, none: str, closed: str) -> tuple[LiveRules, Store]:
+    """The live rules and their store, for an admin route: the admin token checked, then a
+    404 saying `none` when no store is set, a 503 saying `closed` when it cannot be reached
+    now."""
     require_token(request)
     live = request.app[LIVE]
     if live.store is None:
-        raise NotFound("no store is set (store.url): the rules are the file's, in no version")
+        raise NotFound(none)
     if not live.opened:
-        raise StoreUnavailable("the store cannot be reached now; the rules in force stay")
+        raise StoreUnavailable(closed)
     return live, live.store
+
+
+async def stored(read: Awaitable[T | None], missing: str) -> T:
+    """What a read of the store gives: a 503 when the store cannot be read now, a 404
+    saying `missing` when it holds nothing."""
+    try:
+        found = await read
+    except StoreError:
+        raise StoreUnavailable("the store cannot be read now") from None
+    if found is None:
+        raise NotFound(missing)
+    return found
+
+
+def _live(request: web.Request) -> tuple[LiveRules, Store]:
+    return admin_store(request,
+                       "no store is set (store.url): the rules are the file's, in no version",
+                       "the store cannot be reached now; the rules in force stay")
 
 
 def _etag(version: int | None) -> str:
@@ -166,12 +190,8 @@ def _id(request: web.Request) -> int:
 async def get_version(request: web.Request) -> web.Response:
     """`GET /v1/reply-rules/versions/{id}` -> one version, its source included."""
     _, store = _live(request)
-    try:
-        version = await store.version(_id(request))
-    except StoreError:
-        raise StoreUnavailable("the store cannot be read now") from None
-    if version is None:
-        raise NotFound(f"no rules version {request.match_info['id']}")
+    version = await stored(store.version(_id(request)),
+                           f"no rules version {request.match_info['id']}")
     return web.json_response(_version_json(version))
 
 

@@ -27,7 +27,9 @@ import orjson
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "proxy"))
+sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
+from bench_proxy import REPLY  # noqa: E402
 from fake_responses import Said, response, stream  # noqa: E402
 
 from replyguard.config.rules import load_rules  # noqa: E402
@@ -37,17 +39,10 @@ from replyguard.proxy.api_chat_whole import screen_completion  # noqa: E402
 from replyguard.proxy.api_responses import screen_response  # noqa: E402
 from replyguard.proxy.permissions import CallFilter  # noqa: E402
 from replyguard.proxy.pipeline import Chunk  # noqa: E402
-from replyguard.proxy.relay import _encode  # noqa: E402
 from replyguard.proxy.responses_stream import ResponsesStream  # noqa: E402
 from replyguard.proxy.sse import SSEEvent  # noqa: E402
+from replyguard.proxy.stream_out import chunk_bytes as _encode  # noqa: E402
 
-REPLY = (
-    "Thanks for waiting. Your order 4412 shipped on Tuesday and should arrive by Friday. "
-    "The card ending 4111 1111 1111 1111 was charged 12.50 pounds. "
-    "If it does not arrive, reply here and we will look into it. "
-    "You can also track it from your account page, under Orders. "
-    "Is there anything else I can help you with today?"
-)
 RULES = compile_rules(load_rules(ROOT / "config/reply-rules.example.yaml"))
 MAKE = partial(ReplyScreen, RULES, None, 2000)
 REQUEST = {"model": "m", "input": "hi"}

@@ -22,7 +22,8 @@ from replyguard.config.rules import load_rules
 from replyguard.config.settings import load_settings
 from replyguard.engine.rules import ReplyRules
 from replyguard.proxy.app import create_app
-from replyguard.proxy.fake_upstream import SHOP_SCRIPT, Reply, ScriptedUpstream, seed_script
+from replyguard.proxy.fake_script import SHOP_SCRIPT, Reply, seed_script
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.ops_thread import Heartbeat
 from replyguard.proxy.sse import SSEDecoder
 from replyguard.proxy.state import BEAT, METRICS

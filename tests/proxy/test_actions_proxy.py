@@ -11,7 +11,8 @@ import orjson
 import pytest
 
 from replyguard.engine.rules import ReplyRules
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from tests.proxy.conftest import RawUpstream, StartUpstream, events, streamed_text
 
 REFUND = {
@@ -324,13 +325,20 @@ def fn(name: str | None = None, arguments: str = "") -> dict[str, Any]:
 ])
 async def test_a_refused_call_never_reaches_the_client_however_it_streams(
         stack: StartUpstream, deltas: list[dict[str, Any]]) -> None:
-    s = await stack(RawUpstream([call_stream(deltas)]), rules=ReplyRules(), tools=TOOLS)
-    async with s.client.post("/v1/chat/completions",
-                             json={"model": "m", "messages": [ASK], "stream": True}) as resp:
-        raw = await resp.read()
+    s, raw = await _streamed_calls(stack, deltas, TOOLS)
     assert b"delete_" not in raw and b'"user' not in raw and b'"account' not in raw
     assert CANNOT in streamed_text(raw)
     assert count(await s.metrics_text(), "replyguard_tool_calls_refused") == 1.0
+
+
+async def _streamed_calls(stack: StartUpstream, deltas: list[dict[str, Any]],
+                          tools: dict[str, Any]) -> tuple[Any, bytes]:
+    """The stack with `tools`, and what the client got of a streamed reply making the calls
+    of `deltas` (upstream chunks' tool-call deltas) to the shop's turn."""
+    s = await stack(RawUpstream([call_stream(deltas)]), rules=ReplyRules(), tools=tools)
+    async with s.client.post("/v1/chat/completions",
+                             json={"model": "m", "messages": [ASK], "stream": True}) as resp:
+        return s, await resp.read()
 
 
 PREFIX_TOOLS = {**TOOLS, "delete": {"allowed": True}}
@@ -348,10 +356,7 @@ PREFIX_TOOLS = {**TOOLS, "delete": {"allowed": True}}
 ])
 async def test_an_allowed_prefix_never_lets_a_refused_name_through(
         stack: StartUpstream, deltas: list[dict[str, Any]]) -> None:
-    s = await stack(RawUpstream([call_stream(deltas)]), rules=ReplyRules(), tools=PREFIX_TOOLS)
-    async with s.client.post("/v1/chat/completions",
-                             json={"model": "m", "messages": [ASK], "stream": True}) as resp:
-        raw = await resp.read()
+    s, raw = await _streamed_calls(stack, deltas, PREFIX_TOOLS)
     assert b"_account" not in raw and b'"user' not in raw
     calls = [d for e in events(raw) if isinstance(e, dict) for c in e["choices"]
              for d in (c["delta"].get("tool_calls") or ())]

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
-from replyguard.proxy.fake_upstream import Reply
+from replyguard.proxy.fake_script import Reply
 from replyguard.proxy.record import APIS, ROUTE_APIS
 
 CARD = "4111 1111 1111 1111"

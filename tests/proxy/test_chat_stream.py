@@ -12,7 +12,8 @@ import orjson
 import pytest
 from conftest import DONE, HEAD, RawUpstream, user
 
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 
 ROLE = {"role": "assistant", "content": ""}
 STREAM_HEADERS = {"Content-Type": "text/event-stream; charset=utf-8",

@@ -14,7 +14,8 @@ from conftest import DONE, RawUpstream, events, streamed_text, user
 
 from replyguard.engine.request import WITHHELD_REPLY
 from replyguard.engine.rules import ReplyExactly, ReplyRules
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.state import SCREEN_CACHE
 
 CARD_TURN = "my card is 4111 1111 1111 1111, is it on file?"

@@ -15,7 +15,8 @@ import orjson
 import pytest
 
 from replyguard.engine.request import WITHHELD_REPLY
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.sse import SSEDecoder
 
 CARD_TURN = "my card is 4111 1111 1111 1111, is it on file?"

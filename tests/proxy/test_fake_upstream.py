@@ -11,13 +11,9 @@ import orjson
 import pytest
 from openai import AsyncOpenAI, InternalServerError, RateLimitError
 
-from replyguard.proxy.fake_upstream import (
-    SHOP_SCRIPT,
-    Reply,
-    ScriptedUpstream,
-    fake_embedding,
-    seed_script,
-)
+from replyguard.proxy.fake_chat import fake_embedding
+from replyguard.proxy.fake_script import SHOP_SCRIPT, Reply, seed_script
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.sse import SSEDecoder
 
 PARCEL = "the parcel for 4412 vanished"

@@ -14,7 +14,8 @@ import pytest
 from conftest import DONE, HEAD, RawUpstream, events, user, wait_for
 
 from replyguard.engine.reply import ReplyScreen
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 
 ROLE = {"role": "assistant", "content": ""}
 

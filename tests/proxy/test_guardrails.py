@@ -14,7 +14,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.guardrails import GENERAL_BLOCK, TOPIC_BLOCK
 from replyguard.proxy.judges import windows
 from tests.proxy.conftest import StartUpstream, events, streamed_text, user

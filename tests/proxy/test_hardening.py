@@ -10,7 +10,7 @@ import logging
 import pytest
 from conftest import RawUpstream, user
 
-from replyguard.proxy.fake_upstream import Reply
+from replyguard.proxy.fake_script import Reply
 from replyguard.proxy.request_id import client_request_id
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 from conftest import user
 
-from replyguard.proxy.fake_upstream import Reply
+from replyguard.proxy.fake_script import Reply
 
 
 async def test_card_as_a_json_number_is_masked(stack) -> None:

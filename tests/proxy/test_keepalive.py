@@ -9,7 +9,7 @@ import time
 
 from conftest import RawUpstream, events, sse, streamed_text, user
 
-from replyguard.proxy.fake_upstream import Reply
+from replyguard.proxy.fake_script import Reply
 
 KEEPALIVE = b": keep-alive\n\n"
 

@@ -4,37 +4,24 @@ of a whole or streamed reply (the fake checks of tests/proxy/test_guardrails.py)
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import orjson
 import pytest
-from aiohttp.test_utils import TestServer
 from fake_anthropic import FakeAnthropic, says, text
 
 from replyguard.proxy.guardrails import GENERAL_BLOCK
+from tests.proxy import test_guardrails
 from tests.proxy.conftest import events
-from tests.proxy.test_guardrails import BAD_WORD, Checks
+from tests.proxy.test_guardrails import BAD_WORD
 
 ASK = {"model": "claude-fake", "max_tokens": 50}
 REPLY = f"Your parcel ships on Monday. This one is {BAD_WORD} indeed. Thanks for waiting!"
 KEPT = "Your parcel ships on Monday. Thanks for waiting!"
 
 
-@pytest.fixture
-async def checks() -> AsyncIterator[Callable[[], Awaitable[tuple[Checks, str]]]]:
-    servers: list[TestServer] = []
-
-    async def start() -> tuple[Checks, str]:
-        fake = Checks()
-        server = TestServer(fake.app(), host="127.0.0.1")
-        await server.start_server()
-        servers.append(server)
-        return fake, str(server.make_url("/v1")).rstrip("/")
-
-    yield start
-    for server in servers:
-        await server.close()
+#: The fake checks' servers (test_guardrails' fixture).
+checks = test_guardrails.checks
 
 
 def said(raw: bytes) -> str:

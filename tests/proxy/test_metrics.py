@@ -124,7 +124,7 @@ async def test_metrics_content_type_and_no_text(stack) -> None:
 
 
 async def test_upstream_fault_counted(stack) -> None:
-    from replyguard.proxy.fake_upstream import Reply
+    from replyguard.proxy.fake_script import Reply
 
     s = await stack(Reply(status=500))
     async with s.client.post("/v1/chat/completions", json=user("hi")) as resp:
@@ -153,7 +153,7 @@ def cache_samples(text: str) -> dict[str, float]:
 
 
 async def test_screen_cache_hits_misses_and_entries(stack) -> None:
-    from replyguard.proxy.fake_upstream import Reply
+    from replyguard.proxy.fake_script import Reply
 
     s = await stack(Reply(content="Noted."))
     system = {"role": "system", "content": "You are the shop's assistant."}

@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 
 import replyguard.proxy.completions as completions
+import replyguard.proxy.completions_reply as completions_reply
 import replyguard.proxy.guardrails as guardrails
 import replyguard.proxy.relay as relay
 import replyguard.proxy.request_side as request_side
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.offload import (
     MAX_WAITING,
     OFFLOAD_CHARS,
@@ -186,8 +188,8 @@ async def test_a_short_request_body_is_screened_on_the_loop(
 async def test_a_long_whole_reply_is_screened_while_others_are_served(
         stack: StartUpstream, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     gate = ProcessGate(tmp_path)
-    monkeypatch.setattr(completions, "screen_completion",
-                        gate.wrap(completions.screen_completion))
+    monkeypatch.setattr(completions_reply, "screen_completion",
+                        gate.wrap(completions_reply.screen_completion))
     s = await stack(ScriptedUpstream(lambda _m: Reply(LONG)))
 
     async def long_request() -> Any:

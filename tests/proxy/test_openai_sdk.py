@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
 from typing import Any
 
 import openai
 import pytest
 from conftest import user
 
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.demo import from_chunks
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 
 TURNS = (
     "my card is 4111 1111 1111 1111, is it on file?",
@@ -30,23 +31,6 @@ SEED_REPLIES = [
 SEED_SEEN = ["my card is **** 1111, is it on file?", "the parcel for 4412 vanished",
              "the parcel for 4412 vanished"]
 Answer = tuple[str, list[dict[str, str]]]
-
-
-def from_chunks(chunks: Iterable[Any]) -> Answer:
-    """A streamed reply as a client assembles it: (text, tool calls)."""
-    text: list[str] = []
-    calls: dict[int, dict[str, str]] = {}
-    for chunk in chunks:
-        for choice in chunk.choices:
-            if choice.delta.content:
-                text.append(choice.delta.content)
-            for call in choice.delta.tool_calls or ():
-                slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
-                slot["id"] = call.id or slot["id"]
-                if call.function is not None:
-                    slot["name"] += call.function.name or ""
-                    slot["arguments"] += call.function.arguments or ""
-    return "".join(text), [calls[k] for k in sorted(calls)]
 
 
 def from_message(completion: Any) -> Answer:
@@ -133,7 +117,7 @@ async def test_shop_with_async_client(stack, stream: bool) -> None:
 
 @pytest.mark.parametrize("chunk_chars", [1, 3, 7, 64])
 async def test_shop_any_chunking(stack, chunk_chars: int) -> None:
-    from replyguard.proxy.fake_upstream import SHOP_SCRIPT, seed_script
+    from replyguard.proxy.fake_script import SHOP_SCRIPT, seed_script
 
     s = await stack(ScriptedUpstream(seed_script(SHOP_SCRIPT), chunk_chars=chunk_chars))
     async with openai.AsyncOpenAI(base_url=s.base_url, api_key="k", max_retries=0) as client:

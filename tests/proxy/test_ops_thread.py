@@ -17,7 +17,8 @@ from aiohttp import web
 from replyguard.config.settings import load_settings
 from replyguard.proxy import ops_thread
 from replyguard.proxy.app import create_app
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.server import Server
 from replyguard.proxy.workers import bind
 

@@ -15,17 +15,10 @@ from replyguard.engine.reply import Piece, ReplyScreen
 from replyguard.engine.rules import compile_rules
 from replyguard.engine.tools import ToolRules, ToolSpec, compile_tools
 from replyguard.proxy.api_chat import StreamScreen
+from replyguard.proxy.choice_reply import ChoiceReply
 from replyguard.proxy.errors import UpstreamError
 from replyguard.proxy.permissions import CallFilter
-from replyguard.proxy.pipeline import (
-    CallDeltas,
-    Calls,
-    ChoiceReply,
-    Finish,
-    Text,
-    TextDelta,
-    WholeCalls,
-)
+from replyguard.proxy.pipeline import CallDeltas, Calls, Finish, Text, TextDelta, WholeCalls
 from replyguard.proxy.sse import SSEEvent
 
 RULES = compile_rules(SHOP_RULES)

@@ -12,7 +12,8 @@ import orjson
 import pytest
 from conftest import RawUpstream, events, sse, user
 
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.sse import SSEDecoder
 
 FLAGGED = "I could kill the job first. Then I check the order."

@@ -16,7 +16,7 @@ from conftest import STORE_AUTH as AUTH
 from conftest import user, wait_for
 
 from replyguard.proxy.cli import main
-from replyguard.proxy.fake_upstream import Reply
+from replyguard.proxy.fake_script import Reply
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.records import field, verdict_of
 from replyguard.proxy.store import open_store

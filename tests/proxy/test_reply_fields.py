@@ -13,7 +13,7 @@ import pytest
 from conftest import RawUpstream, events, sse, user
 
 from replyguard.engine.rules import ReplyRules
-from replyguard.proxy.fake_upstream import Reply
+from replyguard.proxy.fake_script import Reply
 
 CARD = "4111 1111 1111 1111"
 HEAD = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}

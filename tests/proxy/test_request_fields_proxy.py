@@ -12,7 +12,7 @@ from conftest import events, streamed_text
 
 from replyguard.engine.request import WITHHELD_REPLY
 from replyguard.engine.rules import ReplyRules
-from replyguard.proxy.fake_upstream import Reply
+from replyguard.proxy.fake_script import Reply
 
 RULES = ReplyRules(personal_data={"national_id": "withhold", "email": "redact"})
 CARD = "4111 1111 1111 1111"

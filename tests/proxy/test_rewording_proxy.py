@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from replyguard.engine.rules import ReplyExactly, ReplyRules
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.output import REWORD_PROMPT
 from tests.proxy.conftest import StartUpstream, streamed_text
 from tests.proxy.test_actions_proxy import DECLINED, TOOLS, count, refund_turn

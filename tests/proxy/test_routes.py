@@ -11,7 +11,9 @@ import yarl
 from conftest import DONE, RawUpstream, events
 
 from replyguard.engine.request import WITHHELD_REPLY
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream, fake_embedding
+from replyguard.proxy.fake_chat import fake_embedding
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 
 CARD = "4111 1111 1111 1111"
 

@@ -18,7 +18,8 @@ from replyguard.config.rules import load_rules
 from replyguard.config.settings import load_settings
 from replyguard.proxy import store_app
 from replyguard.proxy.app import create_app
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.live_rules import LIVE, LiveRules, version_header
 from replyguard.proxy.state import METRICS
 from replyguard.proxy.store import open_store

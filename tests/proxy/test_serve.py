@@ -20,7 +20,8 @@ import aiohttp
 import pytest
 from conftest import events, streamed_text, user
 
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.workers import available_cpus, cgroup_cpus
 
 
@@ -165,12 +166,7 @@ async def test_sighup_reloads_the_rules_in_every_worker(serve, tmp_path: Path) -
 async def test_sigterm_lets_a_stream_finish_then_exits_0(serve) -> None:
     served = await serve(Reply(content="One. Two. Three. Four.", chunk_chars=3,
                                chunk_delay_s=0.1), listen__workers=2)
-    async with aiohttp.ClientSession() as session:
-        async with session.post(served.url("/v1/chat/completions"),
-                                json=user("hi", stream=True)) as resp:
-            await resp.content.readuntil(b"\n\n")
-            served.proc.send_signal(signal.SIGTERM)
-            raw = await resp.read()
+    raw = await _sigterm_mid_stream(served)
     assert streamed_text(raw) == "One. Two. Three. Four."
     assert events(raw)[-1] == "[DONE]"
     assert await _wait_exit(served.proc, 15) == 0
@@ -182,18 +178,23 @@ async def test_sigterm_lets_a_stream_finish_then_exits_0(serve) -> None:
 async def test_sigterm_ends_a_stream_past_the_deadline_with_an_error_event(serve) -> None:
     served = await serve(Reply(content="One. Two. Three. Four. Five. Six.", chunk_chars=3,
                                chunk_delay_s=0.5), listen__shutdown_timeout_s=1.5)
-    async with aiohttp.ClientSession() as session:
-        async with session.post(served.url("/v1/chat/completions"),
-                                json=user("hi", stream=True)) as resp:
-            await resp.content.readuntil(b"\n\n")
-            served.proc.send_signal(signal.SIGTERM)
-            raw = await resp.read()
+    raw = await _sigterm_mid_stream(served)
     got = events(raw)
     assert got[-1] == "[DONE]"
     assert got[-2] == ("error", {"error": {
         "message": "ReplyGuard is shutting down; the rest of the reply was not sent",
         "type": "server_error", "param": None, "code": "shutting_down"}})
     assert await _wait_exit(served.proc, 15) == 0
+
+
+async def _sigterm_mid_stream(served: Any) -> bytes:
+    """A streamed request's bytes, SIGTERM sent to the server once its first event came."""
+    async with aiohttp.ClientSession() as session:
+        async with session.post(served.url("/v1/chat/completions"),
+                                json=user("hi", stream=True)) as resp:
+            await resp.content.readuntil(b"\n\n")
+            served.proc.send_signal(signal.SIGTERM)
+            return await resp.read()
 
 
 def _cgroup_tree(root: Path, cgroup: str, files: dict[str, str]) -> Path:

@@ -18,7 +18,8 @@ from conftest import user
 
 from replyguard.config.settings import load_settings
 from replyguard.proxy.app import create_app
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.server import Server
 from replyguard.proxy.state import METRICS
 from replyguard.proxy.workers import bind

@@ -15,7 +15,8 @@ from pathlib import Path
 import aiohttp
 from conftest import STORE_AUTH, STORE_TOKEN, user
 
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 
 
 async def _start(config: dict, folder: Path, name: str) -> tuple[subprocess.Popen[bytes], int]:

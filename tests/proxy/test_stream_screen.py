@@ -22,8 +22,9 @@ from replyguard.proxy import api_chat
 from replyguard.proxy.api_chat import ChunkShapeError
 from replyguard.proxy.api_chat_whole import screen_completion
 from replyguard.proxy.permissions import CallFilter
-from replyguard.proxy.relay import _bytes, _handle
+from replyguard.proxy.relay import _handle
 from replyguard.proxy.sse import SSEDecoder, encode_event
+from replyguard.proxy.stream_out import item_bytes as _bytes
 
 RULES = compile_rules(SHOP_RULES)
 REFUND_DONE = read_context([

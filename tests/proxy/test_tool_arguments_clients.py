@@ -15,7 +15,8 @@ import pytest
 from fake_responses import FakeResponses, Said
 from pydantic import BaseModel
 
-from replyguard.proxy.fake_upstream import Reply, ScriptedUpstream
+from replyguard.proxy.fake_script import Reply
+from replyguard.proxy.fake_upstream import ScriptedUpstream
 
 CARD = "4111 1111 1111 1111"
 ARGUMENTS = {"name": "Jane Doe", "card": CARD, "order_id": "4412"}

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 from conftest import RawUpstream, events, sse, streamed_text, user
 
-from replyguard.proxy.fake_upstream import Reply
+from replyguard.proxy.fake_script import Reply
 
 CARD = "4111 1111 1111 1111"
 

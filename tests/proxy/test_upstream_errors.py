@@ -12,7 +12,7 @@ import orjson
 import pytest
 from conftest import DONE, RawUpstream, user
 
-from replyguard.proxy.fake_upstream import Reply
+from replyguard.proxy.fake_script import Reply
 
 ERRORS = "replyguard_upstream_errors_total"
 
