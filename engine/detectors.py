@@ -21,6 +21,7 @@ from replyguard.engine import masks, validators
 from replyguard.engine.context_marks import (
     Refusing,
     a_ticket_or_a_count,
+    a_version,
     a_ticket_pass,
     bare_and_marked,
     no_password_named_before,
@@ -810,14 +811,14 @@ DETECTORS: tuple[Detector, ...] = (
         examples=("4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559",
                   "3782 822463 10005", "4222222222222", "4111 1111-1111 1111",
                   "4111 - 1111 - 1111 - 1111", "4111- 1111 -1111 1111", "4111.1111.1111.1111",
-                  "4111/1111/1111/1111", "4111_1111_1111_1111", "4111,1111,1111,1111",
-                  "4111:1111:1111:1111"),
+                  "4111/1111/1111/1111", "4111_1111_1111_1111", "4111:1111:1111:1111"),
         counterexamples=("4111 1111 1111 1112", "0000 0000 0000 0000", "1234 5678 9012 3456 7890",
                          "order 4412", "order 112-4111111-1111111",
                          "4111 - 1111 - 1111 - 1111 - 1111", "4111 -1111 -1111 -1111 -1111",
                          "1234 - 4111 1111 1111 1111", "12345678901234567890",
                          "4111.1111.1111.1111.1111", "4111.1111/1111.1111",
-                         "1,234,567,890,123,456", "12:30:45", "4111_1111_1111_1111_1111"),
+                         "1,234,567,890,123,456", "12:30:45", "4111_1111_1111_1111_1111",
+                         "4111,1111,1111,1111"),
     ),
     Detector(
         id="card_in_other_groups",
@@ -988,9 +989,10 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.last4,
         priority=12,
         examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25",
-                  "529-982-247-25", "529 982 247-25", "529.982.247/25", "529,982,247-25"),
+                  "529-982-247-25", "529 982 247-25", "529.982.247/25"),
         counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00",
-                         "Ticket 72360589121 is closed.", "529.982.247-25-B"),
+                         "Ticket 72360589121 is closed.", "529.982.247-25-B",
+                         "529,982,247-25"),
     ),
     Detector(
         id="phone_number",
@@ -1029,17 +1031,20 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="ipv4_address",
         category="ip_address",
-        regex=re.compile(
-            r"\d(?<![\w.]\d)(?<![Vv]ersion \d)(?<![Vv]ers\u00e3o \d)\d{0,2}(?:\.\d{1,3}){3}"
-            r"(?![\w]|\.\d)"
-        ),
+        # Four numbers after a word naming a version are one (`version 4.5.3.9`, `Build
+        # 10.0.0.1`: `engine.context_marks.a_version`).
+        regex=Refusing(re.compile(
+            r"\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3}(?![\w]|\.\d)"
+        ), a_version),
         keywords=(),
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,
         examples=("203.0.113.42", "10.0.0.1", "192.168.1.254"),
         counterexamples=("256.1.1.1", "1.2.3", "v1.2.3.4", "1.2.3.4.5", "Version 1.0.0.0",
-                         "0.0.0.0", "127.0.0.1", "255.255.255.255"),
+                         "0.0.0.0", "127.0.0.1", "255.255.255.255", "version 4.5.3.9",
+                         "Build 10.0.0.1", "release 10.2.3.4", "Firmware: 192.168.1.1",
+                         "kernel 5.15.0.91", "ver. 10.0.0.1", "v 10.0.0.1"),
     ),
     Detector(
         id="ipv6_address",
