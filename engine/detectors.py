@@ -21,8 +21,8 @@ from replyguard.engine import masks, validators
 from replyguard.engine.context_marks import (
     Refusing,
     a_ticket_or_a_count,
-    a_version,
     a_ticket_pass,
+    a_version,
     bare_and_marked,
     no_password_named_before,
     not_a_card,

@@ -130,18 +130,23 @@ def _line_above(text: str, line: int) -> tuple[int, int] | None:
 
 def _header(text: str, line: int, row: str) -> tuple[int, int] | None:
     """The span of the first line of the block of table rows or CSV records the line
-    `row`, starting at `line`, belongs to (lines holding its cells' separator: `|`, a tab,
-    `,` or `;`), when it is one; else None."""
-    cell = next((c for c in "|\t;," if c in row), None)
+    `row`, starting at `line`, belongs to, when it is one (else None): a Markdown table's
+    lines start with `|`; a CSV's or a TSV's records hold as many of its separator (a
+    tab, `;` or `,`) as `row` does."""
+    stripped = row.lstrip(" \t>")
+    cell = "|" if stripped.startswith("|") else next((c for c in "\t;," if c in row), None)
     if cell is None:
         return None
+    cells = row.count(cell)
     first = None
     end = line - 1
     for _ in range(_HEADER_REACH):
         if end < 0:
             break
         begin = text.rfind("\n", 0, end) + 1
-        if cell not in text[begin:end]:
+        record = text[begin:end]
+        if (not record.lstrip(" \t>").startswith("|") if cell == "|"
+                else record.count(cell) != cells):
             break
         first = (begin, end)
         end = begin - 1
