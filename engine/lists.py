@@ -23,17 +23,21 @@ from replyguard.engine.context_marks import CARD_NAMES
 _GROUPED = ("card", "national_id", "iban", "phone", "ip_address")
 
 #: The names of each class that may stand before its value (the words the detectors and their
-#: context marks read: `context_marks.CARD_NAMES`, `SSN`, `social security`, `NHS`...),
+#: context marks read: `context_marks.CARD_NAMES`, `SSN`, `social security`, `NHS`...; and
+#: in Chinese, Japanese and Korean: `卡号`, `カード`, `电话`...),
 #: matched as words of their own in any case, a plural or a camel-cased next word allowed
 #: (`cards`, `cardNumber`, `credit_card`).
 _NAMES = {
     "card": (*CARD_NAMES, "creditcard", "credit", "cr\u00e9dito", "credito", "debit",
-             "d\u00e9bito", "debito", "visa", "mastercard", "amex"),
+             "d\u00e9bito", "debito", "visa", "mastercard", "amex", "\u5361\u53f7", "\u5361\u865f",
+             "\u4fe1\u7528\u5361", "\u94f6\u884c\u5361", "\u30ab\u30fc\u30c9", "\uce74\ub4dc"),
     "national_id": ("ssn", "social security", "nino", "national insurance", "nhs", "cpf",
-                    "national id", "tax id", "itin"),
+                    "national id", "tax id", "itin", "\u8eab\u4efd\u8bc1",
+                    "\u30de\u30a4\u30ca\u30f3\u30d0\u30fc"),
     "iban": ("iban", "account", "acct", "bank", "conta", "konto", "compte", "cuenta"),
     "phone": ("phone", "telephone", "tel", "telefone", "tel\u00e9fono", "mobile", "cell",
-              "cellphone", "celular", "fax", "whatsapp"),
+              "cellphone", "celular", "fax", "whatsapp", "\u7535\u8bdd", "\u96fb\u8a71",
+              "\u624b\u673a", "\u643a\u5e2f", "\uc804\ud654"),
     "ip_address": ("ip", "ipv4", "ipv6", "address", "host", "server"),
 }
 _NAMED = {cls: re.compile(r"(?<![A-Za-z])(?i:" + "|".join(sorted(names, key=len, reverse=True))
