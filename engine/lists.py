@@ -40,9 +40,6 @@ _NAMES = {
               "\u624b\u673a", "\u643a\u5e2f", "\uc804\ud654"),
     "ip_address": ("ip", "ipv4", "ipv6", "address", "host", "server"),
 }
-_NAMED = {cls: re.compile(r"(?<![A-Za-z])(?i:" + "|".join(sorted(names, key=len, reverse=True))
-                          + r")(?i:e?s)?(?![a-z])")
-          for cls, names in _NAMES.items()}
 
 #: A character that may be (or start) a list separator: the quick test before `_LIST_SEPARATOR`.
 _MAY_LIST = re.compile("[\n\r\t\x0b\x0c\x85\u2028\u2029,;|<&\\\\\u3001\uff64\uff0c\uff1b\uff5c"
@@ -67,7 +64,7 @@ def listed_unnamed(text: str, cls: str, start: int, end: int, before: str = "") 
     (`named_before`): its groups are then a list's or a table's numbers, no value. A value
     typed with value separators alone is never one (one search of its span: the cost of
     the check)."""
-    if cls not in _NAMED or _MAY_LIST.search(text, start, end) is None:
+    if cls not in _NAMES or _MAY_LIST.search(text, start, end) is None:
         return False
     if not any(_a_list_separator(text, m) for m in _LIST_SEPARATOR.finditer(text, start, end)):
         return False
@@ -101,20 +98,41 @@ def named_before(text: str, cls: str, start: int) -> bool:
     the line above it (past a blank line or a table's separator line), or in the header
     (the first line) of the table or CSV whose row its line is; in the `READ_BACK`
     characters before it."""
-    named = _NAMED[cls]
+    names = _NAMES[cls]
     stop = text.find("\n", start, start + READ_BACK)
     rest = text[start:start + READ_BACK] if stop == -1 else text[start:stop]
     text = text[max(0, start - READ_BACK):start]
+    low = text.lower()
     line = text.rfind("\n") + 1
-    if named.search(text, line) is not None:
+    if _named(text, low, names, line, len(text)):
         return True
     if line == 0:
         return False
     above = _line_above(text, line)
-    if above is not None and named.search(text, *above) is not None:
+    if above is not None and _named(text, low, names, *above):
         return True
     header = _header(text, line, text[line:] + rest)
-    return header is not None and named.search(text, *header) is not None
+    return header is not None and _named(text, low, names, *header)
+
+
+def _named(text: str, low: str, names: tuple[str, ...], start: int, end: int) -> bool:
+    """Does one of `names` stand as a word in `text[start:end]` (`low` is `text` in lower
+    case): no letter before it, no small letter after it but a plural's `s` or `es`? Each
+    name is looked for with `str.find` (a regex of them all, tried at each character, cost
+    50 times as much on a long line)."""
+    for name in names:
+        at = low.find(name, start, end)
+        while at != -1:
+            after = at + len(name)
+            if low.startswith("es", after):
+                after += 2
+            elif low.startswith("s", after):
+                after += 1
+            if (not (at and text[at - 1].isascii() and text[at - 1].isalpha())
+                    and not (after < len(text) and "a" <= text[after] <= "z")):
+                return True
+            at = low.find(name, at + 1, end)
+    return False
 
 
 def _line_above(text: str, line: int) -> tuple[int, int] | None:
