@@ -191,7 +191,7 @@ def not_a_card(text: str, start: int, end: int) -> bool:
 #: (`version 4.5.3.9`, `v 1.2.3.4`, `Build: 10.0.0.1`, `firmware 192.168.1.1`).
 _VERSION_WORDS = frozenset("version vers\u00e3o ver v build release firmware kernel".split())
 #: The word that ends what stands before a number, and the marks between them (`_VERSION_WORDS`).
-_WORD_BEFORE = re.compile(r"(?<![^\W\d_])([^\W\d_]+)\.?[ \t]*[:=#]?[ \t]*[\"'`(]?\Z")
+_WORD_BEFORE = re.compile(r"(?<![^\W\d_])([^\W\d_]+)\.?[ \t]*[:=#]?[ \t]*\n?[ \t]*[\"'`(]?\Z")
 
 
 def a_version(text: str, start: int, end: int) -> bool:
