@@ -166,6 +166,13 @@ async def _session_ctx(app: web.Application) -> AsyncIterator[None]:
     app[OFFLOAD].close()
 
 
+def _watch_offload(metrics: Metrics, offload: Offload) -> None:
+    """`replyguard_long_screens` read from `offload` at each scrape."""
+    metrics.long_screens.labels(state="admitted").set_function(lambda: offload.admitted)
+    metrics.long_screens.labels(state="waiting_for_room").set_function(
+        lambda: offload.waiting_for_room)
+
+
 def create_app(settings: Settings, rules: ReplyRules | None = None,
                metrics: Metrics | None = None, store: Store | None = None) -> web.Application:
     """The ReplyGuard application for `settings` and `rules` (default rules if None), with
@@ -189,6 +196,7 @@ def create_app(settings: Settings, rules: ReplyRules | None = None,
     app[SCREEN_CACHE] = ScreenCache()
     app[OFFLOAD] = Offload(refused=app[METRICS].overloaded.inc)
     app[GUARDRAILS].offload = app[OFFLOAD]
+    _watch_offload(app[METRICS], app[OFFLOAD])
     app[METRICS].screen_cache_entries.set_function(app[SCREEN_CACHE].__len__)
     app.cleanup_ctx.append(_session_ctx)
     app.router.add_post("/v1/chat/completions", chat_completions)

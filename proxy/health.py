@@ -15,14 +15,11 @@ from aiohttp import web
 
 from replyguard.proxy.errors import NotFound, error_response
 from replyguard.proxy.live_rules import LIVE
-from replyguard.proxy.ops_thread import Heartbeat
 from replyguard.proxy.slow_clients import head_read
-from replyguard.proxy.state import LIFECYCLE, METRICS, PEERS, SESSION, WATCH
+from replyguard.proxy.state import BEAT, LIFECYCLE, METRICS, PEERS, SESSION, WATCH
 
 #: The app whose state an admin listener's routes read.
 MAIN = web.AppKey("main", web.Application)
-#: The main event loop's heartbeat (proxy.ops_thread), when the app is served by a Server.
-BEAT = web.AppKey("heartbeat", Heartbeat)
 
 
 def _main(request: web.Request) -> web.Application:

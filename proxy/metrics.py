@@ -115,6 +115,11 @@ class Metrics:
             "replyguard_overloaded", "requests answered 503 overloaded: no upstream "
             "connection came free within upstream.pool_wait_s, or too many long texts were "
             "waiting to be screened", registry=r)
+        self.long_screens = Gauge(
+            "replyguard_long_screens", "long texts being screened off the event loop: "
+            "admitted (running or queued in the worker thread or the screening processes), "
+            "waiting_for_room (stream batches waiting for a place among them)", ("state",),
+            registry=r)
         self.client_timeouts = Counter(
             "replyguard_client_timeouts", "client connections closed (phase header) or "
             "requests refused 408 (phase body) for sending too slowly", ("phase",), registry=r)

@@ -81,6 +81,7 @@ class Offload:
         self._room: deque[asyncio.Future[None]] = deque()
         #: The screening processes (`process` jobs).
         self.processes = ScreenPool(processes)
+        self._closed = False
 
     async def run(self, size: int, fn: Callable[..., T], *args: Any,
                   threshold: int | None = None, process: bool = False,
@@ -91,8 +92,8 @@ class Offload:
         are waiting, raises Overloaded, or with `wait` (a stream under way, which a refusal
         would cut off) waits for room first. Raises WorkerLost when the screening process
         stopped before it answered."""
-        if size < (self.threshold if threshold is None else threshold):
-            return fn(*args)
+        if size < (self.threshold if threshold is None else threshold) or self._closed:
+            return fn(*args)  # (closed: the app is stopping, a last stream is drained here)
         await self._admit(wait)  # counted in `_waiting` from here
         try:
             if process:
@@ -127,6 +128,11 @@ class Offload:
         """Jobs of streams under way waiting for room (`run(wait=True)`)."""
         return len(self._room)
 
+    @property
+    def admitted(self) -> int:
+        """Jobs admitted to the worker thread or the screening processes: running or queued."""
+        return self._waiting
+
     def _wake(self) -> None:
         """Let the first job waiting for room try again, if there is room."""
         if self._room and self._waiting < self._max_waiting and not self._room[0].done():
@@ -142,7 +148,8 @@ class Offload:
 
     def close(self) -> None:
         """Stop the worker thread once its job is done (jobs not started are cancelled) and
-        the screening processes at once."""
+        the screening processes at once. A job run after it runs on the event loop."""
+        self._closed = True
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None

@@ -13,6 +13,7 @@ that is merely busy. Both health routes report the main loop's lag (`loop_lag_ms
 from __future__ import annotations
 
 import asyncio
+import math
 import socket
 import threading
 import time
@@ -25,6 +26,8 @@ from aiohttp import web
 BEAT_S = 0.25
 #: A main loop whose last stamp is older than this many seconds is stalled (`/healthz` 503).
 STALL_S = 30.0
+#: A main loop that ran a stamp this many seconds late was overloaded (`Heartbeat.late_within`).
+LATE_S = 1.0
 
 
 class Heartbeat:
@@ -32,6 +35,8 @@ class Heartbeat:
 
     def __init__(self) -> None:
         self.last = time.monotonic()
+        #: When the main loop last ran a stamp `LATE_S` or more late (never: -inf).
+        self.late_at = -math.inf
         self._handle: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
@@ -39,8 +44,13 @@ class Heartbeat:
         self._handle = asyncio.get_running_loop().call_later(BEAT_S, self._beat)
 
     def _beat(self) -> None:
-        self.last = time.monotonic()
+        self._beat_at(time.monotonic())
         self._handle = asyncio.get_running_loop().call_later(BEAT_S, self._beat)
+
+    def _beat_at(self, now: float) -> None:
+        if now - self.last - BEAT_S >= LATE_S:
+            self.late_at = now
+        self.last = now
 
     def stop(self) -> None:
         if self._handle is not None:
@@ -50,6 +60,12 @@ class Heartbeat:
     def lag_s(self) -> float:
         """How late the main loop is: seconds since the stamp it owed last."""
         return max(time.monotonic() - self.last - BEAT_S, 0.0)
+
+    def late_within(self, seconds: float) -> bool:
+        """Whether the main loop ran `LATE_S` or more late at some time in the last `seconds`
+        (now included): work queued on it then waited that long, whatever that work was."""
+        now = time.monotonic()
+        return now - self.late_at <= seconds or now - self.last - BEAT_S >= LATE_S
 
     def stalled(self) -> bool:
         return time.monotonic() - self.last > STALL_S

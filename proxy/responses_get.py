@@ -22,14 +22,18 @@ from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy.api_responses import screen_response
 from replyguard.proxy.completions import stream_metrics
 from replyguard.proxy.errors import UpstreamError, error_response
-from replyguard.proxy.overload import count_fault
 from replyguard.proxy.permissions import CallFilter
 from replyguard.proxy.record import RECORD
 from replyguard.proxy.relay import relay
 from replyguard.proxy.responses_stream import ResponsesStream
 from replyguard.proxy.state import METRICS, OFFLOAD, SCREEN_CACHE, SESSION, SETTINGS
 from replyguard.proxy.turn import compiled_rules, compiled_tools, screen_maker
-from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
+from replyguard.proxy.upstream import (
+    error_from_status,
+    returned_headers,
+    unanswered,
+    upstream_headers,
+)
 from replyguard.proxy.upstream_reply import read_whole
 
 __all__ = ["stored_input_items", "stored_response"]
@@ -64,9 +68,7 @@ async def _get(request: web.Request, tail: str) -> web.StreamResponse:
     except Exception as exc:
         if answered:
             raise
-        failed = fault(exc, settings.upstream.base_url)
-        count_fault(app[METRICS], failed, request[RECORD].api)
-        raise failed from None
+        raise unanswered(app, exc, request[RECORD].api, settings.upstream.base_url) from None
 
 
 async def _answer(request: web.Request, upstream: aiohttp.ClientResponse,

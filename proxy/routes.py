@@ -21,7 +21,6 @@ from replyguard.proxy.errors import (
     ScreeningFailed,
     error_response,
 )
-from replyguard.proxy.overload import count_fault
 from replyguard.proxy.paths import AmbiguousPath, canonical_path
 from replyguard.proxy.record import RECORD
 from replyguard.proxy.request_side import other_fields
@@ -34,7 +33,13 @@ from replyguard.proxy.state import (
     prepare,
 )
 from replyguard.proxy.turn import compiled_rules
-from replyguard.proxy.upstream import error_from_status, fault, returned_headers, upstream_headers
+from replyguard.proxy.upstream import (
+    error_from_status,
+    fault,
+    returned_headers,
+    unanswered,
+    upstream_headers,
+)
 
 #: Upstream response headers passed on from a passthrough or models route (besides
 #: `upstream.RETURNED`, the rate-limit and request-id headers): what a client needs to read
@@ -177,10 +182,9 @@ async def _forward(request: web.Request, method: str, path: str, data: bytes | N
         if isinstance(exc, ConnectionResetError):  # writing to the client: it went away
             raise
         if response is None or not response.prepared:
-            error = fault(exc, settings.upstream.base_url)
-            if not counted:
-                count_fault(metrics, error, api)
-            raise error from None
+            if counted:  # (an upstream error status, counted: its body broke off)
+                raise fault(exc, settings.upstream.base_url) from None
+            raise unanswered(app, exc, api, settings.upstream.base_url) from None
         if not counted:
             metrics.upstream_errors_by("upstream_dropped", api).inc()
         request[RECORD].outcome = "upstream_dropped"

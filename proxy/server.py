@@ -16,11 +16,11 @@ from aiohttp import web
 from replyguard.config.errors import ConfigError
 from replyguard.config.rules import load_rules
 from replyguard.config.settings import Settings
-from replyguard.proxy.health import BEAT, ops_app
+from replyguard.proxy.health import ops_app
 from replyguard.proxy.live_rules import LIVE
 from replyguard.proxy.ops_thread import Heartbeat, OpsThread
 from replyguard.proxy.slow_clients import KEEPALIVE_S, LINGER_S, GuardedHandler
-from replyguard.proxy.state import LIFECYCLE, METRICS, RULES, SETTINGS
+from replyguard.proxy.state import BEAT, LIFECYCLE, METRICS, RULES, SETTINGS
 from replyguard.proxy.watchdog import STREAMS
 
 log = logging.getLogger("replyguard")

@@ -16,6 +16,7 @@ from replyguard.engine.tools import CompiledTools, compile_tools
 from replyguard.proxy.guardrails import Guardrails
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
+from replyguard.proxy.ops_thread import Heartbeat
 from replyguard.proxy.overload import UpstreamWatch
 from replyguard.proxy.peers import Peers
 from replyguard.proxy.record import RECORD, RequestRecord
@@ -78,6 +79,8 @@ LIFECYCLE = web.AppKey("lifecycle", Lifecycle)
 #: (`engine.ScreenCache`: digests and screened results only), one per server.
 SCREEN_CACHE = web.AppKey("screen_cache", ScreenCache)
 OFFLOAD = web.AppKey("offload", Offload)
+#: The main event loop's heartbeat (proxy.ops_thread), when the app is served by a Server.
+BEAT = web.AppKey("heartbeat", Heartbeat)
 #: The declared tools compiled once per (language, audience); empty when none is declared.
 TOOLS = web.AppKey("tools", dict)
 AUDIENCES = ("customer", "staff")

@@ -13,7 +13,8 @@ from aiohttp import web
 from replyguard.config.checks import without_userinfo
 from replyguard.config.settings import Settings
 from replyguard.proxy.errors import ProxyError, UpstreamError
-from replyguard.proxy.overload import Overloaded, connect_timeout, overloaded
+from replyguard.proxy.overload import Overloaded, connect_timeout, count_fault, overloaded
+from replyguard.proxy.state import BEAT, METRICS, SETTINGS
 
 #: Client headers sent on to the upstream (besides Authorization and Content-Type).
 FORWARDED = ("openai-organization", "openai-project", "openai-beta", "user-agent", "accept")
@@ -81,6 +82,27 @@ def fault(exc: BaseException, url: str, *,
     return UpstreamError(f"the upstream at {url} failed: {type(exc).__name__}",
                          code="upstream_error", status=502,
                          kind="upstream_dropped" if answered else "connect")
+
+
+def unanswered(app: web.Application, exc: BaseException, api: str, base: str
+               ) -> UpstreamError | Overloaded:
+    """The error for an upstream call of `app` to `base` that `exc` ended before its response
+    headers (`fault`), counted in the metrics as overload or as an upstream fault of its kind.
+    A connect timeout while the main event loop ran late (`Heartbeat.late_within` the
+    connect's time) is overload too, not the upstream's: this process's own connect, spread
+    over turns of a late loop, may have used up the time."""
+    failed = fault(exc, base)
+    if isinstance(exc, aiohttp.ConnectionTimeoutError) and _loop_late(app):
+        failed = Overloaded(app[SETTINGS].upstream.retry_after_s)
+    count_fault(app[METRICS], failed, api)
+    return failed
+
+
+def _loop_late(app: web.Application) -> bool:
+    """Whether `app`'s main event loop ran late within the last connect's time."""
+    up, beat = app[SETTINGS].upstream, app.get(BEAT)
+    return beat is not None and beat.late_within(sum(connect_timeout(up.pool_wait_s,
+                                                                     up.connect_timeout_s)))
 
 
 async def error_from_status(response: aiohttp.ClientResponse, url: str,

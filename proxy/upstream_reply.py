@@ -18,12 +18,11 @@ from replyguard.engine.reply import ScreeningError
 from replyguard.proxy.errors import ScreeningFailed, UpstreamError
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import JSON_OFFLOAD_CHARS, Offload
-from replyguard.proxy.overload import count_fault
 from replyguard.proxy.record import RECORD, RequestRecord
 from replyguard.proxy.reply_keys import ChunkShapeError
 from replyguard.proxy.screen_pool import WorkerLost, in_place
 from replyguard.proxy.state import METRICS, SESSION
-from replyguard.proxy.upstream import fault, json_object, read_body
+from replyguard.proxy.upstream import json_object, read_body, unanswered
 
 __all__ = ["call_upstream", "read_whole"]
 
@@ -55,9 +54,7 @@ async def call_upstream(request: web.Request, url: str, base: str, body: dict[st
     except Exception as exc:
         if answered:
             raise
-        failed = fault(exc, base)
-        count_fault(metrics, failed, record.api)  # overload (503) or an upstream fault
-        raise failed from None
+        raise unanswered(request.app, exc, record.api, base) from None
 
 
 async def read_whole(upstream: aiohttp.ClientResponse,

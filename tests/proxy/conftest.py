@@ -23,8 +23,9 @@ from replyguard.config.settings import load_settings
 from replyguard.engine.rules import ReplyRules
 from replyguard.proxy.app import create_app
 from replyguard.proxy.fake_upstream import SHOP_SCRIPT, Reply, ScriptedUpstream, seed_script
+from replyguard.proxy.ops_thread import Heartbeat
 from replyguard.proxy.sse import SSEDecoder
-from replyguard.proxy.state import METRICS
+from replyguard.proxy.state import BEAT, METRICS
 from replyguard.proxy.store import open_store
 
 SHOP_RULES_PATH = Path(__file__).resolve().parents[2] / "config" / "reply-rules.example.yaml"
@@ -160,7 +161,7 @@ async def stack() -> AsyncIterator[StartUpstream]:
     closers: list[Callable[[], Awaitable[None]]] = []
 
     async def start(upstream: Any = None, rules: ReplyRules | None = SHOP_RULES,
-                    **overrides: Any) -> Stack:
+                    heartbeat: bool = False, **overrides: Any) -> Stack:
         if upstream is None:
             upstream = ScriptedUpstream(seed_script(SHOP_SCRIPT), created=1)
         elif isinstance(upstream, Reply):
@@ -180,16 +181,27 @@ async def stack() -> AsyncIterator[StartUpstream]:
             "upstream.anthropic_base_url": url.removesuffix("/v1"),
             **{k.replace("__", "."): v for k, v in overrides.items()}})
         app = create_app(settings, rules)
+        if heartbeat:  # the main loop's heartbeat, as `replyguard serve` stamps it
+            app[BEAT] = Heartbeat()
         # TestServer.start_server runs the app with handler_cancellation=True, as
         # `replyguard serve` does: a client going away cancels the handler.
         client = TestClient(TestServer(app, host="127.0.0.1"))
         await client.start_server()
         closers.append(client.close)
+        if heartbeat:
+            app[BEAT].start()
+            closers.append(_async(app[BEAT].stop))
         return Stack(client, app, upstream, url)
 
     yield start
     for close in reversed(closers):
         await close()
+
+
+def _async(stop: Callable[[], None]) -> Callable[[], Awaitable[None]]:
+    async def call() -> None:
+        stop()
+    return call
 
 
 async def wait_for(predicate: Callable[[], bool], timeout_s: float = 5.0) -> None:

@@ -285,11 +285,30 @@ async def test_a_stream_waits_for_the_worker_rather_than_being_cut_off(
     while offload.waiting_for_room == 0:
         assert not task.done()
         await asyncio.sleep(0.01)
+    assert _long_screens(await s.metrics_text()) == {"admitted": MAX_WAITING,
+                                                     "waiting_for_room": 1}
     gate.open()
     await asyncio.gather(*busy)
     raw = await task
     assert streamed_text(raw) == long.replace(CARD, "**** 1111")
     assert b"event: error" not in raw and raw.endswith(b"data: [DONE]\n\n")
+    assert _long_screens(await s.metrics_text()) == {"admitted": 0, "waiting_for_room": 0}
+
+
+def _long_screens(text: str) -> dict[str, float]:
+    """`replyguard_long_screens` by state, from a scrape."""
+    prefix = 'replyguard_long_screens{state="'
+    return {line[len(prefix):].split('"')[0]: float(line.split()[-1])
+            for line in text.splitlines() if line.startswith(prefix)}
+
+
+async def test_a_job_after_closing_runs_on_the_loop_and_starts_no_thread() -> None:
+    offload = Offload(threshold=1)
+    assert await offload.run(5, threading.current_thread) is not threading.current_thread()
+    offload.close()
+    before = {t.name for t in threading.enumerate()}
+    assert await offload.run(5, threading.current_thread) is threading.current_thread()
+    assert {t.name for t in threading.enumerate()} == before
 
 
 async def test_a_long_turn_is_read_by_the_injection_patterns_in_a_screening_process(

@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+import socket
+import time
+from collections.abc import Iterator
 
+import pytest
 from conftest import RawUpstream, sse, user
 
+from replyguard.proxy.ops_thread import BEAT_S, LATE_S, Heartbeat
 from replyguard.proxy.overload import UpstreamWatch
 
 CHUNK = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
@@ -87,3 +92,57 @@ def test_watch_detail_before_any_call() -> None:
     watch = UpstreamWatch()
     assert watch.detail()["reachable"] is None
     assert math.isnan(watch.gauge())
+
+
+@pytest.fixture
+def no_answer() -> Iterator[str]:
+    """An upstream URL whose connects hang: a listener with a backlog of 0, its one place
+    taken by a connection it never accepts."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    held = socket.create_connection(listener.getsockname())
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        held.close()
+        listener.close()
+
+
+async def test_a_connect_timeout_is_the_upstreams_while_the_loop_keeps_time(
+        stack, no_answer) -> None:
+    s = await stack(no_answer, heartbeat=True, upstream__connect_timeout_s=0.3)
+    async with s.client.post("/v1/chat/completions", json=user("hi")) as resp:
+        assert resp.status == 504
+        assert (await resp.json())["error"]["code"] == "upstream_timeout"
+    text = await s.metrics_text()
+    assert sample(text, 'replyguard_upstream_errors_total{api="chat",kind="timeout"}') == 1.0
+    assert sample(text, "replyguard_overloaded_total") == 0.0
+
+
+async def test_a_connect_timeout_while_the_loop_ran_late_is_overload(stack, no_answer) -> None:
+    s = await stack(no_answer, heartbeat=True, upstream__connect_timeout_s=0.3,
+                    upstream__retry_after_s=3)
+    await asyncio.sleep(0.3)  # the heartbeat stamped on time
+    time.sleep(BEAT_S + LATE_S + 0.1)  # then the main loop is held: its next stamp is late
+    await asyncio.sleep(0)
+    async with s.client.post("/v1/chat/completions", json=user("hi", stream=True)) as resp:
+        assert resp.status == 503
+        assert resp.headers["Retry-After"] == "3"
+        assert (await resp.json())["error"]["code"] == "overloaded"
+    text = await s.metrics_text()
+    assert sample(text, "replyguard_overloaded_total") == 1.0
+    assert "replyguard_upstream_errors_total{" not in text
+    assert sample(text, "replyguard_upstream_reachable") == 0.0  # unreachable all the same
+
+
+def test_the_heartbeat_remembers_a_late_loop_for_the_time_asked() -> None:
+    beat = Heartbeat()
+    assert not beat.late_within(60.0)
+    beat.last -= BEAT_S + LATE_S  # the stamp owed is a second late now
+    assert beat.late_within(0.0)
+    beat._beat_at(beat.last + BEAT_S + LATE_S + 0.2)  # then it came, late
+    assert beat.late_at == beat.last
+    assert beat.late_within(10.0)
+    beat.late_at -= 11.0
+    assert not beat.late_within(10.0)
