@@ -22,6 +22,11 @@ What is undone (each is property-tested in tests/engine/test_canon.py):
   through the `confusable_homoglyphs` package) lists as a look-alike of one ASCII letter reads
   as that letter (Cyrillic `а`, Greek `ο`); digits and ASCII are never changed, and accented
   Latin letters stay as they are (they are letters of their own: `joão`).
+* References read by their neighbours: a separator or a bracket that the view reads by what
+  stands around it (`_BY_CONTEXT`) written as a character reference, a JSON escape or a
+  percent-encoding (`4539&bull;1488…`, `\\u30fb`, `%C2%B7`, `&#40;at&#41;`) is decoded
+  first, and the text then read as if it were typed so; each maps back onto its whole
+  reference.
 * Scripts written without spaces: where a letter of Chinese, Japanese, Korean or Thai meets
   an ASCII letter or digit, the view holds a space (`カードは4111…です` reads the card as a
   word of its own).
@@ -47,7 +52,9 @@ from confusable_homoglyphs.confusables import confusables_data
 def _dash_and_space_table() -> dict[int, str]:
     """Unicode space separators and other whitespace as a space (line breaks as a newline),
     control characters as a space, the non-ASCII hyphens, figure and en dashes and minus
-    signs as `-` (not the em dash, which stands between words in prose)."""
+    signs (the modifier letter's, the superscript's and subscript's: `˗`, `⁻`, `₋`) as `-`
+    (not the em dash nor the horizontal bar, which stand between words in prose: `_EDIT`'s
+    `dash` reads them between digits)."""
     table: dict[int, str] = {}
     for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)):
         table[code] = " "
@@ -57,7 +64,7 @@ def _dash_and_space_table() -> dict[int, str]:
     for code in range(0xA0, 0x3001):
         if unicodedata.category(chr(code)) == "Zs":
             table[code] = " "
-    for char in "\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d":
+    for char in "\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d\u02d7\u207b\u208b":
         table[ord(char)] = "-"
     table[0x2800] = " "  # (the braille pattern blank: a blank, though no space separator)
     return table
@@ -370,7 +377,8 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
-        "|(?P<dash>\u2014(?:(?<=[0-9]\u2014)(?=[0-9])|(?<=[0-9] \u2014)(?= [0-9])))"
+        "|(?P<dash>[\u2014\u2015](?:(?<=[0-9][\u2014\u2015])(?=[0-9])"
+        "|(?<=[0-9] [\u2014\u2015])(?= [0-9])))"
         rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
         rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9]))"
         rf"|[ ][{_BULLETS}][ ](?<=[0-9][ ][{_BULLETS}][ ])(?=[0-9]))"
@@ -390,6 +398,85 @@ _EDIT_KNOWN = _edit_pattern(_tag(_TAG_NAMES), _OPENER)
 #: The same as a reader sees the text (`canonical(shown=True)`): a tag is a space whole, its
 #: attributes included (the `(?!)` opener never matches).
 _EDIT_SHOWN = _edit_pattern(_tag_with_attributes(_TAG_NAMES), "(?!)")
+
+
+#: The characters the view reads by what stands around them, not one for one: typography's
+#: separators between a value's groups (`_BULLETS`), the em dash and horizontal bar between
+#: digits (`_EDIT`'s `dash`), the brackets of an address's `(at)` and `[dot]`.
+_BY_CONTEXT = _BULLETS + "\u2014\u2015()[]{}"
+
+
+def _by_context_written() -> str:
+    """A character of `_BY_CONTEXT` written as a character reference (decimal or hex, with
+    or without its `;`; named, with it: `&#183;`, `&#x2022;`, `&bull;`, `&lpar;`), a JSON
+    escape (`\\u00b7`, any case) or a URL's percent-encoding of its UTF-8 bytes (`%C2%B7`)."""
+    codes = sorted(ord(c) for c in _BY_CONTEXT)
+    decimal = "|".join(str(c) for c in codes)
+    hexa = "|".join(f"{c:x}" for c in codes)
+    escapes = "|".join(f"{c:04x}" for c in codes)
+    percent = "|".join("".join(f"%{b:02x}" for b in chr(c).encode()) for c in codes
+                       if c > 0x7F)
+    names = sorted(name[:-1] for name, value in html.entities.html5.items()
+                   if name.endswith(";") and value in _BY_CONTEXT and len(value) == 1)
+    return (rf"&(?:#0*(?:{decimal})(?![0-9]);?|#[xX]0*(?i:{hexa})(?![0-9A-Fa-f]);?"
+            rf"|(?:{'|'.join(names)});)|\\u(?i:{escapes})|(?i:{percent})")
+
+
+#: A character of `_BY_CONTEXT` written otherwise (`_by_context_written`).
+_BY_CONTEXT_WRITTEN = re.compile(_by_context_written())
+
+
+def _decoded_first(text: str) -> tuple[str, list[tuple[int, int, int]]]:
+    """`text` with each character of `_BY_CONTEXT` written as a reference, an escape or an
+    encoding (`_BY_CONTEXT_WRITTEN`) as that character, and where each such character
+    stands, `(in the decoded text, start, end in text)`: read then as typed, it is read by
+    what stands around it as a typed one is (`4539&bull;1488` as `4539•1488`)."""
+    parts: list[str] = []
+    first: list[tuple[int, int, int]] = []
+    pos = size = 0
+    for match in _BY_CONTEXT_WRITTEN.finditer(text):
+        start, end = match.span()
+        parts.append(text[pos:start])
+        size += start - pos
+        parts.append(_decoded(match.group()))
+        first.append((size, start, end))
+        size += 1
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts), first
+
+
+def _decoded(written: str) -> str:
+    """The character a reference, a `\\uXXXX` escape or a percent-encoding stands for."""
+    if written[0] == "&":
+        return html.unescape(written if written.endswith(";") else written + ";")
+    if written[0] == "%":
+        return bytes.fromhex(written.replace("%", "")).decode("utf-8")
+    return chr(int(written[2:], 16))
+
+
+def _composed(first: list[tuple[int, int, int]], view: Canonical) -> Canonical:
+    """The view of a text whose `first` characters were decoded before `view` was read
+    (`_decoded_first`), its offsets mapped onto the text: an edit of `view` maps to the
+    text its decoded stretch was read from; a decoded character that `view` reads one for
+    one is an edit of its own (its reference's whole span)."""
+    decoded = Canonical("", [(at, at + 1, start, end) for at, start, end in first])
+    mapped: list[tuple[int, int, int, int]] = []
+    i, count, shift = 0, len(first), 0  # shift: view offset less decoded offset
+    for vs, ve, ds, de in zip(view._view_starts, view._view_ends, view._starts, view._ends,
+                              strict=True):
+        while i < count and first[i][0] < ds:
+            at, start, end = first[i]
+            mapped.append((at + shift, at + shift + 1, start, end))
+            i += 1
+        while i < count and first[i][0] < de:
+            i += 1
+        start = decoded.start(ds)
+        mapped.append((vs, ve, start, decoded.end(de) if de > ds else start))
+        shift = ve - de
+    for at, start, end in first[i:]:
+        mapped.append((at + shift, at + shift + 1, start, end))
+    return Canonical(view.text, mapped, view.joined, view.attributes, view.glued)
 
 
 #: A letter of a script written without spaces (CJK ideographs, kana, hangul, Thai)...
@@ -417,12 +504,18 @@ class Canonical:
     Spans never end inside an edit's stretch: a value's span covers the markup inside it and
     none after it (`_4111 1111 1111 1111_` -> the span of the digits)."""
 
-    __slots__ = ("text", "joined", "attributes", "_view_starts", "_view_ends", "_starts",
+    __slots__ = ("text", "joined", "attributes", "glued", "_view_starts", "_view_ends", "_starts",
                  "_ends")
 
     def __init__(self, text: str, edits: list[tuple[int, int, int, int]] | None = None,
-                 joined: bool = False, attributes: bool = False) -> None:
+                 joined: bool = False, attributes: bool = False, glued: bool = False) -> None:
         self.text = text
+        #: Whether closing tags that end an inline element of one word stand glued to a
+        #: letter or digit (`<b>AKIA</b>IOSFODNN7EXAMPLE`, `_glued_word`): the text then also
+        #: reads with them as nothing (`canonical(glue=True)`, `engine.find`), a finding of
+        #: that reading kept where it overlaps none of this one's (`<b>sk-…</b>xx`: the key
+        #: ends where its element does).
+        self.glued = glued
         #: Whether a tag's attributes were read as text (the detectors' view): the text then
         #: also reads as shown (`engine.find`), a tag whole as a space, so that a value a
         #: tag with attributes stands in (`4111 <span style="…">1111</span> 1111 1111`) is
@@ -566,7 +659,7 @@ _LATIN_AS_ITSELF = bytes(code for code in range(128, 256) if _as_itself(chr(code
 
 
 def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False,
-              any_tag: bool = True, tabs: bool = False) -> Canonical:
+              any_tag: bool = True, tabs: bool = False, glue: bool = False) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
     ASCII text with nothing to undo is its own view, found in one scan. With `letters`
     false, look-alike letters are left as they are (a mask shows a value's own letters).
@@ -577,19 +670,38 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
     attributes are read as text, so that a value in one is found, and inline tags between two
     characters read as nothing (`123-45-<b>6789</b>`). With `any_tag` false, a tag is read
     as one only when it names an HTML element (`<system>` stays as written: the injection
-    patterns read it). With `tabs`, a tab stays a tab (a TSV's cells: `engine.layout`)."""
+    patterns read it). With `tabs`, a tab stays a tab (a TSV's cells: `engine.layout`).
+    With `glue`, closing tags that end an element of one word glued to a word read as
+    nothing (`Canonical.glued`).
+
+    A reference, JSON escape or percent-encoding of a character read by what stands around
+    it (`_BY_CONTEXT`: `4539&bull;1488…`, `jane&#40;at&#41;example.com`) is decoded first,
+    and the decoded text read as typed text is (`_decoded_first`)."""
+    if ("&" in text or "\\" in text or "%" in text) and _BY_CONTEXT_WRITTEN.search(text):
+        decoded, first = _decoded_first(text)
+        view = _canonical(decoded, letters=letters, join=join, shown=shown, any_tag=any_tag,
+                          tabs=tabs, glue=glue)
+        return _composed(first, view)
+    return _canonical(text, letters=letters, join=join, shown=shown, any_tag=any_tag,
+                      tabs=tabs, glue=glue)
+
+
+def _canonical(text: str, *, letters: bool, join: bool, shown: bool, any_tag: bool,
+               tabs: bool, glue: bool) -> Canonical:
+    """`canonical` of a text with no reference to decode first."""
     if text.isascii():
         if plain(text):
             return Canonical(text)
         one = text.encode("ascii").translate(_ASCII_ONE).decode("ascii")
         if tabs:
             one = _tabs_kept(text, one)
-        edits, joined = _edits(text, one, True, False, join, _pattern(shown, any_tag))
+        edits, joined = _edits(text, one, True, False, join, _pattern(shown, any_tag), glue)
     else:
         one, may_edit, scripts = _read_one(text, ONE_FOR_ONE if letters else _FORMS_ONLY)
         if tabs:
             one = _tabs_kept(text, one)
-        edits, joined = _edits(text, one, may_edit, scripts, join, _pattern(shown, any_tag))
+        edits, joined = _edits(text, one, may_edit, scripts, join,
+                               _pattern(shown, any_tag), glue)
     if not edits:
         return Canonical(one)
     parts: list[str] = []
@@ -605,7 +717,8 @@ def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool
         size += len(written)
         pos = end
     parts.append(one[pos:])
-    return Canonical("".join(parts), mapped, joined, not shown and _as_shown_too(one, edits))
+    return Canonical("".join(parts), mapped, joined, not shown and _as_shown_too(one, edits),
+                     not (shown or glue) and "</" in one and _GLUED_ELEMENT.search(one) is not None)
 
 
 def _tabs_kept(text: str, one: str) -> str:
@@ -714,7 +827,8 @@ _NO_EDIT_START = bytes(b for b in range(128)
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
-_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014")
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014",
+                "\u2015")
 #: A typography's separator next to a digit (`_BULLETS`: `_EDIT`'s `bullet`).
 _SEPARATOR = re.compile(rf"[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])|(?<=[0-9] [{_BULLETS}])"
                         r"|(?=[0-9]))")
@@ -739,12 +853,12 @@ def _pattern(shown: bool, any_tag: bool) -> re.Pattern[str]:
 
 
 def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool,
-           pattern: re.Pattern[str]) -> tuple[list[Edit], bool]:
+           pattern: re.Pattern[str], glue: bool = False) -> tuple[list[Edit], bool]:
     """The edits of `text` in order, `(start, end, what the view holds instead)`, and whether
     one joined two numbers across a line or a run of spaces (`Canonical.joined`). `one` is the
     text read one character for one (`ONE_FOR_ONE`); a gap is read there, so that whatever
     it reads as a space counts as one. `may_edit`: `_EDIT` may match; `scripts`: a letter of
-    a script written without spaces is there (`_SCRIPT_EDGE`)."""
+    a script written without spaces is there (`_SCRIPT_EDGE`); `join`, `glue`: `canonical`'s."""
     shown = pattern is _EDIT_SHOWN
     found: Iterator[re.Match[str]] = pattern.finditer(one) if may_edit else iter(())
     if scripts:
@@ -768,7 +882,7 @@ def _edits(text: str, one: str, may_edit: bool, scripts: bool, join: bool,
                 continue
             end = _no_item_after_wrap(one, start, end)
             written = " " if kind == "opener" else _gap(one[start:end], start, end, one, join,
-                                                        shown)
+                                                        shown, glue)
             if written is not None:
                 edits.append((start, end, written))
                 joined = joined or (kind == "gap" and join and _joins(written, one, start, end))
@@ -869,7 +983,8 @@ def _markup_as_typed(text: str, one: str, start: int, end: int) -> bool:
     return all(text[i] == one[i] for i in range(start, end) if one[i] in "<>&")
 
 
-def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> str | None:
+def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool, glue: bool = False
+         ) -> str | None:
     """What the view holds for a gap (`_EDIT`), None for the gap as it reads: one space,
     or (`join` false) a line break where the gap holds a line break or a tag, and the gap
     as it is where it is whitespace alone. Whitespace at an end of the text stays. A `+`
@@ -887,7 +1002,8 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool) -> s
               or ("&" in gap and _LINE_BREAK_REF.search(gap) is not None))
     if not shown and 0 < start and end < len(one) and not one[start - 1].isspace() and (
             not one[end].isspace()):
-        if not blank and _INLINE_TAGS.fullmatch(gap) and not _ends_element(gap, one[end]):
+        if not blank and _INLINE_TAGS.fullmatch(gap) and (
+                not _ends_element(gap, one[end]) or (glue and _glued_word(gap, one, start, end))):
             return ""  # (inline tags between two characters show as nothing: `45<b>67`)
         if join and breaks and _wrapped(gap, one, start, end):
             return ""  # (`123-45-\n6789`: a value wrapped inside itself)
@@ -925,10 +1041,29 @@ def _label_names(gap: str, one: str, start: int, end: int) -> str:
 def _ends_element(gap: str, after: str) -> bool:
     """Do inline tags between two characters start by ending an element, before a letter, a
     digit, a tag or another element (`</b>1990`, `</span><span>12/26`)? They then read as a
-    space, so that a value ends there and its mask covers no tag after it. (An element
-    opened and closed in them, `4539<b></b>1488`, ends nothing: it shows as nothing.)"""
+    space, so that a value ends there and its mask covers no tag after it (but see
+    `_glued_word`). (An element opened and closed in them, `4539<b></b>1488`, ends
+    nothing: it shows as nothing.)"""
     return gap.startswith("</") and (after.isalnum() or after == "<"
                                      or _OPENING_TAG.search(gap) is not None)
+
+
+def _glued_word(gap: str, one: str, start: int, end: int) -> bool:
+    """Do closing tags alone (`</b>`) end an inline element holding one word and stand
+    glued to a letter or digit after them? The two words show as one (`<b>AKIA</b>IOSF…`,
+    `<b>4539</b>148803436467`): the text is read with them as nothing too
+    (`Canonical.glued`)."""
+    return (gap.startswith("</") and end < len(one) and one[end].isalnum()
+            and _OPENING_TAG.search(gap) is None and _INLINE_TAGS.fullmatch(gap) is not None
+            and _ONE_WORD_ELEMENT.fullmatch(_token_before(one, start).lstrip("([{\"'"))
+            is not None)
+
+
+#: An inline element's opening tag and one word after it, a token's start (`_glued_word`).
+_ONE_WORD_ELEMENT = re.compile(r"<[A-Za-z][A-Za-z0-9]{0,31}>[\w+/=.-]+")
+#: Such an element glued to a letter or digit after its closing tag (`Canonical.glued`).
+_GLUED_ELEMENT = re.compile(r"(?<![^\s(\[{\"'])<([A-Za-z][A-Za-z0-9]{0,31})>[\w+/=.-]+"
+                            r"</\1[ \t\n]*>(?=[A-Za-z0-9])")
 
 
 #: The start of an opening tag (`_ends_element`).

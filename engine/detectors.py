@@ -855,11 +855,14 @@ DETECTORS: tuple[Detector, ...] = (
         # `GROUP_PUNCTUATION`, alone or padded by spaces): in fours
         # (`GB82-WEST-1234-5698-7654-32`, `GB 82 WEST 1234 ...`), as a bank code, a sort code
         # and an account (`GB82 WEST 123456 98765432`), with a short group last
-        # (`BR15 0000 0000 0000 1093 2840 814 P2`). The validator checks each country's length;
+        # (`BR15 0000 0000 0000 1093 2840 814 P2`), or in groups of any length, the first glued
+        # to the check digits (`GB82WE ST1234 569876 5432`). The validator checks each
+        # country's length;
         # a group of two letters and two digits starts the next IBAN (`… 32 DE89 3704 …`).
         regex=re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z] ?\d\d"
-            r"(?:[ -]?[A-Za-z0-9]{11,30}|(?P<gs>[ " + _GROUP_CHARS + r"-]|" + _PADDED_PUNCT + r")"
+            r"(?:[ -]?[A-Za-z0-9]{11,30}"
+            r"|[A-Za-z0-9]{0,6}(?P<gs>[ " + _GROUP_CHARS + r"-]|" + _PADDED_PUNCT + r")"
             r"[A-Za-z0-9]{1,8}(?:(?P=gs)(?![A-Za-z]{2}\d\d(?![A-Za-z0-9]))[A-Za-z0-9]{1,8}){1,15})"
             r"(?![\w])(?!-[A-Za-z0-9])"
         ),
@@ -880,7 +883,8 @@ DETECTORS: tuple[Detector, ...] = (
                   "GB82.WEST.1234.5698.7654.32", "GB82_WEST_1234_5698_7654_32",
                   "GB82 WEST 123456 98765432", "BR15 0000 0000 0000 1093 2840 814 P2",
                   "GB82 - WEST - 1234 - 5698 - 7654 - 32",
-                  "GB82:WEST:1234:5698:7654:32"),
+                  "GB82:WEST:1234:5698:7654:32", "GB82|WEST|1234|5698|7654|32",
+                  "GB82WE ST1234 569876 5432", "GB82WEST 1234 56 98765432"),
         counterexamples=("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234", "XX12 3456 7890 1234",
                          "gb82 west 1234 5698 7654 33", "ab12 with some more text here",
                          "sha256 digest 1234 5678 9012", "GB82-WEST-1234-5698-7654-33",

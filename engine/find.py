@@ -384,6 +384,9 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS, tables: bool = T
         # (a TSV's columns, or two values a tab sets apart: its tabs kept)
         tabbed = canonical(text, join=False, tabs=True)
         found = _kept_apart(found, _read(text, tabbed, detectors, escaped, before))
+    if view.glued:  # an element of one word glued to a word: read them as one word too
+        found = _kept_apart(found, _read(text, canonical(text, glue=True), detectors, escaped,
+                                         before))
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
         found = _kept_apart(found, _read(text, shown, detectors, escaped, before))

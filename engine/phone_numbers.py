@@ -91,6 +91,27 @@ def _plan(region: str) -> _Plan:
                  not rule or _GROUPS_ONLY.fullmatch(rule) is not None)
 
 
+@cache
+def _national_plan(region: str) -> _Plan:
+    """The plan a number written nationally in `region` is read in: the plans of every
+    region sharing its country code, as one (a number of Jersey, Guernsey or the Isle of Man
+    is dialled in Great Britain as one of its own is, `07797 123456`; a Canadian one in the
+    United States). A region without a country code is read in its own plan."""
+    metadata = PhoneMetadata.metadata_for_region(region)
+    code = metadata.country_code if metadata is not None else None
+    regions = phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code or 0, ())
+    plans = [_plan(r) for r in regions if r in PHONE_REGIONS] or [_plan(region)]
+    if len(plans) == 1 or any(plan is _ASK for plan in plans):
+        return plans[0] if len(plans) == 1 else _ASK
+    valid: dict[int, list[str]] = {}
+    for plan in plans:
+        for length, pattern in plan.valid.items():
+            valid.setdefault(length, []).append(pattern.pattern)
+    return _Plan(re.compile("|".join(f"(?:{p.general.pattern})" for p in plans)),
+                 {n: re.compile("|".join(f"(?:{p})" for p in ps)) for n, ps in valid.items()},
+                 all(plan.suffixes for plan in plans))
+
+
 def _country(number: str) -> tuple[int, list[_Plan]]:
     """How many digits the country code that `number` (the digits after a `+`) starts with
     takes (country codes are prefix-free: at most one of 1 to 3 digits is one), and the
@@ -106,31 +127,35 @@ def phone(value: str, digits: str, regions: tuple[str, ...]) -> bool:
     """`value` (whose digits are `digits`) is a phone number valid in its numbering plan:
     written with `+`, valid for the country its code names; else valid in one of `regions`
     and written as that region writes its numbers (with its national prefix where its
-    numbers are written with one: `020 7946 0123`, not `20 7946 0123`)."""
+    numbers are written with one: `020 7946 0123`, not `20 7946 0123`). A national number
+    is read in the plans of every region sharing the region's country code
+    (`_national_plan`: `07911 123456`, a Guernsey mobile, in `GB`)."""
     if value.startswith("+"):
         size, plans = _country(digits)
         national = digits[size:]
         return any(plan.may_hold(national) for plan in plans) and _valid(value, None, digits)
-    return any(_plan(region).may_hold(digits) and _valid(value, region, digits)
+    return any(_national_plan(region).may_hold(digits) and _valid(value, region, digits)
                for region in regions)
 
 
 @lru_cache(maxsize=4096)
 def _valid(value: str, region: str | None, number: str) -> bool:
     """libphonenumber's answer: `value` (whose digits are `number`) is a valid number of
-    `region`'s plan, written as that region writes it; with no region, a `+` number valid
-    in its country's plan. Kept for the 4,096 numbers last asked about."""
+    `region`'s country code (`_national_plan`), written as that region writes it; with no
+    region, a `+` number valid in its country's plan. Kept for the 4,096 numbers last
+    asked about."""
     try:
         parsed = phonenumbers.parse(value, region)
     except phonenumbers.NumberParseException:
         return False
     if region is None:
         return phonenumbers.is_valid_number(parsed)
-    if not phonenumbers.is_valid_number_for_region(parsed, region):
+    metadata = PhoneMetadata.metadata_for_region(region)
+    if metadata is None or parsed.country_code != metadata.country_code or not (
+            phonenumbers.is_valid_number(parsed)):
         return False
     significant = phonenumbers.national_significant_number(parsed)
-    metadata = PhoneMetadata.metadata_for_region(region)
-    prefix = (metadata.national_prefix or "") if metadata is not None else ""
+    prefix = metadata.national_prefix or ""
     if number == prefix + significant:
         return True
     national = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL)

@@ -127,7 +127,9 @@ def _issued(number: str) -> bool:
 
 
 #: What stands between an IBAN's groups (`engine.detectors`), dropped before its check.
-_IBAN_SEPARATORS = dict.fromkeys(map(ord, " -./_,:"))
+#: What stands between an IBAN's groups as printed: a space, a hyphen, and each separator
+#: of `engine.detectors.GROUP_PUNCTUATION` (`GB82|WEST|1234|…`, `GB82~WEST~…`).
+_IBAN_SEPARATORS = dict.fromkeys(map(ord, " -./_,:|\\~'"))
 _IBAN_DIGITS = {ord(c): str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 
 

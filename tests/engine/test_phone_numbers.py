@@ -9,7 +9,7 @@ import random
 import phonenumbers
 import pytest
 
-from replyguard.engine import phone_numbers
+from replyguard.engine import find, phone_numbers
 from replyguard.engine.phone_numbers import PHONE_REGIONS, phone
 
 _TYPES = (phonenumbers.PhoneNumberType.FIXED_LINE, phonenumbers.PhoneNumberType.MOBILE,
@@ -71,3 +71,31 @@ def test_early_refusal_never_refuses_a_valid_number() -> None:
 def test_phone(value: str, regions: tuple[str, ...], valid: bool) -> None:
     assert (phone(value, _digits(value), regions),
             all(_libphonenumber(value, r) == valid for r in regions or ("US",))) == (valid, True)
+
+
+def _gb_mobiles() -> list[str]:
+    """Mobiles dialled in Great Britain as its own (+44: Great Britain's, Guernsey's, Jersey's
+    and the Isle of Man's) that libphonenumber finds valid, written nationally (`07911
+    123456`): each region's example and variations of it, its last six digits changed."""
+    rng = random.Random(20261202)
+    out = []
+    for region in ("GB", "GG", "JE", "IM"):
+        example = phonenumbers.example_number_for_type(region, phonenumbers.PhoneNumberType.MOBILE)
+        national = phonenumbers.format_number(example, phonenumbers.PhoneNumberFormat.NATIONAL)
+        for _ in range(6):
+            digits = _digits(national)[:5] + "".join(rng.choice("0123456789") for _ in range(6))
+            number = phonenumbers.parse(digits, "GB")
+            if phonenumbers.is_valid_number(number):
+                out.append(f"{digits[:5]} {digits[5:]}")
+    return [*out, "07911 123456"]
+
+
+@pytest.mark.parametrize("mobile", _gb_mobiles())
+def test_a_mobile_dialled_in_great_britain_is_found_in_en(mobile: str) -> None:
+    text = f"Call {mobile} today."
+    assert [(f.cls, text[f.start:f.end]) for f in find(text)] == [("phone", mobile)]
+
+
+def test_a_number_libphonenumber_refuses_is_no_phone() -> None:
+    # (Ofcom's range for drama, 07700 900xxx: libphonenumber finds it valid in no plan)
+    assert find("Call 07700 900123 today.") == []

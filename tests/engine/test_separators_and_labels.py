@@ -56,6 +56,42 @@ def test_an_iban_with_any_separator_between_its_groups(sep: str) -> None:
     assert _released(text) == "IBAN GB** **** 5432 ok."
 
 
+#: Minus signs and the horizontal bar between a value's groups: the modifier letter minus
+#: (U+02D7), the superscript and subscript minus (U+207B, U+208B), the horizontal bar
+#: (U+2015, between digits as the em dash).
+DASHES = ["\u02d7", "\u207b", "\u208b", "\u2015"]
+
+
+@pytest.mark.parametrize("sep", DASHES, ids=[f"U+{ord(s):04X}" for s in DASHES])
+def test_an_ssn_or_a_card_with_a_minus_sign_or_bar_between_its_groups(sep: str) -> None:
+    assert _released(f"SSN {sep.join(['536', '22', '8841'])} ok.") == "SSN ***8841 ok."
+    text = f"Card {sep.join(['4539', '1488', '0343', '6467'])} ok."
+    assert _released(text) == "Card **** 6467 ok."
+
+
+@pytest.mark.parametrize("text", ["Error 10\u207b\u00b3 to 10\u207b\u2076 and 2\u208b1 ok.",
+                                  "Years 1996\u20152001 and page 12 \u2015 14."])
+def test_a_minus_sign_or_bar_where_no_value_is(text: str) -> None:
+    assert _released(text) == text
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("IBAN GB82|WEST|1234|5698|7654|32 ok.", "IBAN GB** **** 5432 ok."),
+    ("IBAN GB82 | WEST | 1234 | 5698 | 7654 | 32 ok.", "IBAN GB** **** 5432 ok."),
+    ("IBAN GB82~WEST~1234~5698~7654~32 ok.", "IBAN GB** **** 5432 ok."),
+    ("Card 4539|1488|0343|6467 ok.", "Card **** 6467 ok."),
+    ("IBAN GB82WE ST1234 569876 5432 ok.", "IBAN GB** **** 5432 ok."),
+    ("IBAN GB82WEST 1234 56 98765432 ok.", "IBAN GB** **** 5432 ok."),
+    ("IBAN DE8937 04004405 32013000 ok.", "IBAN DE** **** 3000 ok."),
+    ("IBANs GB82WE ST1234 569876 5432 DE89 3704 0044 0532 0130 00 ok.",
+     "IBANs GB** **** 5432 DE** **** 3000 ok."),
+    ("| 120 | 45 | 5400 |", "| 120 | 45 | 5400 |"),
+    ("IBAN GB82WE ST1234 569876 5433 ok.", "IBAN GB82WE ST1234 569876 5433 ok."),
+])
+def test_an_iban_with_bars_or_grouped_irregularly(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
 def test_a_phone_with_bullets_reads_as_with_spaces() -> None:
     assert _released("Call +44\u202220\u20227946\u20220123 now.") == "Call ***0123 now."
 

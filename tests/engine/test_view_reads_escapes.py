@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from released import every_way
 
 from replyguard.engine import find
 from replyguard.engine.reply import screen_reply
@@ -57,6 +58,54 @@ REFERENCES = [
      'Card **** 6467 ok.'),
     ('Card 4539&#x3164;1488&#12644;0343&#x3164;6467 ok.',
      'Card **** 6467 ok.'),
+]
+#: A separator between a value's groups, or the brackets of an address's `(at)`, written as
+#: a character reference, a JSON escape or a percent-encoding: read as the character typed is.
+CONTEXT_CHARACTERS_WRITTEN = [
+    ('Card 4539&bull;1488&bull;0343&bull;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539&middot;1488&middot;0343&middot;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539&#183;1488&#183;0343&#183;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539&#x2022;1488&#X2022;0343&#x2022;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539&#12539;1488&#12539;0343&#12539;6467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539 &bull; 1488 &bull; 0343 &bull; 6467 ok.',
+     'Card **** 6467 ok.'),
+    ('番号は4539&#12539;1488&#12539;0343&#12539;6467です。',
+     '番号は**** 6467です。'),
+    ('{"card": "4539\\u20221488\\u20220343\\u20226467"}',
+     '{"card": "**** 6467"}'),
+    ('{"card": "4539\\u00b71488\\u00B70343\\u00b76467"}',
+     '{"card": "**** 6467"}'),
+    ('{"card": "4539\\u30fb1488\\u30fb0343\\u30fb6467"}',
+     '{"card": "**** 6467"}'),
+    ('Card 4539%C2%B71488%C2%B70343%c2%b76467 ok.',
+     'Card **** 6467 ok.'),
+    ('Card 4539%E2%80%A21488%E2%80%A20343%E2%80%A26467 ok.',
+     'Card **** 6467 ok.'),
+    ('IBAN GB82&bull;WEST&bull;1234&bull;5698&bull;7654&bull;32 ok.',
+     'IBAN GB** **** 5432 ok.'),
+    ('SSN 536&mdash;22&mdash;8841 ok.',
+     'SSN ***8841 ok.'),
+    ('<p>Card&nbsp;4539&bull;1488&bull;0343&bull;6467</p>&bull; ok',
+     '<p>Card&nbsp;**** 6467</p>&bull; ok'),
+    ('Mail jane.doe&#40;at&#41;example.com ok.',
+     'Mail j***@example.com ok.'),
+    ('Mail jane.doe&lpar;at&rpar;example&lpar;dot&rpar;com ok.',
+     'Mail j***@example.com ok.'),
+    ('Mail jane.doe &#x28;at&#x29; example.com ok.',
+     'Mail j***@example.com ok.'),
+]
+#: The same characters written so where no value is: the text comes back as it is.
+CONTEXT_CHARACTERS_NO_VALUE = [
+    'Rooms 101&middot;102&middot;103 ok.',
+    'l&middot;l and f&#40;x&#41; = 3 &bull; 4.',
+    'Scores 12&#x2022;14&#x2022;15 and 1&hellip;10 points.',
+    'Versions 1.2.3&#8212;1.2.4 at $12&middot;99.',
+    'See \\u00b7 and %C2%B7 alone, and &lpar;at&rpar; too.',
 ]
 WRAPS = [
     ('SSN: 536-22-\n8841. Next sentence.',
@@ -180,6 +229,52 @@ PHONES = [
 def test_an_invisible_character_or_a_line_break_however_written(text: str, released: str
                                                                 ) -> None:
     assert _released(text) == released
+
+
+@pytest.mark.parametrize(("text", "released"), CONTEXT_CHARACTERS_WRITTEN)
+def test_a_separator_or_bracket_written_as_a_reference_or_escape(text: str, released: str
+                                                                 ) -> None:
+    assert _released(text) == released
+
+
+@pytest.mark.parametrize("text", CONTEXT_CHARACTERS_NO_VALUE)
+def test_a_separator_or_bracket_written_so_where_no_value_is(text: str) -> None:
+    assert find(text) == []
+    assert _released(text) == text
+
+
+#: A bullet or middle dot however written: typed, as a reference, an escape, an encoding.
+_SEPARATOR_WRITTEN = ["\u2022", "&bull;", "&#8226;", "&#x2022;", "&middot;", "&#183;",
+                      "\\u00b7", "\\u30FB", "%C2%B7", "%E2%80%A2", "&#12539;", "\u30fb"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_SEPARATOR_WRITTEN), min_size=3, max_size=3))
+def test_a_card_with_bullets_written_any_way_between_its_groups(seps: list[str]) -> None:
+    groups = ["4539", "1488", "0343", "6467"]
+    value = groups[0] + "".join(sep + group for sep, group in zip(seps, groups[1:], strict=True))
+    assert _released(f"Card {value} ok.") == "Card **** 6467 ok."
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    ("Card 4539&bull;1488&bull;0343&bull;6467 ok.", "Card **** 6467 ok."),
+    ("Mail jane&#40;at&#41;example.com ok.", "Mail j***@example.com ok."),
+])
+def test_a_reference_read_by_its_neighbours_cut_anywhere(text: str, released: str) -> None:
+    assert every_way(text) == {released}
+
+
+def test_a_decoded_separator_maps_back_onto_its_reference() -> None:
+    """The view reads a reference as its character, and maps each character back onto the
+    whole reference: the value's span is the whole of what it was typed as."""
+    from replyguard.engine.canon import canonical
+    text = "x &lpar;4539&bull;1488&bull;0343&bull;6467&rpar; y"
+    view = canonical(text)
+    start = view.text.index("4539")
+    end = view.text.index("6467") + 4
+    assert view.span(start, end) == (text.index("4539"), text.index("6467") + 4)
+    assert view.span(0, 2) == (0, 2)
+    assert view.span(end, len(view.text)) == (text.index("6467") + 4, len(text))
 
 
 @pytest.mark.parametrize(("text", "released"), WRAPS)

@@ -121,6 +121,26 @@ def test_an_element_ending_before_a_word_ends_the_value(text: str, released: str
     assert _released(text) == released
 
 
+#: An inline element of one word glued to the rest of a value (`<b>AKIA</b>IOSF…`) shows as
+#: one word: the value is read whole, its mask over the element's closing tag too; the same
+#: element before a word that makes no value with it is read as a label and a value.
+ELEMENT_GLUED = [
+    ("Key <b>AKIA</b>IOSFODNN7EXAMPLE ok.", "Key <b>AKIA****MPLE ok."),
+    ("Key (<b>AKIA</b>IOSFODNN7EXAMPLE) ok.", "Key (<b>AKIA****MPLE) ok."),
+    ("Card <b>4539</b>148803436467 ok.", "Card <b>**** 6467 ok."),
+    (f"Key <code>sk-proj-</code>{KEY[8:]} ok.", "Key <code>sk-proj-****Q1cD ok."),
+    ("IBAN <i>GB82</i>WEST12345698765432 ok.", "IBAN <i>GB** **** 5432 ok."),
+    ("Call <b>Phone</b>2025550143 ok.", "Call <b>Phone</b>***0143 ok."),
+    ("Card: <b>4539 1488 0343 6467</b>12/26 ok", "Card: <b>**** 6467</b>12/26 ok"),
+    ("Version <b>v1</b>2 and <i>Total</i>42 ok", "Version <b>v1</b>2 and <i>Total</i>42 ok"),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), ELEMENT_GLUED)
+def test_an_element_of_one_word_glued_to_a_value(text: str, released: str) -> None:
+    assert _released(text) == released
+
+
 LINE_PREFIXES = [
     ("// Card 4111 1111\n// 1111 1111\n", "// Card **** 1111\n"),
     ("-- SSN 123-45-\n-- 6789\n", "-- SSN ***6789\n"),
