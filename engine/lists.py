@@ -66,7 +66,8 @@ def listed_unnamed(text: str, cls: str, start: int, end: int, before: str = "") 
     the check)."""
     if cls not in _NAMES or _MAY_LIST.search(text, start, end) is None:
         return False
-    if not any(_a_list_separator(text, m) for m in _LIST_SEPARATOR.finditer(text, start, end)):
+    if not any(_a_list_separator(text, cls, m)
+               for m in _LIST_SEPARATOR.finditer(text, start, end)):
         return False
     if before:
         return not named_before(before + text, cls, len(before) + start)
@@ -77,10 +78,15 @@ def listed_unnamed(text: str, cls: str, start: int, end: int, before: str = "") 
 _REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31})\Z")
 
 
-def _a_list_separator(text: str, match: re.Match[str]) -> bool:
-    """Is `match` of `_LIST_SEPARATOR` one: not the `;` that ends a character reference?"""
+def _a_list_separator(text: str, cls: str, match: re.Match[str]) -> bool:
+    """Is `match` of `_LIST_SEPARATOR` one: not the `;` that ends a character reference, nor
+    a `|` glued to an IBAN's groups (`GB82|WEST|1234|…`: a country code and letters no
+    table of numbers holds)?"""
     at = match.start()
-    return text[at] != ";" or _REFERENCE.search(text, max(0, at - 34), at) is None
+    char = text[at]
+    if char == "|":
+        return cls != "iban" or text[at - 1:at].isspace() or text[at + 1:at + 2].isspace()
+    return char != ";" or _REFERENCE.search(text, max(0, at - 34), at) is None
 
 
 #: How far back a name is looked for, in characters: in the value's line, the line above it
