@@ -1007,10 +1007,11 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool, glue
          ) -> str | None:
     """What the view holds for a gap (`_EDIT`), None for the gap as it reads: one space,
     or (`join` false) a line break where the gap holds a line break or a tag, and the gap
-    as it is where it is whitespace alone. Whitespace at an end of the text stays. A line
-    break before a list item's marker reads as one (`- 8080\n- 8443`: items are no value),
-    a `+` between digits as a space in a URL's query only (`_in_query`), and a description
-    list's term and description between two words as a name and its value (`: `)."""
+    as it is where it is whitespace alone. Whitespace at an end of the text stays. A `+`
+    between digits reads as a space in a URL's query only (`_in_query`), and a description
+    list's term and description between two words as a name and its value (`: `). (Groups
+    that a line break or a list item's marker sets apart, `- 8080\n- 8443`, are one value
+    only after a name of its class: `engine.lists`.)"""
     if gap == " " or (gap == "+" and not _in_query(one, start)):
         return None
     if gap.rstrip("\n") in ("=", " =") and gap.endswith("\n"):  # (`=\r\n` reads `=\n\n`)
@@ -1031,7 +1032,7 @@ def _gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool, glue
         if join and breaks and _wrapped(gap, one, start, end):
             return ""  # (`123-45-\n6789`: a value wrapped inside itself)
     if join:
-        space = "\n" if breaks and _items_apart(gap, one, start, end) else " "
+        space = " "
     elif blank:
         return None
     else:
@@ -1105,24 +1106,6 @@ _GLUED_ELEMENT = re.compile(r"(?<![^\s(\[{\"'])<([A-Za-z][A-Za-z0-9]{0,31})>[\w+
 
 #: The start of an opening tag (`_ends_element`).
 _OPENING_TAG = re.compile("<[A-Za-z]")
-
-
-#: A line break (or JSON's `\n`) and a list item's marker (`_gap`).
-_LIST_ITEM = re.compile(r"(?:\n|\\n)[ ]{0,3}(?:[-*+]|[0-9]{1,9}[.)])[ ]")
-#: Two groups of digits at the end of a list item, or at the start of the next (`_items_apart`).
-_GROUPS_BEFORE = re.compile(r"[0-9]+ [0-9]+\Z")
-_GROUPS_AFTER = re.compile(r"[0-9]+ [0-9]")
-
-
-def _items_apart(gap: str, one: str, start: int, end: int) -> bool:
-    """Does a gap holding a line break between two digits end one list item and start
-    another, neither of them holding digits in groups where they meet? Items of one number
-    each are read apart (`- 8080` / `- 8443`: a list of ports is no card); a value typed in
-    groups across items (`- 4111 1111` / `- 1111 1111`) is read as one."""
-    return (one[start - 1].isdigit() and end < len(one) and one[end].isdigit()
-            and _LIST_ITEM.search(gap) is not None
-            and _GROUPS_BEFORE.search(one, max(0, start - 24), start) is None
-            and _GROUPS_AFTER.match(one, end) is None)
 
 
 #: A known secret's start and 6 characters of it at least, ending a token (`_wrapped`):

@@ -147,7 +147,7 @@ def bare_and_marked(text: str, start: int, end: int) -> bool:
 
 #: What names a card in the words before a number: it is a card's whatever else they say
 #: (`card_id: 4111…`, `card ID 4111…`).
-_CARD_NAMES = ("card", "cart\u00e3o", "cartao", "tarjeta", "karte", "carte")
+CARD_NAMES = ("card", "cart\u00e3o", "cartao", "tarjeta", "karte", "carte")
 #: Words that name a number that is no card's: an id, a time, a product's barcode (EAN/JAN,
 #: GTIN, UPC: GS1's numbers, whose check digit may pass Luhn's too), a SIM card's or a
 #: device's number (ITU-T E.118's ICCID, IMEI, IMSI). `SIM` and `JAN` in capitals only
@@ -175,7 +175,7 @@ def not_a_card(text: str, start: int, end: int) -> bool:
     if tail.endswith(_ID_BEFORE) or _UNIT_AFTER.match(text, end) is not None:
         return True
     tail = tail.rstrip(" \t\"'`#")
-    if any(name in tail[-24:].lower() for name in _CARD_NAMES):
+    if any(name in tail[-24:].lower() for name in CARD_NAMES):
         return False
     key = _key_before(tail) if tail[-1:] in (":", "=", ">") else None
     if key is not None and _names_id_or_time(key):
@@ -185,6 +185,24 @@ def not_a_card(text: str, start: int, end: int) -> bool:
         words.pop()
     last = words[-1].lstrip(_OPENING) if words else ""
     return last.lower() in _NOT_CARD_WORDS or last in _NOT_CARD_ACRONYMS
+
+
+#: Words that name a version, a build or a release before a number in dotted parts
+#: (`version 4.5.3.9`, `v 1.2.3.4`, `Build: 10.0.0.1`, `firmware 192.168.1.1`).
+_VERSION_WORDS = frozenset("version vers\u00e3o ver v build release firmware kernel".split())
+#: The word that ends what stands before a number, and the marks between them (`_VERSION_WORDS`).
+_WORD_BEFORE = re.compile(r"(?<![^\W\d_])([^\W\d_]+)\.?[ \t]*[:=#]?[ \t]*\n?[ \t]*[\"'`(]?\Z")
+
+
+def a_version(text: str, start: int, end: int) -> bool:
+    """Whether the four numbers in dotted parts at `text[start:end]` are a version, not an
+    IPv4 address: a word naming a version stands right before them (`version`, `v`, `ver`,
+    `build`, `release`, `firmware`, `kernel`, `versão`, any case: `Version: 4.5.3.9`,
+    `kernel 5.15.0.91`)."""
+    if text.count(".", start, end) != 3:
+        return False
+    word = _WORD_BEFORE.search(text, max(0, start - 24), start)
+    return word is not None and word.group(1).lower() in _VERSION_WORDS
 
 
 #: Words that make `pass` a ticket's name, not a password's (`season pass: Gold2025`).

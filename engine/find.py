@@ -24,12 +24,14 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from operator import attrgetter
 
 from replyguard.engine.canon import Canonical, canonical, plain
 from replyguard.engine.context_marks import Refusing
 from replyguard.engine.detectors import DETECTORS, Detector, Finder, KeywordsIn
 from replyguard.engine.layout import html_table, needs_lines, open_layout
+from replyguard.engine.lists import listed_unnamed
 from replyguard.engine.plan import Plan, Tuned
 from replyguard.engine.text import (
     has_invisible,
@@ -278,20 +280,23 @@ _AROUND = 2048
 _EDGE = 64
 
 
-def find(text: str, detectors: Sequence[Detector] = DETECTORS) -> list[Finding]:
+def find(text: str, detectors: Sequence[Detector] = DETECTORS, before: str = ""
+         ) -> list[Finding]:
     """Every value the detectors find in `text`, in order of position, overlaps settled
     (`_find`). A text longer than `WINDOW` is read in windows (`_windowed`): the same
     findings, and no single scan of the text (a regex search, a translation) reads more than
     a window and its surroundings, so that screening in a worker thread lets the thread that
-    serves requests run between scans."""
+    serves requests run between scans. `before`: the text that came before `text` (a
+    reply's earlier pieces), read only for a name of the class of a value whose groups a
+    list sets apart (`engine.lists`)."""
     if len(text) > WINDOW:
-        return _windowed(text, detectors)
+        return _windowed(text, detectors, before)
     if plain(text):  # (most sentences: the text is its own view)
-        return _find_in(text, detectors)
-    return _find(text, detectors)
+        return _unlisted(text, _find_in(text, detectors), before)
+    return _find(text, detectors, before=before)
 
 
-def _windowed(text: str, detectors: Sequence[Detector]) -> list[Finding]:
+def _windowed(text: str, detectors: Sequence[Detector], before: str = "") -> list[Finding]:
     """`find` over `text` in windows of `WINDOW` characters, each read with `_AROUND`
     characters of the text on either side: a window keeps the findings that start before
     its end and after the end of the last one kept (one that starts before it and runs
@@ -311,7 +316,7 @@ def _windowed(text: str, detectors: Sequence[Detector]) -> list[Finding]:
         if base > read:
             carry, read = open_layout(carry + text[read:base]), base
         shift = len(carry)
-        for f in _find(carry + text[base:top], detectors):
+        for f in _find(carry + text[base:top], detectors, before=before if base == 0 else ""):
             if f.start < shift:
                 continue  # (the header read before the window: the window before kept it)
             start, end = f.start - shift + base, f.end - shift + base
@@ -345,8 +350,8 @@ def _read_on(text: str, start: int, end: int, detector: str,
         reach *= 2
 
 
-def _find(text: str, detectors: Sequence[Detector] = DETECTORS, tables: bool = True
-          ) -> list[Finding]:
+def _find(text: str, detectors: Sequence[Detector] = DETECTORS, tables: bool = True,
+          before: str = "") -> list[Finding]:
     """Every value the detectors find in `text` read whole, in order of position, overlaps
     settled. The detectors read the text's canonical view (`engine.canon`: markup, entities,
     separators, full-width forms, look-alike letters and other scripts' digits undone), each
@@ -363,28 +368,28 @@ def _find(text: str, detectors: Sequence[Detector] = DETECTORS, tables: bool = T
     if not text:
         return []
     if plain(text):  # (most sentences: the text is its own view)
-        return _find_in(text, detectors)
+        return _unlisted(text, _find_in(text, detectors), before)
     if not text.isascii() and has_invisible(text):
-        return _through_invisible(text, detectors)
+        return _through_invisible(text, detectors, partial(_find, before=before))
     view = canonical(text)
     escaped = _may_write_invisible(text)
-    found = _mapped(view, _find_in_view(view.text, detectors, escaped))
+    found = _read(text, view, detectors, escaped, before)
     # Numbers joined across lines or spaces, or a password laid out in lines (a table's
     # column, a heading then its value): read them apart too.
     lines = needs_lines(text)
     if view.joined or lines:
         apart = canonical(text, join=False)
-        found = _kept_apart(found, _mapped(apart, _find_in_view(apart.text, detectors, escaped)))
+        found = _kept_apart(found, _read(text, apart, detectors, escaped, before))
     if "\t" in text and (lines or _TAB_BETWEEN_DIGITS.search(text) is not None):
         # (a TSV's columns, or two values a tab sets apart: its tabs kept)
         tabbed = canonical(text, join=False, tabs=True)
-        found = _kept_apart(found, _mapped(tabbed, _find_in_view(tabbed.text, detectors, escaped)))
+        found = _kept_apart(found, _read(text, tabbed, detectors, escaped, before))
     if view.glued:  # an element of one word glued to a word: read them as one word too
-        glued = canonical(text, glue=True)
-        found = _kept_apart(found, _mapped(glued, _find_in_view(glued.text, detectors, escaped)))
+        found = _kept_apart(found, _read(text, canonical(text, glue=True), detectors, escaped,
+                                         before))
     if view.attributes:  # a tag's attributes read as text: read the text as shown too
         shown = canonical(text, shown=True)
-        found = _kept_apart(found, _mapped(shown, _find_in_view(shown.text, detectors, escaped)))
+        found = _kept_apart(found, _read(text, shown, detectors, escaped, before))
     if tables and view.edited and "<" in text:  # an HTML table: its rows as lines too
         table = html_table(text)
         if table:
@@ -421,6 +426,24 @@ def _find_read_again(text: str, detectors: Sequence[Detector]) -> list[Finding]:
     typed text is (`4539&#8203; 1488`: two spaces in a row read as one)."""
     view = canonical(text)
     return _mapped(view, _find_in(view.text, detectors))
+
+
+def _read(text: str, view: Canonical, detectors: Sequence[Detector], escaped: bool,
+          before: str) -> list[Finding]:
+    """The findings of one reading of `text` (its view `view`), mapped onto `text`, but for
+    the values whose groups a list sets apart with nothing naming their class
+    (`_unlisted`): each reading drops its own, so that another reading's findings there
+    are kept (`_kept_apart`)."""
+    return _unlisted(text, _mapped(view, _find_in_view(view.text, detectors, escaped)), before)
+
+
+def _unlisted(text: str, found: list[Finding], before: str) -> list[Finding]:
+    """`found` but for each value whose groups a list separator sets apart (a line break, a
+    tab, a comma, a table's cell) with no name of its class before it in `before + text`:
+    its groups are a list's numbers (`engine.lists.listed_unnamed`)."""
+    if not found:
+        return found
+    return [f for f in found if not listed_unnamed(text, f.cls, f.start, f.end, before)]
 
 
 def _mapped(view: Canonical, found: list[Finding]) -> list[Finding]:
@@ -663,14 +686,33 @@ def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bo
 
 
 def _json_number(text: str, start: int, end: int) -> bool:
-    """Is `text[start:end]` digits alone written as a JSON member's value: after a quoted
-    key and `:`, before `,`, `}`, `]` or a line break (spaces and tabs between)?"""
-    if not text[start:end].isdigit():
+    """Is `text[start:end]` digits alone written as a JSON member's value (after a quoted
+    key and `:`), or numbers of a JSON array (digits, commas and whitespace after `[` or
+    after a comma inside one: `{"card": [4003,4004,4005,4006]}`), before `,`, `}`, `]` or a
+    line break (spaces and tabs between)?"""
+    value = text[start:end]
+    listed = not value.isdigit()
+    if listed and _NUMBER_LIST.fullmatch(value) is None:
         return False
-    before = text[max(0, start - 16):start].rstrip(" \t")
+    before = text[max(0, start - 16):start].rstrip(" \t\r\n")
     after = text[end:end + 16].lstrip(" \t")[:1]
-    return (before.endswith(":") and before[:-1].rstrip(" \t").endswith('"')
-            and after != "" and after in ",}]\r\n")
+    if after == "" or after not in ",}]\r\n":
+        return False
+    if before.endswith(":"):
+        return before[:-1].rstrip(" \t").endswith('"')
+    return listed and (before.endswith("[") or (before.endswith(",") and _in_array(text, start)))
+
+
+#: Numbers a comma sets apart, whitespace after it (`_json_number`).
+_NUMBER_LIST = re.compile(r"[0-9]+(?:,\s*[0-9]+)+")
+
+
+def _in_array(text: str, at: int) -> bool:
+    """Is `text[at]` inside a JSON array: a `[` opened in the 256 characters before it, no
+    `]` or `"` after that `[`?"""
+    floor = max(0, at - 256)
+    opened = text.rfind("[", floor, at)
+    return opened != -1 and text.rfind("]", opened, at) == -1 and text.find('"', opened, at) == -1
 
 
 def _shown_reversed(text: str, at: int) -> bool:

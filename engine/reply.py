@@ -26,6 +26,7 @@ from replyguard.engine.detectors import DETECTORS, KEY_BEGIN, KEY_BODY, KEY_BODY
 from replyguard.engine.find import Finding, apply_masks, find
 from replyguard.engine.internals import internal_spans
 from replyguard.engine.layout import open_layout, row_spans
+from replyguard.engine.lists import READ_BACK
 from replyguard.engine.rules import Action, CompiledRules
 from replyguard.engine.screen import MASKED, REDACTED, WITHHELD, detected
 from replyguard.engine.segment import (
@@ -214,6 +215,9 @@ class ReplyScreen:
         #: the next pieces: what matches it there is not released.
         self._rest: re.Pattern[str] | None = None
         self._label = ""  # the end of the last piece, when it names a password (`_values`)
+        # The end of what the pieces before read (`lists.READ_BACK` characters), where a name
+        # of a value's class is read when a list sets its groups apart (`_values`).
+        self._read = ""
         self._hold: list[str] = []  # deltas not yet given to the segmenter (the delta gate)
         # How many more characters may be held: what keeps the held text under `_HOLD_MAX` and
         # the unreleased text under the cap (a forced split is the segmenter's); 0 while a
@@ -401,11 +405,14 @@ class ReplyScreen:
         return Piece(sentence, False)
 
     def _values(self, sentence: str) -> list[Finding]:
-        """The values the detectors find in `sentence`; after a piece whose end names a
+        """The values the detectors find in `sentence` (after the pieces before it, where a
+        name of a value's class is read when a list sets its groups apart: `Card number:`,
+        then one group a line); after a piece whose end names a
         password (`Here is your new password:`, `| Password |`, `WITH PASSWORD`, then a
         blank line, a list item, a table row or a code block), also the password it begins
         with, read after the end of that piece as the request side reads the two together."""
-        findings = find(sentence, self.rules.detectors)
+        findings = find(sentence, self.rules.detectors, self._read)
+        self._read = (self._read + sentence)[-READ_BACK:]
         before = self._label
         if sentence.isspace():
             return findings  # (the label is carried past a blank piece)

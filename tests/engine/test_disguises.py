@@ -108,6 +108,22 @@ SEPARATORS: dict[str, Disguise] = {
     "line break reference": _separator("&#10;"), "space reference": _separator("&emsp;"),
     "hangul filler apart": _separator("\u3164"),
 }
+#: The separators that set apart a list's items or a table's cells: groups they set apart are
+#: one value only after a name of its class (`engine.lists`), which the value is given then.
+LIST_SEPARATORS = frozenset({"tab", "line break", "quoted line", "line break reference"})
+#: A name of each class whose values are groups a list could set apart.
+NAMES = {"card": "card", "iban": "IBAN", "national_id": "NINO", "phone": "phone"}
+
+
+def _disguised(cls: str, value: str, characters: str, separators: str) -> str:
+    """`value` under the two disguises, after its class's name where `separators` is a
+    list's (`LIST_SEPARATORS`)."""
+    text = SEPARATORS[separators](CHARACTERS[characters](value))
+    if separators in LIST_SEPARATORS and cls in NAMES:
+        return f"{NAMES[cls]} {text}"
+    return text
+
+
 SURROUNDINGS: dict[str, Callable[[str], str]] = {
     "prose": "Here: {} ok.".format,
     "underscores": "Here: _{}_ ok.".format, "double underscores": "Here: __{}__ ok.".format,
@@ -144,8 +160,8 @@ def _check(cls: str, value: str, secret: str | None, text: str, seed: int) -> No
 @pytest.mark.parametrize(("cls", "value", "secret"), VALUES, ids=[v[1][:12] for v in VALUES])
 @pytest.mark.parametrize("disguise", [*CHARACTERS, *SEPARATORS, *SURROUNDINGS])
 def test_each_disguise_alone(cls: str, value: str, secret: str | None, disguise: str) -> None:
-    text = CHARACTERS.get(disguise, lambda v: v)(value)
-    text = SEPARATORS.get(disguise, lambda v: v)(text)
+    text = _disguised(cls, value, disguise if disguise in CHARACTERS else "as typed",
+                      disguise if disguise in SEPARATORS else "one space")
     text = SURROUNDINGS.get(disguise, SURROUNDINGS["prose"])(text)
     _check(cls, value, secret, text, seed=len(text))
 
@@ -159,7 +175,7 @@ def test_disguises_combined(value: tuple[str, str, str | None], characters: str,
     cls, plain, secret = value
     if characters == "a reference" and separators == "tag inside":
         return  # (a reference is a tag's neighbour: either alone is covered above)
-    text = SURROUNDINGS[surroundings](SEPARATORS[separators](CHARACTERS[characters](plain)))
+    text = SURROUNDINGS[surroundings](_disguised(cls, plain, characters, separators))
     _check(cls, plain, secret, text, seed)
 
 
@@ -195,8 +211,7 @@ def test_a_random_document_of_disguised_values_streams_as_it_reads_whole() -> No
     parts = []
     for _ in range(60):
         cls, value, _secret = rng.choice(VALUES)
-        text = rng.choice(list(CHARACTERS.values()))(value)
-        text = rng.choice(list(SEPARATORS.values()))(text)
+        text = _disguised(cls, value, rng.choice(list(CHARACTERS)), rng.choice(list(SEPARATORS)))
         parts.append(rng.choice(list(SURROUNDINGS.values()))(text))
     document = " ".join(parts)
     whole, _ = screen_reply(document, REDACT_ALL)

@@ -151,7 +151,7 @@ def test_short_cards_need_an_issuers_prefix(text: str, cards: list[str]) -> None
      "Your card:\n- **** 1111\nis on file."),
     ("- Card: 4111 1111\n1111 1111", ["- Card: 4111 1111\n1111 1111"], "- Card: **** 1111"),
     ("SSN:\n# 123-45-\n# 6789\nok", ["SSN:\n", "# 123-45-\n# 6789\n", "ok"], "SSN:\n# ***6789\nok"),
-    ("1. 4111 1111\n2. 1111 1111", ["1. 4111 1111\n2. 1111 1111"], "1. **** 1111"),
+    ("1. Card 4111 1111\n2. 1111 1111", ["1. Card 4111 1111\n2. 1111 1111"], "1. Card **** 1111"),
     ("- IBAN GB82 WEST\n1234 5698 7654 32", ["- IBAN GB82 WEST\n1234 5698 7654 32"],
      "- IBAN GB** **** 5432"),
     ("Steps:\n1. Call 555\n2. Done", ["Steps:\n", "1. Call 555\n", "2. Done"],
@@ -251,7 +251,7 @@ def test_a_card_is_found_the_same_wherever_it_stands() -> None:
     ("A senha é\n- Qz7!xK2#mP9\nObrigado.", "A senha é\n- ****\nObrigado."),
     ("Card: 4539 1488\n\n0343 6467", "Card: **** 6467"),
     ("IBAN GB82 WEST\n\n1234 5698 7654 32", "IBAN GB** **** 5432"),
-    ("| a | 123**\n**45**\n**6789\nok.", "| a | ***6789\nok."),
+    ("| SSN | 123**\n**45**\n**6789\nok.", "| SSN | ***6789\nok."),
 ])
 def test_a_label_or_a_value_across_a_line_boundary_of_a_reply(text: str, released: str) -> None:
     assert screen_reply(text, REDACT_ALL)[0] == released

@@ -39,7 +39,7 @@ MASKED = [  # (text, released)
     ("card 4111&#160;1111&#160;1111&#32;1111 ok", "card **** 1111 ok"),
     ('{"card": "4111 1111\\n1111 1111"}', '{"card": "**** 1111"}'),
     ('{"card": "4111\\t1111\\t1111\\t1111"}', '{"card": "**** 1111"}'),
-    ('{"c": "4111 1111\\r\\n1111 1111"}', '{"c": "**** 1111"}'),
+    ('{"card_number": "4111 1111\\r\\n1111 1111"}', '{"card_number": "**** 1111"}'),
     ("https://pay.example/p?card=4111+1111+1111+1111&x=1",
      "https://pay.example/p?card=**** 1111&x=1"),
     ("https://pay.example/p?card=4111%201111%201111%201111",
@@ -71,7 +71,7 @@ MASKED = [  # (text, released)
      "The first line reads:\n[RSA PRIVATE KEY ****]\n\nKeep it safe."),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4\n"
      "=Zx9Q\n-----END RSA PRIVATE KEY-----\nDone.", "[RSA PRIVATE KEY ****]\nDone."),
-    ("- 4111 1111\n- 1111 1111", "- **** 1111"),
+    ("Card:\n- 4111 1111\n- 1111 1111", "Card:\n- **** 1111"),
 ]
 
 
