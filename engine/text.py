@@ -47,7 +47,8 @@ def _invisible() -> str:
     """Every format character (Unicode category Cf: zero-width space, non-joiner and joiner,
     word joiner, BOM, soft hyphen, direction marks, embeddings, overrides and isolates,
     invisible operators, the Mongolian vowel separator, tag characters), the variation
-    selectors (U+FE00-FE0F, Mongolian U+180B-180D and U+180F) and the combining grapheme
+    selectors (U+FE00-FE0F, the supplement's U+E0100-E01EF, Mongolian U+180B-180D and
+    U+180F) and the combining grapheme
     joiner (U+034F); and the combining marks of no script (U+0300-036F, U+1AB0-1AFF,
     U+1DC0-1DFF, U+20D0-20FF, U+FE20-FE2F: accents typed apart, strokes and underlines over
     a digit, `111\u0332\u0031`, the keycap of `4\ufe0f\u20e3`); and the other default-ignorable
@@ -56,7 +57,8 @@ def _invisible() -> str:
     order. (No format character lies above U+1FFFF outside the tags' plane, U+E0000-E0FFF.)"""
     codes = [code for code in (*range(0x80, 0x20000), *range(0xE0000, 0xE1000))
              if unicodedata.category(chr(code)) == "Cf"]
-    codes += [0x34F, 0x180B, 0x180C, 0x180D, 0x180F, *range(0xFE00, 0xFE10)]
+    codes += [0x34F, 0x180B, 0x180C, 0x180D, 0x180F, *range(0xFE00, 0xFE10),
+              *range(0xE0100, 0xE01F0)]
     codes += [0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0]
     for low, high in ((0x300, 0x370), (0x1AB0, 0x1B00), (0x1DC0, 0x1E00), (0x20D0, 0x2100),
                       (0xFE20, 0xFE30)):
@@ -87,9 +89,11 @@ def _char_class(chars: Iterable[str]) -> str:
 _MARKUP_CHARS = ("*_~`-/\"'\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201c\u201d"
                  "\u00a0\u2009\u202f" + INVISIBLE)
 _MARKUP = str.maketrans(dict.fromkeys(_MARKUP_CHARS, " "))
-#: Every combining mark (Unicode categories Mn and Me), of any script.
+#: Every combining mark (Unicode categories Mn and Me), of any script, but the `INVISIBLE`
+#: ones: a variation selector or a grapheme joiner on a digit (`4539\ufe001488`) is read as
+#: any invisible character is, as nothing and as a space, not as a mark that stands for none.
 _MARKS = "".join(chr(code) for code in range(0x300, 0x20000)
-                 if unicodedata.category(chr(code)) in ("Mn", "Me"))
+                 if unicodedata.category(chr(code)) in ("Mn", "Me") and chr(code) not in INVISIBLE)
 #: Every decimal digit (Unicode category Nd): those below U+10000 join the first character's
 #: bitmap (`\\d` there is a category lookup for each character).
 _DIGITS = "".join(chr(code) for code in range(0x30, 0x20000)
