@@ -52,12 +52,20 @@ from collections.abc import Iterator
 from confusable_homoglyphs.confusables import confusables_data
 
 
+#: The long dashes, which stand between words in prose: the em dash and its two- and
+#: three-em, small and vertical forms, the horizontal bar, the wavy dash, the
+#: katakana-hiragana double hyphen, and the box-drawing horizontals a rule is drawn with.
+#: `_EDIT`'s `dash` reads them as `-` between digits and in a run of dashes only.
+_LONG_DASHES = ("\u2014\u2015\u2e3a\u2e3b\ufe58\ufe31\u3030\u30a0\u2500\u2501")
+
+
 def _dash_and_space_table() -> dict[int, str]:
     """Unicode space separators and other whitespace as a space (line breaks as a newline),
-    control characters as a space, the non-ASCII hyphens, figure and en dashes and minus
-    signs (the modifier letter's, the superscript's and subscript's: `˗`, `⁻`, `₋`) as `-`
-    (not the em dash nor the horizontal bar, which stand between words in prose: `_EDIT`'s
-    `dash` reads them between digits)."""
+    control characters as a space, every other dash (Unicode category Pd: the hyphens of
+    any script, `֊`, `־`, `᐀`, `⸗`, the figure and en dashes, the double hyphen `⹀`) and the
+    minus signs (the modifier letter's, the superscript's and subscript's: `˗`, `⁻`, `₋`) as
+    `-`; not the long dashes (`_LONG_DASHES`), nor the wave dash, a separator of its own
+    (`_BULLETS`)."""
     table: dict[int, str] = {}
     for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)):
         table[code] = " "
@@ -67,7 +75,11 @@ def _dash_and_space_table() -> dict[int, str]:
     for code in range(0xA0, 0x3001):
         if unicodedata.category(chr(code)) == "Zs":
             table[code] = " "
-    for char in "\u2010\u2011\u2012\u2013\u2212\ufe63\uff0d\u02d7\u207b\u208b":
+    for code in range(0x80, 0x20000):
+        char = chr(code)
+        if unicodedata.category(char) == "Pd" and char not in _LONG_DASHES + "\u301c":
+            table[code] = "-"
+    for char in "\u2212\u02d7\u207b\u208b":
         table[ord(char)] = "-"
     table[0x2800] = " "  # (the braille pattern blank: a blank, though no space separator)
     return table
@@ -381,10 +393,14 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
         rf"|(?P<ref>{_REF})"
-        "|(?P<dash>[\u2014\u2015](?:(?<=[0-9][\u2014\u2015])(?=[0-9])"
-        "|(?<=[0-9] [\u2014\u2015])(?= [0-9])"
-        "|(?=[-\u2014\u2015]{2})|(?<=[-\u2014\u2015]{2})(?=[-\u2014\u2015])"
-        "|(?<=[-\u2014\u2015]{3})))"
+        rf"|(?P<dash>[{_LONG_DASHES}](?:(?<=[0-9][{_LONG_DASHES}])(?=-?[{_LONG_DASHES}]?[0-9])"
+        rf"|(?<=[0-9][-{_LONG_DASHES}][{_LONG_DASHES}])(?=[0-9])"
+        rf"|(?<=[0-9][{_LONG_DASHES}])(?=[A-Z])"
+        rf"|(?<=[0-9][{_LONG_DASHES}][A-Z]{{4}}[{_LONG_DASHES}])(?=[0-9A-Z])"
+        rf"|(?<=[0-9] [{_LONG_DASHES}])(?= [0-9A-Z])"
+        rf"|(?<=[0-9] [{_LONG_DASHES}] [A-Z]{{4}} [{_LONG_DASHES}])(?= [0-9A-Z])"
+        rf"|(?=[-{_LONG_DASHES}]{{2}})|(?<=[-{_LONG_DASHES}]{{2}})(?=[-{_LONG_DASHES}])"
+        rf"|(?<=[-{_LONG_DASHES}]{{3}})))"
         rf"|(?P<bullet>[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])(?=[A-Za-z0-9])"
         rf"|(?<=[A-Za-z][{_BULLETS}])(?=[0-9]))"
         rf"|[ ][{_BULLETS}][ ](?<=[0-9][ ][{_BULLETS}][ ])(?=[0-9]))"
@@ -407,9 +423,9 @@ _EDIT_SHOWN = _edit_pattern(_tag_with_attributes(_TAG_NAMES), "(?!)")
 
 
 #: The characters the view reads by what stands around them, not one for one: typography's
-#: separators between a value's groups (`_BULLETS`), the em dash and horizontal bar between
-#: digits (`_EDIT`'s `dash`), the brackets of an address's `(at)` and `[dot]`.
-_BY_CONTEXT = _BULLETS + "\u2014\u2015()[]{}"
+#: separators between a value's groups (`_BULLETS`), the long dashes between digits
+#: (`_LONG_DASHES`, `_EDIT`'s `dash`), the brackets of an address's `(at)` and `[dot]`.
+_BY_CONTEXT = _BULLETS + _LONG_DASHES + "()[]{}"
 
 
 def _by_context_written() -> str:
@@ -840,8 +856,8 @@ _NO_EDIT_START = bytes(b for b in range(128)
 
 
 #: What `_EDIT` can match begins with one of these (a quick test before the scan).
-_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+", "\u2014",
-                "\u2015")
+_EDIT_STARTS = ("\n", "  ", " <", " &", "<", "&", "*", "_", "~", "`", "\\", "%20", "+",
+                *_LONG_DASHES)
 #: A typography's separator next to a digit (`_BULLETS`: `_EDIT`'s `bullet`).
 _SEPARATOR = re.compile(rf"[{_BULLETS}](?:(?<=[0-9][{_BULLETS}])|(?<=[0-9] [{_BULLETS}])"
                         r"|(?=[0-9]))")
@@ -925,8 +941,8 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, _ENCODED.get(written[-2:].upper(), "@")
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
-    elif kind == "dash":  # (an em dash between two digits: a hyphen, `123—45—6789`,
-        # `536 — 22 — 8841`; an em dash or a horizontal bar in a run of three dashes or more,
+    elif kind == "dash":  # (a long dash between two digits, alone or doubled: a hyphen,
+        # `123—45—6789`, `4539――1488`, `536 — 22 — 8841`; one in a run of three dashes or more,
         # as a rule or a key block's armour is typed: `—————BEGIN RSA PRIVATE KEY—————`)
         yield start, end, "-"
     elif kind == "bullet":  # (a middle dot or a bullet between a value's groups: a space)

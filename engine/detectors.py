@@ -150,12 +150,12 @@ _GROUP_PUNCT = "[" + _GROUP_CHARS + "]"
 #: hyphen alone or so padded, one kind throughout a value (`4539 / 1488 / 0343 / 6467`,
 #: `4539--1488--…`, `GB82 | WEST | …`): spaces padding a separator change nothing of the
 #: value's groups. (Tried after the one-character class: `[- ./…]|` then this.)
-_PADDED_PUNCT = "--| (?:--|[-" + _GROUP_CHARS + "]) "
+_PADDED_PUNCT = "-{2,3}| (?:-{2,3}|[-" + _GROUP_CHARS + "]) "
 _SSN_PUNCT = "./"
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
 #: (`4111 1111-1111 1111`, `4111 - 1111 - 1111 - 1111`).
-_CARD_SEP = r"(?: ?- ?| )"
+_CARD_SEP = r"(?: ?-{1,3} ?| )"
 #: A card starts as a number does (or after `@`: `@4111 1111 1111 1111`), and also right
 #: after a space, a dot or a hyphen that ends an ungrouped run of 13 digits or more (a list
 #: of cards: `4111111111111111 5500005555555559`, `…6467-5500…`), and after a space before
