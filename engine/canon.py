@@ -369,8 +369,17 @@ _PREFIX = (r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\
 _CONTINUED = r"\\(?=\n)|=(?<=[0-9 ]=)(?=\n\n?[0-9])"
 #: What a gap holds but whitespace, tags and comments: JSON's escapes of a line break and
 #: a tab (`\n`, `\r`, `\t`, as two characters: a value in a tool's output), a URL's encoded
-#: space (`%20`) and a form's (`+`, between two digits: `_gap` reads it so in a query only).
-_ESCAPED_SPACE = r"\\[nrt]|%20|\+(?<=[0-9]\+)(?=[0-9])"
+#: space (`%20`) and a form's (`+`, between two digits: `_gap` reads it so in a query only),
+#: a space escaped as code writes it (`\x20`, `\u{20}`, octal `\040`) and quoted-printable's
+#: `=20` between two digits (`4539=201488`; not after a name: `width=200`).
+_ESCAPED_SPACE = (r"\\[nrt]|%20|\+(?<=[0-9]\+)(?=[0-9])|\\x20|\\u\{20\}|\\040"
+                  r"|=20(?<=[0-9]=20)(?=[0-9])")
+#: A hyphen encoded between two letters or digits: URL-encoded (`%2D`), escaped as code
+#: writes it (`\x2d`, `\u{2d}`, octal `\055`), quoted-printable (`=2D`, between two digits
+#: only): read as the hyphen (`536%2D22%2D8841`).
+_ENCODED_HYPHEN = (r"(?:%2[dD](?<=[0-9A-Za-z]...)|\\x2[dD](?<=[0-9A-Za-z]....)"
+                   r"|\\u\{2[dD]\}(?<=[0-9A-Za-z]......)|\\055(?<=[0-9A-Za-z]....))"
+                   r"(?=[0-9A-Za-z])|=2[dD](?<=[0-9]...)(?=[0-9])")
 
 
 def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
@@ -387,6 +396,7 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<marks>[*_~`]++)"
         r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
         r"|\\u[0-9A-Fa-f]{4})"
+        rf"|(?P<hyphen>{_ENCODED_HYPHEN})"
         r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?(?:40|3[aAdD]|26)(?=[0-9A-Za-z%])"
         r"|\\x40(?=[0-9A-Za-z]))"
         r"|(?P<percent>%[cCdD][0-9a-fA-F]%[89abAB][0-9a-fA-F]"
@@ -618,9 +628,9 @@ def plain(text: str) -> bool:
 #: How `=`, `:`, `@` and `&` are encoded where the view reads them as those (`_EDIT`'s
 #: `encoded`: quoted-printable `=3D`, URL-encoded `%3D` `%3A` `%40` `%26`, twice too:
 #: `%253D`): a sign, and what follows it.
-_ENCODINGS = (("=", ("3D", "3d")),
+_ENCODINGS = (("=", ("3D", "3d", "20", "2D", "2d")),
               ("%", ("40", "2540", "3A", "3a", "3D", "3d", "253A", "253a", "253D", "253d", "26",
-                     "2526", "C", "D", "E", "F", "c", "d", "e", "f")))
+                     "2526", "2D", "2d", "C", "D", "E", "F", "c", "d", "e", "f")))
 
 
 #: What an encoding's last two characters stand for (`_EDIT`'s `encoded`; `\x40`: `@`).
@@ -941,7 +951,7 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, _ENCODED.get(written[-2:].upper(), "@")
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
-    elif kind == "dash":  # (a long dash between two digits, alone or doubled: a hyphen,
+    elif kind in ("dash", "hyphen"):  # (an encoded hyphen, `%2D`; a long dash between two digits, alone or doubled: a hyphen,
         # `123—45—6789`, `4539――1488`, `536 — 22 — 8841`; one in a run of three dashes or more,
         # as a rule or a key block's armour is typed: `—————BEGIN RSA PRIVATE KEY—————`)
         yield start, end, "-"
