@@ -1013,12 +1013,14 @@ DETECTORS: tuple[Detector, ...] = (
         id="br_cpf",
         category="national_id",
         # The Receita's `529.982.247-25` and the same groups of three with one kind of
-        # separator (`.`, `-`, a space, none; commas as `529,982,247-25`), a hyphen, a slash or
-        # a space (or nothing) before the check digits. Eleven digits alone that the text
+        # separator (`.`, `-`, `_`, a space, none; commas as `529,982,247-25`), a hyphen
+        # (padded by spaces or not), a slash, the groups' own separator or a space (or
+        # nothing) before the check digits (`529.982.247.25`, `529_982_247_25`). Eleven digits alone that the text
         # before them marks as something else (`Ticket 72360589121`) are not one; nor is a CPF
         # glued by `-` to more of a longer id.
         regex=Refusing(re.compile(
-            _START_CPF + r"\d\d(?:(?:(?P<c>[.-]?)\d{3}(?P=c)\d{3}[-/]?|,\d{3},\d{3}-)\d\d"
+            _START_CPF + r"\d\d(?:(?:(?P<c>[._-]?)\d{3}(?P=c)\d{3}(?:[-/]| - |(?P=c))?"
+            r"|,\d{3},\d{3}-)\d\d"
             r"(?![\w@])(?![.-]?\d)(?!-[A-Za-z])(?!,\d\d?(?![\d/,;|\t]))"
             r"| \d{3} \d{3}[ -]\d\d(?![\w@])(?! ?\d))"), bare_and_marked),
         keywords=(),
@@ -1026,7 +1028,8 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.last4,
         priority=12,
         examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25",
-                  "529-982-247-25", "529 982 247-25", "529.982.247/25"),
+                  "529-982-247-25", "529 982 247-25", "529.982.247/25", "529.982.247.25",
+                  "529_982_247_25", "529.982.247 - 25"),
         counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00",
                          "Ticket 72360589121 is closed.", "529.982.247-25-B",
                          "529,982,247-25"),
