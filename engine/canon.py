@@ -51,7 +51,6 @@ from collections.abc import Iterator
 
 from confusable_homoglyphs.confusables import confusables_data
 
-
 #: The long dashes, which stand between words in prose: the em dash and its two- and
 #: three-em, small and vertical forms, the horizontal bar, the wavy dash, the
 #: katakana-hiragana double hyphen, and the box-drawing horizontals a rule is drawn with.
@@ -951,7 +950,8 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         yield start, end, _ENCODED.get(written[-2:].upper(), "@")
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
-    elif kind in ("dash", "hyphen"):  # (an encoded hyphen, `%2D`; a long dash between two digits, alone or doubled: a hyphen,
+    elif kind in ("dash", "hyphen"):  # (an encoded hyphen, `%2D`; a long dash between two
+        # digits, alone or doubled: a hyphen,
         # `123—45—6789`, `4539――1488`, `536 — 22 — 8841`; one in a run of three dashes or more,
         # as a rule or a key block's armour is typed: `—————BEGIN RSA PRIVATE KEY—————`)
         yield start, end, "-"

@@ -1015,9 +1015,9 @@ DETECTORS: tuple[Detector, ...] = (
         # The Receita's `529.982.247-25` and the same groups of three with one kind of
         # separator (`.`, `-`, `_`, a space, none; commas as `529,982,247-25`), a hyphen
         # (padded by spaces or not), a slash, the groups' own separator or a space (or
-        # nothing) before the check digits (`529.982.247.25`, `529_982_247_25`). Eleven digits alone that the text
-        # before them marks as something else (`Ticket 72360589121`) are not one; nor is a CPF
-        # glued by `-` to more of a longer id.
+        # nothing) before the check digits (`529.982.247.25`, `529_982_247_25`). Eleven
+        # digits alone that the text before them marks as something else (`Ticket
+        # 72360589121`) are not one; nor is a CPF glued by `-` to more of a longer id.
         regex=Refusing(re.compile(
             _START_CPF + r"\d\d(?:(?:(?P<c>[._-]?)\d{3}(?P=c)\d{3}(?:[-/]| - |(?P=c))?"
             r"|,\d{3},\d{3}-)\d\d"
