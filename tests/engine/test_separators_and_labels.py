@@ -11,6 +11,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+from released import every_way
 from released import released as _released
 
 from replyguard.engine import find, split_sentences
@@ -286,3 +287,60 @@ def test_a_password_for_someone_named_in_up_to_three_words(whose: str) -> None:
                                   "<password: Qz7xK2mP9w>", '{"password":Qz7xK2mP9w}'])
 def test_an_unquoted_password_ends_before_a_closing_bracket(text: str) -> None:
     assert _released(text) == text.replace("Qz7xK2mP9w", "****")
+
+
+#: Every Unicode dash between a value's groups (category Pd): the hyphens of other scripts
+#: (Armenian, Hebrew maqaf, Canadian syllabics, Mongolian, Yezidi), the double, oblique and
+#: diaeresis hyphens, the vertical en dash, read as a hyphen one for one; the long dashes (two-
+#: and three-em, small and vertical em dashes, the wavy dash, the double hyphen, box-drawing
+#: horizontals) read as the em dash is, between digits.
+ALL_DASHES = ["\u058a", "\u05be", "\u1400", "\u1806", "\u2e17", "\u2e1a", "\u2e3a", "\u2e3b",
+              "\u2e40", "\u2e5d", "\u3030", "\u30a0", "\ufe31", "\ufe32", "\ufe58",
+              "\U00010ead", "\u2500", "\u2501", "\u2012\u2012", "\u2015\u2015", "---"]
+
+
+@pytest.mark.parametrize("sep", ALL_DASHES, ids=[f"U+{ord(s[0]):04X}x{len(s)}" for s in ALL_DASHES])
+def test_every_dash_between_a_values_groups_reads_as_a_hyphen(sep: str) -> None:
+    text = f"Card {sep.join(['4539', '1488', '0343', '6467'])} ok."
+    assert every_way(text) == {"Card **** 6467 ok."}
+    if len(sep) == 1:
+        assert _released(f"SSN {sep.join(['536', '22', '8841'])} ok.") == "SSN ***8841 ok."
+
+
+def test_a_doubled_dash_and_spaces_mixed_in_a_card() -> None:
+    assert _released("Card 4539\u2012\u20121488 0343 6467 ok.") == "Card **** 6467 ok."
+    assert _released("Card 4539\u2015\u20151488 0343 6467 ok.") == "Card **** 6467 ok."
+
+
+@pytest.mark.parametrize("text", [
+    "IBAN GB82\u2014WEST\u20141234\u20145698\u20147654\u201432 ok.",
+    "IBAN GB82 \u2014 WEST \u2014 1234 \u2014 5698 \u2014 7654 \u2014 32 ok.",
+    "IBAN GB82\u2e3aWEST\u2e3a1234\u2e3a5698\u2e3a7654\u2e3a32 ok.",
+])
+def test_an_iban_with_em_dashes_between_its_groups(text: str) -> None:
+    assert every_way(text) == {"IBAN GB** **** 5432 ok."}
+
+
+@pytest.mark.parametrize("text", [
+    "Years 1996\u2015\u20152001, the 1990s\u2014and 2000 \u2014 all of them.",
+    "In 1990\u2014A new era; PASSWORD\u201412345678 is a label, not a dash.",
+    "A rule \u2500\u2500\u2500\u2500 and a wave \u3030 and \u30b8\u30e7\u30f3\u30a0\u30b9\u30df\u30b9.",
+    "The Hebrew maqaf \u05d1\u05be\u05d9\u05ea and the Armenian \u0561\u058a\u0562 hyphens.",
+])
+def test_a_dash_where_no_value_is(text: str) -> None:
+    expected = text.replace("12345678", "****")
+    assert every_way(text) == {expected}
+
+
+PT_BR = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "pt-BR")
+
+
+@pytest.mark.parametrize("cpf", ["529.982.247.25", "529_982_247_25", "529.982.247 - 25",
+                                 "529.982.247\ufe5825", "529\u2e3a982\u2e3a247\u2e3a25"])
+def test_a_cpf_with_other_separators(cpf: str) -> None:
+    assert every_way(f"Seu CPF {cpf} ok.", PT_BR) == {"Seu CPF ***4725 ok."}
+
+
+@pytest.mark.parametrize("text", ["versão 529.982.247.26 ok.", "ids 529.982.247.25.1 ok."])
+def test_dotted_numbers_that_are_no_cpf(text: str) -> None:
+    assert every_way(text, PT_BR) == {text}

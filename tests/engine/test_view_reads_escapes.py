@@ -358,3 +358,32 @@ def test_no_value_typed_with_these_separators_is_found(text: str) -> None:
 def test_cut_at_every_character(text: str, released: str) -> None:
     # (every character a chunk of its own: each cut of the stream falls somewhere)
     assert screen_reply(text, REDACT_ALL, chunks=len(text), seed=0)[0] == released
+
+
+#: A hyphen or a space encoded between a value's groups: URL-encoded (`%2D`, `%2d`, as `%20`
+#: is), quoted-printable (`=2D`, `=20`), escaped as code writes it (`\x2d`, `\x20`,
+#: `\u{20}`, octal `\055`, `\040`).
+ENCODED_SEPARATORS = [
+    ("Card 4539%2D1488%2D0343%2D6467 ok.", "Card **** 6467 ok."),
+    ("card=4539%2d1488%2d0343%2d6467&x=1", "card=**** 6467&x=1"),
+    ("SSN 536%2D22%2D8841 ok.", "SSN ***8841 ok."),
+    ("SSN 536=2D22=2D8841 ok.", "SSN ***8841 ok."),
+    ("Card 4539=201488=200343=206467 ok.", "Card **** 6467 ok."),
+    ("Card 4539\\x201488\\x200343\\x206467 ok.", "Card **** 6467 ok."),
+    ("Card 4539\\x2D1488\\x2d0343\\x2D6467 ok.", "Card **** 6467 ok."),
+    ("Card 4539\\u{20}1488 0343 6467 ok.", "Card **** 6467 ok."),
+    ("Card 4539\\u{2d}1488\\u{2d}0343\\u{2d}6467 ok.", "Card **** 6467 ok."),
+    ("Card 4539\\0401488\\0400343\\0406467 ok.", "Card **** 6467 ok."),
+    ("Card 4539\\0551488\\0550343\\0556467 ok.", "Card **** 6467 ok."),
+]
+
+
+@pytest.mark.parametrize(("text", "released"), ENCODED_SEPARATORS)
+def test_an_encoded_separator_between_a_values_groups(text: str, released: str) -> None:
+    assert every_way(text) == {released}
+
+
+@pytest.mark.parametrize("text", ["width=200 height=20 x=2D", "see my%2Dpage and a\\x2dB",
+                                  "printf(\"a\\040b\") and 10=2000"])
+def test_an_encoded_separator_where_no_value_is(text: str) -> None:
+    assert every_way(text) == {text}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from released import every_way
 from released import released as _released
 
 from replyguard.engine.reply import screen_reply
@@ -196,3 +197,20 @@ OTHER_SEPARATORS = [
 @pytest.mark.parametrize(("text", "released"), OTHER_SEPARATORS)
 def test_values_grouped_with_dots_slashes_or_spaced_hyphens(text: str, released: str) -> None:
     assert _released(text) == released
+
+
+#: Variation selectors: Mongolian U+180B-180F, and the supplement's U+E0100-E01EF.
+SELECTORS = ["\u180b", "\u180f", "\U000e0100", "\U000e01ef"]
+
+
+@pytest.mark.parametrize("selector", SELECTORS, ids=[f"U+{ord(s):04X}" for s in SELECTORS])
+def test_a_variation_selector_reads_as_any_invisible_character(selector: str) -> None:
+    assert every_way(f"Card 4539{selector}1488 0343 6467 ok.") == {"Card **** 6467 ok."}
+    assert _released(f"SSN 536{selector}-22-8841 ok.") == "SSN ***8841 ok."
+    assert _released(f"Key AKIA{selector}IOSFODNN7EXAMPLE ok.") == "Key AKIA****MPLE ok."
+    assert every_way(f"pass{selector}word: Qz7xK2mP9w") == {f"pass{selector}word: ****"}
+
+
+def test_a_variation_selector_after_a_keycap_digit_still_shows_the_digit() -> None:
+    text = "Card 4\ufe0f\u20e35\U000e01003\ufe0f9 1488 0343 6467 ok."
+    assert _released(text) == "Card **** 6467 ok."
