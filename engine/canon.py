@@ -56,11 +56,15 @@ from confusable_homoglyphs.confusables import confusables_data
 #: katakana-hiragana double hyphen, and the box-drawing horizontals a rule is drawn with.
 #: `_EDIT`'s `dash` reads them as `-` between digits and in a run of dashes only.
 _LONG_DASHES = ("\u2014\u2015\u2e3a\u2e3b\ufe58\ufe31\u3030\u30a0\u2500\u2501")
+#: Every dash but the ASCII hyphen (Unicode category Pd, as the Python that runs it knows
+#: it; no dash lies above the scripts of the first plane's start, U+11000).
+_DASHES = "".join(char for char in map(chr, range(0x80, 0x11000))
+                  if unicodedata.category(char) == "Pd")
 
 
 def _dash_and_space_table() -> dict[int, str]:
     """Unicode space separators and other whitespace as a space (line breaks as a newline),
-    control characters as a space, every other dash (Unicode category Pd: the hyphens of
+    control characters as a space, every other dash (Unicode category Pd, `_DASHES`: the hyphens of
     any script, `֊`, `־`, `᐀`, `⸗`, the figure and en dashes, the double hyphen `⹀`) and the
     minus signs (the modifier letter's, the superscript's and subscript's: `˗`, `⁻`, `₋`) as
     `-`; not the long dashes (`_LONG_DASHES`), nor the wave dash, a separator of its own
@@ -74,10 +78,9 @@ def _dash_and_space_table() -> dict[int, str]:
     for code in range(0xA0, 0x3001):
         if unicodedata.category(chr(code)) == "Zs":
             table[code] = " "
-    for code in range(0x80, 0x20000):
-        char = chr(code)
-        if unicodedata.category(char) == "Pd" and char not in _LONG_DASHES + "\u301c":
-            table[code] = "-"
+    for char in _DASHES:
+        if char not in _LONG_DASHES + "\u301c":
+            table[ord(char)] = "-"
     for char in "\u2212\u02d7\u207b\u208b":
         table[ord(char)] = "-"
     table[0x2800] = " "  # (the braille pattern blank: a blank, though no space separator)

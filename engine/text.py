@@ -89,11 +89,13 @@ def _char_class(chars: Iterable[str]) -> str:
 _MARKUP_CHARS = ("*_~`-/\"'\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201c\u201d"
                  "\u00a0\u2009\u202f" + INVISIBLE)
 _MARKUP = str.maketrans(dict.fromkeys(_MARKUP_CHARS, " "))
+_INVISIBLE_CODES = frozenset(map(ord, INVISIBLE))
 #: Every combining mark (Unicode categories Mn and Me), of any script, but the `INVISIBLE`
 #: ones: a variation selector or a grapheme joiner on a digit (`4539\ufe001488`) is read as
 #: any invisible character is, as nothing and as a space, not as a mark that stands for none.
 _MARKS = "".join(chr(code) for code in range(0x300, 0x20000)
-                 if unicodedata.category(chr(code)) in ("Mn", "Me") and chr(code) not in INVISIBLE)
+                 if unicodedata.category(chr(code)) in ("Mn", "Me")
+                 and code not in _INVISIBLE_CODES)
 #: Every decimal digit (Unicode category Nd): those below U+10000 join the first character's
 #: bitmap (`\\d` there is a category lookup for each character).
 _DIGITS = "".join(chr(code) for code in range(0x30, 0x20000)

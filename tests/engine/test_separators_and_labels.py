@@ -324,7 +324,8 @@ def test_an_iban_with_em_dashes_between_its_groups(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "Years 1996\u2015\u20152001, the 1990s\u2014and 2000 \u2014 all of them.",
     "In 1990\u2014A new era; PASSWORD\u201412345678 is a label, not a dash.",
-    "A rule \u2500\u2500\u2500\u2500 and a wave \u3030 and \u30b8\u30e7\u30f3\u30a0\u30b9\u30df\u30b9.",
+    "A rule \u2500\u2500\u2500\u2500 and a wave \u3030 and "
+    "\u30b8\u30e7\u30f3\u30a0\u30b9\u30df\u30b9.",
     "The Hebrew maqaf \u05d1\u05be\u05d9\u05ea and the Armenian \u0561\u058a\u0562 hyphens.",
 ])
 def test_a_dash_where_no_value_is(text: str) -> None:
