@@ -16,6 +16,13 @@ from replyguard.engine import find
 
 #: Numbers in lists and tables, every class set to redact: each comes back byte for byte.
 HARD_NEGATIVES = [
+    "4111, 1111, 1111, 1111",
+    "Ports: 4003, 4004, 4005, 4006.",
+    "x 4111;1111;1111;1111",
+    "Counts 4003; 4004; 4005; 4006",
+    "We have 123, 45, 6789 items",
+    "| 123 | 45 | 6789 |",
+    "123;45;6789",
     # number cells that read as an SSN's groups
     "Counts: 120 \u00b7 45 \u00b7 5400",
     "Counts: 120 \u2014 45 \u2014 5400",
@@ -97,6 +104,14 @@ NAMED = [
     ("Phone:\n202\n555\n0143", "Phone:\n***0143"),
     ("Phone: 202\t555\t0143", "Phone: ***0143"),
     ("Server 10.0.0.1 runs version 4.5.3.9", "Server ***.***.***.1 runs version 4.5.3.9"),
+    # a comma or a semicolon and a space, and a bar between an SSN's groups
+    ("Card: 4111, 1111, 1111, 1111", "Card: **** 1111"),
+    ("Card: 4111; 1111; 1111; 1111", "Card: **** 1111"),
+    ("Card: 4111;1111;1111;1111", "Card: **** 1111"),
+    ("SSN: 123, 45, 6789", "SSN: ***6789"),
+    ("SSN: 123; 45; 6789", "SSN: ***6789"),
+    ("SSN: 123 | 45 | 6789", "SSN: ***6789"),
+    ("| SSN |\n|---|\n| 123 | 45 | 6789 |", "| SSN |\n|---|\n| ***6789 |"),
 ]
 
 
