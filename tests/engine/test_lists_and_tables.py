@@ -151,6 +151,17 @@ def test_a_masked_list_of_numbers_leaves_json_valid() -> None:
         {"card": ["**** 4006"], "id": 7, "ports": [4003, 4004, 4005, 4006]})
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ('[4539148803436467, 5500005555555559]', '["**** 6467", "**** 5559"]'),
+    ('{"ids": [4539148803436467]}', '{"ids": ["**** 6467"]}'),
+    ('{"password": -12345678}', '{"password": "****"}'),
+    ('{"password": 1e10}', '{"password": "****"}'),
+])
+def test_a_masked_json_number_is_a_json_string(text: str, expected: str) -> None:
+    assert every_way(text) == {expected}
+    json.loads(expected)
+
+
 def test_a_reply_reads_the_name_in_the_pieces_before() -> None:
     text = ("Here are the numbers you asked for.\n\nCard number:\n\n4003\n4004\n4005\n4006\n\n"
             "Ports:\n\n4003\n4004\n4005\n4006\n")
