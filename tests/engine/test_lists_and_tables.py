@@ -61,6 +61,8 @@ HARD_NEGATIVES = [
     # versions
     "version 4.5.3.9",
     "Version: 10.0.0.1",
+    '{"version": "10.0.0.1"}',
+    "{'ver': '10.0.0.1'}",
     "v1.2.3.4",
     "Build 10.0.19041.1",
     "build 10.2.3.4 is out",
@@ -104,6 +106,8 @@ NAMED = [
     ("Phone:\n202\n555\n0143", "Phone:\n***0143"),
     ("Phone: 202\t555\t0143", "Phone: ***0143"),
     ("Server 10.0.0.1 runs version 4.5.3.9", "Server ***.***.***.1 runs version 4.5.3.9"),
+    ('{"host": "10.0.0.1", "version": "4.5.3.9"}',
+     '{"host": "***.***.***.1", "version": "4.5.3.9"}'),
     # a comma or a semicolon and a space, and a bar between an SSN's groups
     ("Card: 4111, 1111, 1111, 1111", "Card: **** 1111"),
     ("Card: 4111; 1111; 1111; 1111", "Card: **** 1111"),
