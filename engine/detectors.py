@@ -585,6 +585,27 @@ DETECTORS: tuple[Detector, ...] = (
                          "max token: 4096", "token: 128,000", "secret: 42"),
     ),
     Detector(
+        id="bearer_token",
+        category="password",
+        # A bearer token (RFC 6750's b64token) after the word `Bearer`, as an HTTP
+        # `Authorization` header gives it (`Authorization: Bearer …`, curl's `-H`, a headers
+        # map in code or JSON): 16 or more of its characters, a digit among them, looking
+        # like a secret.
+        regex=re.compile(r"(?i:b(?<![A-Za-z0-9]b)earer)[ \t]+"
+                         r"(?P<value>(?=[A-Za-z\-._~+/]*[0-9])[A-Za-z0-9\-._~+/]{16,4096}=*)"
+                         r"(?![A-Za-z0-9\-._~+/=])"),
+        keywords=("bearer",),
+        keywords_in="lower",
+        validate=validators.secret,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("4fJk29Pz8XvTn7QmW2bLs9Hd3RtYu6Vc", "ya29.a0AfH6SMBx-Kq3_Lz9P~7w+Tq/Rv=="),
+        counterexamples=("the bearer of this letter", "Bearer <token>",
+                         "Authorization: Bearer ${TOKEN}", "Bearer authentication_required",
+                         "Bearer token"),
+    ),
+    Detector(
         id="password_label",
         category="password",
         # A password after a label in another script: Russian `пароль` (read through the
