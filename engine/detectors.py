@@ -400,11 +400,11 @@ DETECTORS: tuple[Detector, ...] = (
         id="api_key",
         category="api_key",
         regex=re.compile(
-            "(?:" + _key("s") + r"k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,200}"
-            "|" + _key("[sr]") + r"k_(?:live|test)_[A-Za-z0-9]{16,200}"
-            "|" + _key("p") + r"k_live_[A-Za-z0-9]{16,200}"
-            "|" + _key("g") + r"h[pousr]_[A-Za-z0-9]{36,255}"
-            "|" + _key("g") + r"ithub_pat_[A-Za-z0-9_]{22,255}"
+            "(?:" + _key("s") + r"k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,1024}"
+            "|" + _key("[sr]") + r"k_(?:live|test)_[A-Za-z0-9]{16,1024}"
+            "|" + _key("p") + r"k_live_[A-Za-z0-9]{16,1024}"
+            "|" + _key("g") + r"h[pousr]_[A-Za-z0-9]{36,1024}"
+            "|" + _key("g") + r"ithub_pat_[A-Za-z0-9_]{22,1024}"
             "|" + _key("g") + r"lpat-[A-Za-z0-9_-]{20,64}"
             "|" + _key("x") + r"ox[abprs]-[A-Za-z0-9-]{10,200}"
             "|" + _key("A") + r"Iza[0-9A-Za-z_-]{35}|" + _key("h") + r"f_[A-Za-z0-9]{30,64}"
