@@ -167,9 +167,9 @@ def not_a_card(text: str, start: int, end: int) -> bool:
     groups is a card however it is labelled), is marked as no card's number: by a key naming
     an id or a time before it (`"id": `, `"created_at_us": `, `time_ns=`), by a word naming
     an id, a barcode, a SIM card's number or an order's (`Discord user ID`, `EAN`, `JAN`,
-    `GTIN`, `UPC`, `ICCID`, `SIM`, `IMEI`, `Order`, `Invoice #`, `Tracking number`), by a link's or a mention's markup (`status/`, `<@`), or by a
-    unit after it (`… µs`); not where the words before it name a card (`card_id`,
-    `card ID`)."""
+    `GTIN`, `UPC`, `ICCID`, `SIM`, `IMEI`, `Order`, `Invoice #`, `Tracking number`), by a
+    link's or a mention's markup (`status/`, `<@`), or by a unit after it (`… µs`); not
+    where the words before it name a card (`card_id`, `card ID`)."""
     if not text[start:end].isdigit():
         return False
     tail = text[max(0, start - LOOK_BACK):start]
