@@ -220,8 +220,12 @@ def _runs_by_digits(runs: list[Run], detectors: list[Tuned]) -> dict[int, list[R
 
 
 def _runs_searched(text: str, runs: list[Run], tuning: Tuning) -> list[Run]:
-    """Those of `runs` (holding the tuning's `min_digits`) that hold its `run_marks` and pass
-    its `run_filter`: where a digit-run detector is searched."""
+    """Those of `runs` (holding the tuning's `min_digits`) that hold its `run_marks` and its
+    `unmarked_digits` and pass its `run_filter`: where a digit-run detector is searched."""
+    if tuning.unmarked_digits is not None:
+        mark, least = tuning.unmarked_digits
+        find = text.find
+        runs = [run for run in runs if run[2] >= least or find(mark, run[0], run[1]) != -1]
     if tuning.run_marks is not None:
         mark, times = tuning.run_marks
         count = text.count

@@ -23,11 +23,12 @@ class Tuning:
     keyword occurrence (every match starts at one); with `start`, only where `start`, searched
     from `before` characters back, reaches the end of a keyword occurrence; with `min_digits`,
     only around runs of digits and separators (` .()/+-_,:|\\~'`) holding at least that many digits
-    (and `run_marks`) and passing `run_filter` (from the run's start less `before` to its
-    end plus `after`;
-    every match must be a stretch of those characters starting with one that is no space, so
-    that it lies inside one run). `UNTUNED` (all defaults): over the whole text when one of
-    the detector's keywords occurs (always, with no keywords).
+    (and `run_marks`, `unmarked_digits`) and passing `run_filter` (from the run's start less
+    `before` to its end plus `after`; every match must be a stretch of those characters
+    starting with one that is no space, so that it lies inside one run). A tuning may leave
+    out a run where the detector's validator can confirm no value (`min_digits`,
+    `unmarked_digits`: a phone number's digits). `UNTUNED` (all defaults): over the whole
+    text when one of the detector's keywords occurs (always, with no keywords).
     """
 
     reach: tuple[int, int] | None = None
@@ -38,6 +39,9 @@ class Tuning:
     #: searched (counted in the text, without a slice or a call per run: cheaper than a
     #: `run_filter`).
     run_marks: tuple[str, int] | None = None
+    #: `(character, count)`: a run not holding `character` is searched only where it holds
+    #: `count` digits at least (more than `min_digits`, the least for a run holding it).
+    unmarked_digits: tuple[str, int] | None = None
     start: re.Pattern[str] | None = None
 
 
@@ -93,7 +97,8 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN),
     "uk_nino": Tuning(reach=(0, 12)),
     "br_cpf": Tuning(min_digits=11, reach=_NEAR_RUN),
-    "phone_number": Tuning(min_digits=8, reach=(2, 3)),
+    # (Its validator's numbers: 8 digits at least after a `+`, 10 written nationally.)
+    "phone_number": Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3)),
     "ipv4_address": Tuning(min_digits=4, run_marks=_DOTTED_QUAD, reach=_NEAR_RUN),
     "ipv6_address": Tuning(gate=COLON_PAIR, reach=(8, 60)),
 })
