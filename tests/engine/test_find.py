@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from stdnum import iban as stdnum_iban
 from stdnum import luhn
 
-from replyguard.engine import DETECTORS, Detector, find
+from replyguard.engine import DETECTORS, Detector, find, validators
 from replyguard.engine.canon import Canonical, canonical
 from replyguard.engine.find import Finding, _confirmed
+from replyguard.engine.phone_numbers import PHONE_REGIONS
 from replyguard.engine.tuning import tuning_of
 
 MB = 1_000_000
@@ -323,12 +324,27 @@ HELD_RUNS = [
     "4111-1111-1111-1111-555-123-4567",
     "4111 1111 1111 1111 12/26 cvc 123",
     "card 4111 1111 1111 1111   \n+1 202 555 0143",
+    # (Runs of 8 and 9 digits with no `+`, between and beside phone numbers.)
+    "call 7946 0123 or 020 7946 0123, ref 555-0143-9 then +44 7946 0123 and 202 555 014",
+    "(020) 7946 012 4111 1111 1111 1111 +1 202-555-0143 1234 5678",
 ]
 
 
 @pytest.mark.parametrize("text", HELD_RUNS)
 def test_held_runs_give_a_whole_text_scan(text: str) -> None:
     assert find(text) == _whole_text_scan(text)
+
+
+@given(st.from_regex(r"\(?[0-9]{1,4}\)?(?:[ .-]?[0-9]{1,4}){1,8}", fullmatch=True))
+def test_phone_runs_left_out_hold_no_phone_number(value: str) -> None:
+    """The phone detector's `unmarked_digits`: a value without its mark (`+`) holding fewer
+    digits than it says is one its validator confirms in no region."""
+    phone = next(d for d in DETECTORS if d.id == "phone_number")
+    mark, least = tuning_of(phone).unmarked_digits or ("", 0)
+    assert mark == "+"
+    if sum(c.isdigit() for c in value) < least:
+        assert phone.validate is not None and not phone.validate(value)
+        assert not validators.phone(value, regions=tuple(sorted(PHONE_REGIONS)))
 
 
 _RUN_CHARACTERS = set("0123456789.()/+-_,: ")
