@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from types import MappingProxyType
 
 from replyguard.engine.detectors import DETECTORS, EMAIL_START, Detector
@@ -119,4 +120,16 @@ def tuning_of(detector: Detector) -> Tuning:
     if (detector.regex != built_in.regex or detector.keywords != built_in.keywords
             or detector.keywords_in != built_in.keywords_in):
         return UNTUNED
+    if tuning.unmarked_digits is not None and not _same_check(detector, built_in):
+        return replace(tuning, unmarked_digits=None)  # (what it leaves out is the validator's)
     return tuning
+
+
+def _same_check(detector: Detector, built_in: Detector) -> bool:
+    """Whether `detector` validates with the built-in's validator, or with the function the
+    built-in's binds (`engine.detector_sets`: the phone validator bound to other regions)."""
+    mine, theirs = detector.validate, built_in.validate
+    if mine is theirs:
+        return True
+    return (isinstance(mine, partial) and isinstance(theirs, partial)
+            and mine.func is theirs.func)

@@ -7,6 +7,7 @@ import base64
 import importlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -345,6 +346,16 @@ def test_phone_runs_left_out_hold_no_phone_number(value: str) -> None:
     if sum(c.isdigit() for c in value) < least:
         assert phone.validate is not None and not phone.validate(value)
         assert not validators.phone(value, regions=tuple(sorted(PHONE_REGIONS)))
+
+
+def test_phone_runs_are_left_out_only_for_its_own_validator() -> None:
+    """A phone detector with a validator of one's own is searched in every run of 8 digits
+    (a national number of 8 or 9 digits may be one it confirms)."""
+    phone = next(d for d in DETECTORS if d.id == "phone_number")
+    own = replace(phone, validate=lambda value: True)
+    assert tuning_of(own).unmarked_digits is None
+    assert find("call 7946 0123 now", [own]) == [Finding("phone", 5, 14, "phone_number")]
+    assert find("call 7946 0123 now", [phone]) == []
 
 
 _RUN_CHARACTERS = set("0123456789.()/+-_,: ")
