@@ -157,8 +157,8 @@ KEY_BEGIN = (_ARMOUR + r"[ \t]{0,3}(?i:BEGIN " + _KEY_LABEL + r")[ \t]{0,3}" + _
 _BARE_BEGIN = (r"(?<![\w=])(?<!" + _DASH + ")BEGIN " + _KEY_LABEL + r"(?![\w=])(?!" + _DASH
                + ")")
 #: The BEGIN line of a private key block, and its body when one follows.
-_KEY_BLOCK = ("(?:" + KEY_BEGIN + "(?:" + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)?|"
-              + _BARE_BEGIN + KEY_BODY_START + KEY_BODY + "*(?:" + KEY_END + ")?)")
+_KEY_BLOCK = ("(?:" + KEY_BEGIN + "|" + _BARE_BEGIN + KEY_BODY_START + ")(?:" + KEY_BODY_START
+              + KEY_BODY + "*(?:" + KEY_END + ")?)?")
 #: A line of a key block's body (base64, 16 characters or more) and the line break, quoting or
 #: prefix after it: a body whose BEGIN line is not in the text (it was in an earlier message)
 #: is the run of such lines right above its END line.
