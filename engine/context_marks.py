@@ -191,14 +191,15 @@ def not_a_card(text: str, start: int, end: int) -> bool:
 #: (`version 4.5.3.9`, `v 1.2.3.4`, `Build: 10.0.0.1`, `firmware 192.168.1.1`).
 _VERSION_WORDS = frozenset("version vers\u00e3o ver v build release firmware kernel".split())
 #: The word that ends what stands before a number, and the marks between them (`_VERSION_WORDS`).
-_WORD_BEFORE = re.compile(r"(?<![^\W\d_])([^\W\d_]+)\.?[ \t]*[:=#]?[ \t]*\n?[ \t]*[\"'`(]?\Z")
+_WORD_BEFORE = re.compile(
+    r"(?<![^\W\d_])([^\W\d_]+)[\"'`]?\.?[ \t]*[:=#]?[ \t]*\n?[ \t]*[\"'`(]?\Z")
 
 
 def a_version(text: str, start: int, end: int) -> bool:
     """Whether the four numbers in dotted parts at `text[start:end]` are a version, not an
     IPv4 address: a word naming a version stands right before them (`version`, `v`, `ver`,
     `build`, `release`, `firmware`, `kernel`, `versão`, any case: `Version: 4.5.3.9`,
-    `kernel 5.15.0.91`)."""
+    `kernel 5.15.0.91`, a JSON member's key `"version": "10.0.0.1"`)."""
     if text.count(".", start, end) != 3:
         return False
     word = _WORD_BEFORE.search(text, max(0, start - 24), start)

@@ -178,15 +178,17 @@ _KEY_TAIL = ("(?:" + _KEY_LINE + "){0,100}" + _ARMOURED_END + "|(?:" + _KEY_LINE
 #: or a slash of these (`_SSN_PUNCT`; `101,12,4500` and `| 120 | 45 | 5400 |` are cells).
 #: The view reads typography's separators between two digits (`·`, `•`, `∙`, `⋅`, `‧`, `․`)
 #: and the braille blank as a space (`engine.canon`).
-GROUP_PUNCTUATION = "./_,:|\\~'"
+GROUP_PUNCTUATION = "./_,;:|\\~'"
 #: `GROUP_PUNCTUATION` as the inside of a character class.
 _GROUP_CHARS = GROUP_PUNCTUATION.replace("\\", "\\\\")
 _GROUP_PUNCT = "[" + _GROUP_CHARS + "]"
 #: A separator of `GROUP_PUNCTUATION` or a hyphen padded by a space on both sides, or a double
-#: hyphen alone or so padded, one kind throughout a value (`4539 / 1488 / 0343 / 6467`,
-#: `4539--1488--…`, `GB82 | WEST | …`): spaces padding a separator change nothing of the
-#: value's groups. (Tried after the one-character class: `[- ./…]|` then this.)
-_PADDED_PUNCT = "--| (?:--|[-" + _GROUP_CHARS + "]) "
+#: hyphen alone or so padded, or a comma or semicolon and a space, one kind throughout a value
+#: (`4539 / 1488 / 0343 / 6467`, `4539--1488--…`, `GB82 | WEST | …`, `4539, 1488, …`): spaces
+#: padding a separator change nothing of the value's groups. (A comma, a semicolon or a bar
+#: sets a list's items apart too: such groups are one value only after a name of its class,
+#: `engine.lists`.) (Tried after the one-character class: `[- ./…]|` then this.)
+_PADDED_PUNCT = "--| (?:--|[-" + _GROUP_CHARS + "]) |[,;] "
 _SSN_PUNCT = "./"
 
 #: Between a card's groups: a space, a hyphen, or a hyphen with a space on one or both sides
@@ -619,6 +621,27 @@ DETECTORS: tuple[Detector, ...] = (
                          "max token: 4096", "token: 128,000", "secret: 42"),
     ),
     Detector(
+        id="bearer_token",
+        category="password",
+        # A bearer token (RFC 6750's b64token) after the word `Bearer`, as an HTTP
+        # `Authorization` header gives it (`Authorization: Bearer …`, curl's `-H`, a headers
+        # map in code or JSON): 16 or more of its characters, a digit among them, looking
+        # like a secret.
+        regex=re.compile(r"(?i:b(?<![A-Za-z0-9]b)earer)[ \t]+"
+                         r"(?P<value>(?=[A-Za-z\-._~+/]*[0-9])[A-Za-z0-9\-._~+/]{16,4096}=*)"
+                         r"(?![A-Za-z0-9\-._~+/=])"),
+        keywords=("bearer",),
+        keywords_in="lower",
+        validate=validators.secret,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("4fJk29Pz8XvTn7QmW2bLs9Hd3RtYu6Vc", "ya29.a0AfH6SMBx-Kq3_Lz9P~7w+Tq/Rv=="),
+        counterexamples=("the bearer of this letter", "Bearer <token>",
+                         "Authorization: Bearer ${TOKEN}", "Bearer authentication_required",
+                         "Bearer token"),
+    ),
+    Detector(
         id="password_label",
         category="password",
         # A password after a label in another script: Russian `пароль` (read through the
@@ -965,9 +988,12 @@ DETECTORS: tuple[Detector, ...] = (
         category="national_id",
         # Not glued by `-` to more of a longer id (`SKU 123-45-6789-XL`).
         # Its groups apart by a hyphen, a space, a dot or a slash, or a hyphen padded by
-        # spaces, one kind throughout: a bar, a colon, an underscore or a double hyphen sets
-        # apart the cells of a table or a list (`| 120 | 45 | 5400 |`), not an SSN's groups.
-        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r"]| - )\d\d(?P=s)\d{4}"
+        # spaces, one kind throughout; or by a list's separators (a comma, a semicolon or a bar,
+        # padded or not), which `engine.lists` keeps only after a name of its class
+        # (`SSN: 123, 45, 6789`; `| 120 | 45 | 5400 |` alone is a table's numbers). A colon,
+        # an underscore or a double hyphen sets apart no SSN's groups.
+        regex=re.compile(_START_SSN + r"\d\d(?P<s>[- " + _SSN_PUNCT + r",;|]| [-,;|] |[,;] )"
+                         r"\d\d(?P=s)\d{4}"
                          + _END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
         keywords=(),
         validate=validators.us_ssn,

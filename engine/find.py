@@ -686,13 +686,13 @@ def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bo
 
 
 def _json_number(text: str, start: int, end: int) -> bool:
-    """Is `text[start:end]` digits alone written as a JSON member's value (after a quoted
-    key and `:`), or numbers of a JSON array (digits, commas and whitespace after `[` or
-    after a comma inside one: `{"card": [4003,4004,4005,4006]}`), before `,`, `}`, `]` or a
-    line break (spaces and tabs between)?"""
+    """Is `text[start:end]` a JSON number written as a JSON member's value (after a quoted
+    key and `:`: `{"password": -12345678}`), or a number or numbers of a JSON array (after
+    `[` or after a comma inside one: `[4539148803436467, 5500005555555559]`,
+    `{"card": [4003,4004,4005,4006]}`), before `,`, `}`, `]` or a line break (spaces and
+    tabs between)?"""
     value = text[start:end]
-    listed = not value.isdigit()
-    if listed and _NUMBER_LIST.fullmatch(value) is None:
+    if _JSON_NUMBER.fullmatch(value) is None and _NUMBER_LIST.fullmatch(value) is None:
         return False
     before = text[max(0, start - 16):start].rstrip(" \t\r\n")
     after = text[end:end + 16].lstrip(" \t")[:1]
@@ -700,9 +700,11 @@ def _json_number(text: str, start: int, end: int) -> bool:
         return False
     if before.endswith(":"):
         return before[:-1].rstrip(" \t").endswith('"')
-    return listed and (before.endswith("[") or (before.endswith(",") and _in_array(text, start)))
+    return before.endswith("[") or (before.endswith(",") and _in_array(text, start))
 
 
+#: A JSON number (RFC 8259: `-12345678`, `1e10`, `4111111111111111`; `_json_number`).
+_JSON_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 #: Numbers a comma sets apart, whitespace after it (`_json_number`).
 _NUMBER_LIST = re.compile(r"[0-9]+(?:,\s*[0-9]+)+")
 

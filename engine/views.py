@@ -14,7 +14,7 @@ from replyguard.engine.detectors import KeywordsIn
 # Digits and the separators numbers are written with (`detectors.GROUP_PUNCTUATION` among
 # them) -> "0", space -> "1", anything else -> "_".
 _RUN_TABLE = bytes(
-    48 if chr(b) in "0123456789.()/+-_,:|\\~'" else 49 if b == 32 else 95 for b in range(256)
+    48 if chr(b) in "0123456789.()/+-_,;:|\\~'" else 49 if b == 32 else 95 for b in range(256)
 )
 # A literal first byte lets `re` skip ahead with a fast search; a run is at least 6 long.
 _RUN = re.compile(rb"0[01]{5,}")

@@ -33,6 +33,7 @@ CONTEXTS = {
     "cli_password": ("mysql -u root -p", " mydb"),
     "uk_nhs": ("NHS number: ", ""),
     "us_ssn_labelled": ("SSN: ", ""),
+    "bearer_token": ("Authorization: Bearer ", ""),
 }
 
 

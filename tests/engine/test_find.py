@@ -17,6 +17,7 @@ from stdnum import luhn
 from replyguard.engine import DETECTORS, Detector, find
 from replyguard.engine.canon import Canonical, canonical
 from replyguard.engine.find import Finding, _confirmed
+from replyguard.engine.lists import listed_unnamed
 from replyguard.engine.tuning import tuning_of
 
 MB = 1_000_000
@@ -140,10 +141,17 @@ def _whole_text_scan(text: str) -> list[Finding]:
     settled, and the spans mapped back onto the text; a view that joined numbers across
     lines or spaces is also read apart (`find._kept_apart`)."""
     view = canonical(text)
-    found = _view_scan(view)
+    found = _unlisted(text, _view_scan(view))
     if view.joined:
-        found = FIND_MODULE._kept_apart(found, _view_scan(canonical(text, join=False)))
+        found = FIND_MODULE._kept_apart(
+            found, _unlisted(text, _view_scan(canonical(text, join=False))))
     return found
+
+
+def _unlisted(text: str, found: list[Finding]) -> list[Finding]:
+    """`found` but a list's or a table's numbers (`engine.lists`: groups a list separator sets
+    apart, no name of their class before them)."""
+    return [f for f in found if not listed_unnamed(text, f.cls, f.start, f.end)]
 
 
 def _settle(
@@ -331,7 +339,7 @@ def test_held_runs_give_a_whole_text_scan(text: str) -> None:
     assert find(text) == _whole_text_scan(text)
 
 
-_RUN_CHARACTERS = set("0123456789.()/+-_,: ")
+_RUN_CHARACTERS = set("0123456789.()/+-_,;:|\\~' ")  # (engine.views' run characters)
 
 
 def test_digit_run_matches_lie_inside_one_run(corpus_lines: list[str]) -> None:

@@ -16,6 +16,13 @@ from replyguard.engine import find
 
 #: Numbers in lists and tables, every class set to redact: each comes back byte for byte.
 HARD_NEGATIVES = [
+    "4111, 1111, 1111, 1111",
+    "Ports: 4003, 4004, 4005, 4006.",
+    "x 4111;1111;1111;1111",
+    "Counts 4003; 4004; 4005; 4006",
+    "We have 123, 45, 6789 items",
+    "| 123 | 45 | 6789 |",
+    "123;45;6789",
     # number cells that read as an SSN's groups
     "Counts: 120 \u00b7 45 \u00b7 5400",
     "Counts: 120 \u2014 45 \u2014 5400",
@@ -54,6 +61,8 @@ HARD_NEGATIVES = [
     # versions
     "version 4.5.3.9",
     "Version: 10.0.0.1",
+    '{"version": "10.0.0.1"}',
+    "{'ver': '10.0.0.1'}",
     "v1.2.3.4",
     "Build 10.0.19041.1",
     "build 10.2.3.4 is out",
@@ -97,6 +106,16 @@ NAMED = [
     ("Phone:\n202\n555\n0143", "Phone:\n***0143"),
     ("Phone: 202\t555\t0143", "Phone: ***0143"),
     ("Server 10.0.0.1 runs version 4.5.3.9", "Server ***.***.***.1 runs version 4.5.3.9"),
+    ('{"host": "10.0.0.1", "version": "4.5.3.9"}',
+     '{"host": "***.***.***.1", "version": "4.5.3.9"}'),
+    # a comma or a semicolon and a space, and a bar between an SSN's groups
+    ("Card: 4111, 1111, 1111, 1111", "Card: **** 1111"),
+    ("Card: 4111; 1111; 1111; 1111", "Card: **** 1111"),
+    ("Card: 4111;1111;1111;1111", "Card: **** 1111"),
+    ("SSN: 123, 45, 6789", "SSN: ***6789"),
+    ("SSN: 123; 45; 6789", "SSN: ***6789"),
+    ("SSN: 123 | 45 | 6789", "SSN: ***6789"),
+    ("| SSN |\n|---|\n| 123 | 45 | 6789 |", "| SSN |\n|---|\n| ***6789 |"),
 ]
 
 
@@ -134,6 +153,17 @@ def test_a_masked_list_of_numbers_leaves_json_valid() -> None:
     assert (out, json.loads(out)) == (
         '{"card": ["**** 4006"],\n"id": 7,\n"ports": [4003,4004,4005,4006]}',
         {"card": ["**** 4006"], "id": 7, "ports": [4003, 4004, 4005, 4006]})
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('[4539148803436467, 5500005555555559]', '["**** 6467", "**** 5559"]'),
+    ('{"ids": [4539148803436467]}', '{"ids": ["**** 6467"]}'),
+    ('{"password": -12345678}', '{"password": "****"}'),
+    ('{"password": 1e10}', '{"password": "****"}'),
+])
+def test_a_masked_json_number_is_a_json_string(text: str, expected: str) -> None:
+    assert every_way(text) == {expected}
+    json.loads(expected)
 
 
 def test_a_reply_reads_the_name_in_the_pieces_before() -> None:
