@@ -289,9 +289,10 @@ _ARROWS = "\u2192\u21d2\u27f6\u27f9\u21a6\u2794\u279c\u279d\u279e\u21e8"
 #: placeholder of lower-case words, `<your-password>`, is none), and a value never starts
 #: with an opening bracket it does not close (`(see above)`). `&` ends the value only where a
 #: URL's next parameter starts (`&user=`); it ends before a sentence's punctuation, CJK's too,
-#: before a closing bracket (`{password: Qz7xK2mP9w}`) and at an arrow (`_ARROWS`).
+#: before a closing bracket (`{password: Qz7xK2mP9w}`) and at an arrow (`_ARROWS`). YAML's
+#: `!!str` tag before it is no part of it (`password: !!str Qz7xK2mP9w`).
 _VALUE = (
-    r"(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])"
+    r"(?:!!str[ \t]+)?(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])"
     r"(?P<br>[<(\[{](?=[^\s<>()\[\]{}\"'`]{1,128}[>)\]}]))?"
     r"(?P<value>(?(br)(?![a-z]+(?:[-_][a-z]+)*[>)\]}])[^\s<>()\[\]{}\"'`]{1,128}"
     r"|(?![<(\[{])(?:" + _UNGLUED + r"[^\s\"'`&" + _ARROWS + r"]|&(?![A-Za-z_]\w{0,30}=)){0,1023}"
@@ -436,11 +437,11 @@ DETECTORS: tuple[Detector, ...] = (
         id="api_key",
         category="api_key",
         regex=re.compile(
-            "(?:" + _key("s") + r"k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,200}"
-            "|" + _key("[sr]") + r"k_(?:live|test)_[A-Za-z0-9]{16,200}"
-            "|" + _key("p") + r"k_live_[A-Za-z0-9]{16,200}"
-            "|" + _key("g") + r"h[pousr]_[A-Za-z0-9]{36,255}"
-            "|" + _key("g") + r"ithub_pat_[A-Za-z0-9_]{22,255}"
+            "(?:" + _key("s") + r"k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,1024}"
+            "|" + _key("[sr]") + r"k_(?:live|test)_[A-Za-z0-9]{16,1024}"
+            "|" + _key("p") + r"k_live_[A-Za-z0-9]{16,1024}"
+            "|" + _key("g") + r"h[pousr]_[A-Za-z0-9]{36,1024}"
+            "|" + _key("g") + r"ithub_pat_[A-Za-z0-9_]{22,1024}"
             "|" + _key("g") + r"lpat-[A-Za-z0-9_-]{20,64}"
             "|" + _key("x") + r"ox[abprs]-[A-Za-z0-9-]{10,200}"
             "|" + _key("A") + r"Iza[0-9A-Za-z_-]{35}|" + _key("h") + r"f_[A-Za-z0-9]{30,64}"

@@ -59,7 +59,7 @@ _NEAR_RUN = (0, 5)
 
 #: The built-in detectors' tunings, by detector id.
 TUNING: Mapping[str, Tuning] = MappingProxyType({
-    "api_key": Tuning(reach=(11, 280)),
+    "api_key": Tuning(reach=(11, 1100)),
     "aws_access_key": Tuning(reach=(0, 20)),
     # (A qualifier, `password (temporary)`, between the name and its value: 1200.)
     "password_assignment": Tuning(reach=(0, 1200)),

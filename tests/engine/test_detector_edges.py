@@ -5,6 +5,7 @@ environment files, numbers right after `no.`; and the long runs that must stay u
 from __future__ import annotations
 
 import pytest
+from released import every_way
 
 from replyguard.config.rules import load_rules
 from replyguard.engine import Finding, ReplyRules, compile_rules, find, screen_text
@@ -174,3 +175,15 @@ def test_invisible_characters_inside_a_value_are_inside_its_span(
 
 def test_ssn_with_an_invisible_character_is_withheld() -> None:
     assert screen_text("ssn 123-45\u200b-6789", RULES, "reply").action == "withhold"
+
+
+_LONG_BODY = ("A1b2C3d4E5f6G7h8I9j0" * 16)[:300]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("key sk-proj-" + _LONG_BODY, "key sk-proj-****I9j0"),
+    ("key ghp_" + _LONG_BODY, "key ghp_****I9j0"),
+    ("key github_pat_" + _LONG_BODY, "key github_pat_****I9j0"),
+])
+def test_a_key_of_hundreds_of_characters_is_masked_whole(text: str, expected: str) -> None:
+    assert every_way(text) == {expected}
