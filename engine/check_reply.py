@@ -50,7 +50,8 @@ DETECTOR_REASONS: Final = MappingProxyType({
 #: `ip_address`; a secret assigned to its name or a password after a label in another script
 #: `password_assignment` (a quoted value, a call's argument, a list too), a password laid out
 #: in lines or a table's column `password_phrase`,
-#: a card in other groups `credit_card`, a labelled SSN without separators `us_ssn`.
+#: a card in other groups `credit_card`, a labelled SSN without separators `us_ssn`, a bearer
+#: token `password_assignment`.
 _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "card_in_other_groups": "credit_card",
                                        "us_ssn_labelled": "us_ssn",
@@ -63,7 +64,8 @@ _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "password_layout_wide": "password_phrase",
                                        "password_quoted": "password_assignment",
                                        "password_argument": "password_assignment",
-                                       "password_list": "password_assignment"})
+                                       "password_list": "password_assignment",
+                                       "bearer_token": "password_assignment"})
 
 
 def rule_name(detector: str) -> str:

@@ -154,7 +154,8 @@ CARD_NAMES = ("card", "cart\u00e3o", "cartao", "tarjeta", "karte", "carte")
 #: (`sim` is Portuguese's yes, `Jan` a month).
 _NOT_CARD_WORDS = frozenset(
     "id ids ean ean-13 ean13 gtin gtin-13 gtin-14 gtin13 gtin14 upc upc-a barcode iccid imei "
-    "imsi meid isbn isbn-13 issn snowflake epoch timestamp".split())
+    "imsi meid isbn isbn-13 issn snowflake epoch timestamp order invoice tracking shipment "
+    "parcel ticket".split())
 _NOT_CARD_ACRONYMS = frozenset({"SIM", "JAN"})
 #: What a number follows in a link or a chat's markup where it is an id: a post's
 #: (`/status/1798765432109876548`), a mention's (`<@1122334455667788990>`, `<#…>`).
@@ -165,10 +166,10 @@ def not_a_card(text: str, start: int, end: int) -> bool:
     """Whether the card candidate `text[start:end]`, a run of digits alone (a card typed in
     groups is a card however it is labelled), is marked as no card's number: by a key naming
     an id or a time before it (`"id": `, `"created_at_us": `, `time_ns=`), by a word naming
-    an id, a barcode or a SIM card's number (`Discord user ID`, `EAN`, `JAN`, `GTIN`, `UPC`,
-    `ICCID`, `SIM`, `IMEI`), by a link's or a mention's markup (`status/`, `<@`), or by a
-    unit after it (`… µs`); not where the words before it name a card (`card_id`,
-    `card ID`)."""
+    an id, a barcode, a SIM card's number or an order's (`Discord user ID`, `EAN`, `JAN`,
+    `GTIN`, `UPC`, `ICCID`, `SIM`, `IMEI`, `Order`, `Invoice #`, `Tracking number`), by a
+    link's or a mention's markup (`status/`, `<@`), or by a unit after it (`… µs`); not
+    where the words before it name a card (`card_id`, `card ID`)."""
     if not text[start:end].isdigit():
         return False
     tail = text[max(0, start - LOOK_BACK):start]

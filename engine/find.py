@@ -174,9 +174,9 @@ def _near_runs(views: Views, detectors: list[Tuned], pending: list[Candidate],
     short, so the next run's search may start inside this run: whatever it finds there is
     such a match, dropped, and the first match from the next run's start is the same.
     """
-    runs = views.runs()
     text = views.text
     length = len(text)
+    by_digits = _runs_by_digits(views.runs(), detectors)
     lowest = min(c[0] for c in pending) if pending else _NO_PRIORITY
     for detector, tuning in detectors:
         priority = detector.priority
@@ -186,13 +186,10 @@ def _near_runs(views: Views, detectors: list[Tuned], pending: list[Candidate],
             _confirm_and_settle(text, below, claimed, kept)
             lowest = min(c[0] for c in pending) if pending else _NO_PRIORITY
         search = _unrefused(detector.regex).search
-        least, accept = tuning.min_digits, tuning.run_filter
         before, after = tuning.reach or (0, 0)
         group = detector.group
         last = 0
-        for start, end, digits in runs:
-            if digits < least or (accept is not None and not accept(text[start:end])):
-                continue
+        for start, end, _ in _runs_searched(text, by_digits[tuning.min_digits], tuning):
             if claimed[start] and _held(claimed, text, start, end):
                 continue
             lo = start - before if start - before > last else last
@@ -208,6 +205,35 @@ def _near_runs(views: Views, detectors: list[Tuned], pending: list[Candidate],
 
 
 _NO_PRIORITY = 1 << 30
+Run = tuple[int, int, int]
+
+
+def _runs_by_digits(runs: list[Run], detectors: list[Tuned]) -> dict[int, list[Run]]:
+    """For each of the detectors' `min_digits`, the runs (`Views.runs`) holding at least that
+    many digits, in order: each list filtered from the one of the next lower count, so that
+    the runs are walked once a count, not once a detector."""
+    by_digits: dict[int, list[Run]] = {}
+    for least in sorted({tuning.min_digits for _, tuning in detectors}):
+        runs = [run for run in runs if run[2] >= least]
+        by_digits[least] = runs
+    return by_digits
+
+
+def _runs_searched(text: str, runs: list[Run], tuning: Tuning) -> list[Run]:
+    """Those of `runs` (holding the tuning's `min_digits`) that hold its `run_marks` and its
+    `unmarked_digits` and pass its `run_filter`: where a digit-run detector is searched."""
+    if tuning.unmarked_digits is not None:
+        mark, least = tuning.unmarked_digits
+        find = text.find
+        runs = [run for run in runs if run[2] >= least or find(mark, run[0], run[1]) != -1]
+    if tuning.run_marks is not None:
+        mark, times = tuning.run_marks
+        count = text.count
+        runs = [run for run in runs if count(mark, run[0], run[1]) >= times]
+    accept = tuning.run_filter
+    if accept is not None:
+        runs = [run for run in runs if accept(text[run[0]:run[1]])]
+    return runs
 
 
 def _unrefused(finder: Finder) -> Finder:

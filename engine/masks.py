@@ -59,8 +59,8 @@ def aws_access_key(value: str) -> str:
     return f"{value[:4]}****{value[-4:]}"
 
 
-_PEM_KIND = re.compile(r"BEGIN ([A-Z0-9 ]*)PRIVATE KEY|END ([A-Z0-9 ]*)PRIVATE KEY",
-                       re.IGNORECASE)
+_PEM_KIND = re.compile(
+    r"BEGIN ([A-Z0-9 ]{0,40}?)PRIVATE[ _]KEY|END ([A-Z0-9 ]{0,40}?)PRIVATE[ _]KEY", re.IGNORECASE)
 
 
 def private_key(value: str) -> str:

@@ -52,6 +52,8 @@ INTERNAL_MASK = "[internal]"
 #: RFC 4880 section 6.2 (OpenPGP armor), RFC 7519 (JWT).
 _RESTS = {d.id: d.rest for d in DETECTORS if d.rest is not None}
 _KEY_END = re.compile(KEY_END)
+#: A key block's END line that ends what a rest matched (the block ends there).
+_KEY_END_LAST = re.compile("(?:" + KEY_END + r")\Z")
 #: The rest of a key block whose BEGIN line alone ended a piece: the next pieces hold its body
 #: only if they start as a body does (a BEGIN line named in prose is followed by prose).
 _BODY_REST = re.compile(
@@ -446,11 +448,12 @@ class ReplyScreen:
         assert self._rest is not None
         rest = self._rest.match(sentence)
         assert rest is not None  # a rest matches the empty string
-        if rest.end() < len(sentence) or rest.group().endswith("----"):
+        end = rest.end()
+        if end < len(sentence) or _KEY_END_LAST.search(sentence, max(0, end - 90)):
             self._rest = None  # (the value ends in this piece)
         elif self._rest is _BODY_REST and not rest.group().isspace():
             self._rest = _RESTS["private_key"]  # (the body has started: all of it goes)
-        return sentence[rest.end() :]
+        return sentence[end:]
 
     def _wording_removes(self, sentence: str) -> bool:
         """Does the model's `sentence` go for its wording: a `never_say` phrase, or an offer

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from types import MappingProxyType
 
 from replyguard.engine.detectors import DETECTORS, EMAIL_START, Detector
@@ -23,25 +24,29 @@ class Tuning:
     keyword occurrence (every match starts at one); with `start`, only where `start`, searched
     from `before` characters back, reaches the end of a keyword occurrence; with `min_digits`,
     only around runs of digits and separators (` .()/+-_,:|\\~'`) holding at least that many digits
-    and passing `run_filter` (from the run's start less `before` to its end plus `after`;
-    every match must be a stretch of those characters starting with one that is no space, so
-    that it lies inside one run). `UNTUNED` (all defaults): over the whole text when one of
-    the detector's keywords occurs (always, with no keywords).
+    (and `run_marks`, `unmarked_digits`) and passing `run_filter` (from the run's start less
+    `before` to its end plus `after`; every match must be a stretch of those characters
+    starting with one that is no space, so that it lies inside one run). A tuning may leave
+    out a run where the detector's validator can confirm no value (`min_digits`,
+    `unmarked_digits`: a phone number's digits). `UNTUNED` (all defaults): over the whole
+    text when one of the detector's keywords occurs (always, with no keywords).
     """
 
     reach: tuple[int, int] | None = None
     gate: re.Pattern[str] | None = None
     min_digits: int = 0
     run_filter: Callable[[str], bool] | None = None
+    #: `(character, count)`: a run holding `character` fewer than `count` times is not
+    #: searched (counted in the text, without a slice or a call per run: cheaper than a
+    #: `run_filter`).
+    run_marks: tuple[str, int] | None = None
+    #: `(character, count)`: a run not holding `character` is searched only where it holds
+    #: `count` digits at least (more than `min_digits`, the least for a run holding it).
+    unmarked_digits: tuple[str, int] | None = None
     start: re.Pattern[str] | None = None
 
 
 UNTUNED = Tuning()
-
-
-def dotted_quad(run: str) -> bool:
-    """A run of digits that may hold an IPv4 address: three dots at least."""
-    return run.count(".") >= 3
 
 
 def many_groups(run: str) -> bool:
@@ -53,6 +58,8 @@ def many_groups(run: str) -> bool:
 
 #: The gate of the IPv6 detector: two colons at most four hex digits apart.
 COLON_PAIR = re.compile(r":[0-9A-Fa-f]{0,4}:")
+#: What a run of digits holding an IPv4 address holds: three dots at least.
+_DOTTED_QUAD = (".", 3)
 #: Where a number detector runs: from the start of a run of digits and separators to 5
 #: characters past its end (its look-aheads read at most 4 past a run: `,12/`).
 _NEAR_RUN = (0, 5)
@@ -91,8 +98,9 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN),
     "uk_nino": Tuning(reach=(0, 12)),
     "br_cpf": Tuning(min_digits=11, reach=_NEAR_RUN),
-    "phone_number": Tuning(min_digits=8, reach=(2, 3)),
-    "ipv4_address": Tuning(min_digits=4, run_filter=dotted_quad, reach=_NEAR_RUN),
+    # (Its validator's numbers: 8 digits at least after a `+`, 10 written nationally.)
+    "phone_number": Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3)),
+    "ipv4_address": Tuning(min_digits=4, run_marks=_DOTTED_QUAD, reach=_NEAR_RUN),
     "ipv6_address": Tuning(gate=COLON_PAIR, reach=(8, 60)),
 })
 
@@ -112,4 +120,16 @@ def tuning_of(detector: Detector) -> Tuning:
     if (detector.regex != built_in.regex or detector.keywords != built_in.keywords
             or detector.keywords_in != built_in.keywords_in):
         return UNTUNED
+    if tuning.unmarked_digits is not None and not _same_check(detector, built_in):
+        return replace(tuning, unmarked_digits=None)  # (what it leaves out is the validator's)
     return tuning
+
+
+def _same_check(detector: Detector, built_in: Detector) -> bool:
+    """Whether `detector` validates with the built-in's validator, or with the function the
+    built-in's binds (`engine.detector_sets`: the phone validator bound to other regions)."""
+    mine, theirs = detector.validate, built_in.validate
+    if mine is theirs:
+        return True
+    return (isinstance(mine, partial) and isinstance(theirs, partial)
+            and mine.func is theirs.func)

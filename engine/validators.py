@@ -26,13 +26,18 @@ from replyguard.engine import phone_numbers
 from replyguard.engine.phone_numbers import DEFAULT_PHONE_REGIONS
 
 _NON_DIGIT = re.compile(r"\D")
-_NON_DIGIT_BYTES = bytes(b for b in range(256) if not 48 <= b <= 57)
+#: ASCII digits as themselves, any other byte as a space (`digits`).
+_DIGIT_OR_SPACE = bytes(b if 48 <= b <= 57 else 32 for b in range(256))
 
 
 def digits(value: str) -> str:
-    """The digits of `value` (any script's, as `\\d` reads them), separators dropped."""
-    if value.isascii():  # the same, in half the time
-        return value.encode().translate(None, _NON_DIGIT_BYTES).decode()
+    """The digits of `value` (any script's, as `\\d` reads them), separators dropped.
+
+    An ASCII value is translated bytewise, its non-digits to spaces, and the spaces dropped:
+    the same as the regex, in a fraction of its time (and less than half the time of
+    `bytes.translate` with bytes to delete, which builds a table on every call)."""
+    if value.isascii():
+        return value.encode().translate(_DIGIT_OR_SPACE).replace(b" ", b"").decode()
     return _NON_DIGIT.sub("", value)
 
 

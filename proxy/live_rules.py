@@ -75,9 +75,6 @@ class LiveRules:
         self._task: asyncio.Task[None] | None = None
         self._polling = asyncio.Lock()
         self._store_failing = False
-        #: The rules given at start (read from `replies.rules`): a first stored version equal
-        #: to them is taken as it is, not compiled again.
-        self._adopt = self.file is not None
         self._error: BaseException | None = None  # the last failure to open the store
 
     # -- start and stop ------------------------------------------------------------------
@@ -169,8 +166,8 @@ class LiveRules:
         stored = await self.store.version(active)
         if stored is None:
             return False
-        if self.version is None and self._adopt:
-            self._adopt = False
+        if self.version is None:  # the rules given at start, or read from the file while
+            # the store could not be opened: the same rules stored need no reload
             if await self._in_force_already(stored.source, stored.content_type):
                 self.version = active  # the rules given at start, compiled already
                 self.metrics.rules_version.set(active)
@@ -207,7 +204,6 @@ class LiveRules:
         active.rules, active.compiled, active.version = (fresh.rules, fresh.compiled,
                                                          active.version + 1)
         self.version, self.document, self.ready = version, document, True
-        self._adopt = False
         self.metrics.rules_reloads.labels("ok").inc()
         self.metrics.rules_version.set(version or 0)
         log.info(json.dumps({"event": "rules_reloaded", "version": version}))

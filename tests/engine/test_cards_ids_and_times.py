@@ -76,6 +76,9 @@ UNCHANGED = [
     "It happened at 4539148803436467 µs since epoch.",
     "time 2025550143",
     "Horário: 2025550143",
+    "Order 4539148803436467 shipped.",
+    "Invoice #4111111111111111",
+    "Tracking number 4539148803436467",
 ]
 
 
@@ -95,6 +98,8 @@ MASKED = [
     ("Discord user ID 4539-1488-0343-6467", "Discord user ID **** 6467"),
     # Words naming a card win over those naming an id.
     ("card ID 4539148803436467", "card ID **** 6467"),
+    ("Order 4539 1488 0343 6467 paid", "Order **** 6467 paid"),
+    ("card for order: 4539148803436467", "card for order: **** 6467"),
     ('{"card_id": 4539148803436467}', '{"card_id": "**** 6467"}'),
     # `sim` is Portuguese's yes, `Jan` a month: only `SIM` and `JAN` name other numbers.
     ("Sim 4539148803436467", "Sim **** 6467"),

@@ -7,6 +7,7 @@ import base64
 import importlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -14,10 +15,11 @@ from hypothesis import strategies as st
 from stdnum import iban as stdnum_iban
 from stdnum import luhn
 
-from replyguard.engine import DETECTORS, Detector, find
+from replyguard.engine import DETECTORS, Detector, find, validators
 from replyguard.engine.canon import Canonical, canonical
 from replyguard.engine.find import Finding, _confirmed
 from replyguard.engine.lists import listed_unnamed
+from replyguard.engine.phone_numbers import PHONE_REGIONS
 from replyguard.engine.tuning import tuning_of
 
 MB = 1_000_000
@@ -331,12 +333,37 @@ HELD_RUNS = [
     "4111-1111-1111-1111-555-123-4567",
     "4111 1111 1111 1111 12/26 cvc 123",
     "card 4111 1111 1111 1111   \n+1 202 555 0143",
+    # (Runs of 8 and 9 digits with no `+`, between and beside phone numbers.)
+    "call 7946 0123 or 020 7946 0123, ref 555-0143-9 then +44 7946 0123 and 202 555 014",
+    "(020) 7946 012 4111 1111 1111 1111 +1 202-555-0143 1234 5678",
 ]
 
 
 @pytest.mark.parametrize("text", HELD_RUNS)
 def test_held_runs_give_a_whole_text_scan(text: str) -> None:
     assert find(text) == _whole_text_scan(text)
+
+
+@given(st.from_regex(r"\(?[0-9]{1,4}\)?(?:[ .-]?[0-9]{1,4}){1,8}", fullmatch=True))
+def test_phone_runs_left_out_hold_no_phone_number(value: str) -> None:
+    """The phone detector's `unmarked_digits`: a value without its mark (`+`) holding fewer
+    digits than it says is one its validator confirms in no region."""
+    phone = next(d for d in DETECTORS if d.id == "phone_number")
+    mark, least = tuning_of(phone).unmarked_digits or ("", 0)
+    assert mark == "+"
+    if sum(c.isdigit() for c in value) < least:
+        assert phone.validate is not None and not phone.validate(value)
+        assert not validators.phone(value, regions=tuple(sorted(PHONE_REGIONS)))
+
+
+def test_phone_runs_are_left_out_only_for_its_own_validator() -> None:
+    """A phone detector with a validator of one's own is searched in every run of 8 digits
+    (a national number of 8 or 9 digits may be one it confirms)."""
+    phone = next(d for d in DETECTORS if d.id == "phone_number")
+    own = replace(phone, validate=lambda value: True)
+    assert tuning_of(own).unmarked_digits is None
+    assert find("call 7946 0123 now", [own]) == [Finding("phone", 5, 14, "phone_number")]
+    assert find("call 7946 0123 now", [phone]) == []
 
 
 _RUN_CHARACTERS = set("0123456789.()/+-_,;:|\\~' ")  # (engine.views' run characters)

@@ -15,6 +15,8 @@ from replyguard.engine.screen import screen_text
 _KEY_BODY = "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4"
 
 MASKED = [
+    # YAML's string tag before the value
+    ("password: !!str Qz7xK2mP9w", "password: !!str ****"),
     # Two names of a password in a row: the value is the second's.
     ("Pass: password: Qz7xK2mP9w", "Pass: password: ****"),
     ("Login password: password: Qz7xK2mP9w", "Login password: password: ****"),

@@ -266,3 +266,25 @@ async def test_the_version_header_names_the_rules_the_request_is_screened_by(
         got = streamed_text(await r.read()), r.headers["X-ReplyGuard-Rules-Version"]
     assert got == ("It is a guaranteed refund. Thanks.", "builtin")
     assert await _reply(client) == ("Thanks.", "1")
+
+
+async def test_the_file_read_before_the_store_opened_is_one_reload(store_url: str,
+                                                                   tmp_path: Path) -> None:
+    """A SIGHUP while the store cannot be opened puts the file in force (one reload); once the
+    store opens and holds the same rules, they are adopted, not counted or compiled again."""
+    from replyguard.proxy.metrics import Metrics
+    from replyguard.proxy.state import ActiveRules
+
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("never_say: [cheap]\n")
+    settings = load_settings(None, env={}, overrides={"replies.rules": str(rules)})
+    metrics = Metrics()
+    live = LiveRules(ActiveRules(load_rules(rules)), settings, metrics, open_store(store_url))
+    rules.write_text("never_say: [guaranteed refund]\n")
+    assert await live.reload() is True  # the store not opened yet: the file alone
+    assert await live._try_open() is True
+    try:
+        assert (live.version, metrics.rules_reloads.labels("ok")._value.get()) == (1, 1.0)
+        assert live.active.rules == load_rules(rules)
+    finally:
+        await live.stop()
