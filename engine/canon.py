@@ -89,13 +89,21 @@ def _dash_and_space_table() -> dict[int, str]:
 
 def _forms_table() -> dict[int, str]:
     """Full-width ASCII forms and mathematical alphanumerics as the ASCII characters they
-    decompose to (NFKC). (Other scripts' decimal digits are added per text: `_digits`.)"""
+    decompose to (NFKC), and the look-alikes of a colon as one (`_COLONS`). (Other scripts'
+    decimal digits are added per text: `_digits`.)"""
     table: dict[int, str] = {}
     for code in (*range(0xFF01, 0xFF5F), *range(0x1D400, 0x1D800)):
         folded = unicodedata.normalize("NFKC", chr(code))
         if len(folded) == 1 and folded.isascii() and folded.isprintable():
             table[code] = folded
+    table.update(dict.fromkeys(map(ord, _COLONS), ":"))
     return table
+
+
+#: Letters and signs that look like a colon (`Password꞉…`, `2001꞉db8꞉…`): the modifier letter
+#: colon, the ratio, the modifier letter raised colon, Hebrew's sof pasuq, the vertical
+#: presentation form and the small colon.
+_COLONS = "\ua789\u2236\u02f8\u05c3\ufe13\ufe55"
 
 
 def _compatibility_alphanumerics() -> dict[int, str]:

@@ -15,6 +15,11 @@ from replyguard.engine.screen import screen_text
 _KEY_BODY = "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4"
 
 MASKED = [
+    # a colon's look-alikes after the name
+    ("Password\ua789Qz7xK2mP9w", "Password\ua789****"),
+    ("Password\u2236 Qz7xK2mP9w", "Password\u2236 ****"),
+    ("Password\u02f8 Qz7xK2mP9w", "Password\u02f8 ****"),
+    ("Password \u05c3 Qz7xK2mP9w", "Password \u05c3 ****"),
     # YAML's string tag before the value
     ("password: !!str Qz7xK2mP9w", "password: !!str ****"),
     # Two names of a password in a row: the value is the second's.

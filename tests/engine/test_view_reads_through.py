@@ -214,3 +214,11 @@ def test_a_variation_selector_reads_as_any_invisible_character(selector: str) ->
 def test_a_variation_selector_after_a_keycap_digit_still_shows_the_digit() -> None:
     text = "Card 4\ufe0f\u20e35\U000e01003\ufe0f9 1488 0343 6467 ok."
     assert _released(text) == "Card **** 6467 ok."
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("host 2001\ua789db8\ua78985a3\ua789\ua7898a2e\ua789370\ua7897334 up", "host ****::7334 up"),
+    ("ratio 1\u22362 and 12\u223630", "ratio 1\u22362 and 12\u223630"),
+])
+def test_a_colons_look_alike_reads_as_a_colon(text: str, expected: str) -> None:
+    assert every_way(text) == {expected}
