@@ -868,6 +868,8 @@ DETECTORS: tuple[Detector, ...] = (
             f"|[{_CJK}](?<![{_CJK}][{_CJK}])[{_CJK}]{{0,63}})"
             f"@{_DOMAIN_LABEL}(?:{_DOT}{_DOMAIN_LABEL}){{0,7}}{_DOT}{_TLD}"
             f"(?![{_EU}_@-])(?!{_DOT}[{_EU}{_CJK}])"
+            # (no SSH remote in scp's form, `git@github.com:org/repo.git`: a host, a path)
+            r"(?!:[\w.~-]+/)"
         ),
         keywords=("@",),
         validate=validators.email,
@@ -878,7 +880,7 @@ DETECTORS: tuple[Detector, ...] = (
                   "m\u00fcller@beispiel.de", "\u7528\u6237@\u4f8b\u5b50.\u5e7f\u544a",
                   "user@xn--bcher-kva.example", "user@example.xn--p1ai",
                   "\u0438\u0432\u0430\u043d@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444"),
-        counterexamples=("@handle", "user@localhost", "a@b", "name at example dot com",
+        counterexamples=("@handle", "git@github.com:org/repo.git", "user@localhost", "a@b", "name at example dot com",
                          "report@2x.png", "icon@3x.svg", "\u00e9t\u00e9@ici", "user@xn--",
                          "jo\u00e3o@exemplo"),
     ),
