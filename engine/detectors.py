@@ -868,8 +868,9 @@ DETECTORS: tuple[Detector, ...] = (
             f"|[{_CJK}](?<![{_CJK}][{_CJK}])[{_CJK}]{{0,63}})"
             f"@{_DOMAIN_LABEL}(?:{_DOT}{_DOMAIN_LABEL}){{0,7}}{_DOT}{_TLD}"
             f"(?![{_EU}_@-])(?!{_DOT}[{_EU}{_CJK}])"
-            # (no SSH remote in scp's form, `git@github.com:org/repo.git`: a host, a path)
-            r"(?!:[\w.~-]+/)"
+            # (no SSH remote in scp's form, `git@github.com:org/repo.git`: a host, a path;
+            # a port after the host is a URL's, `postgres://git@db.internal:5432/shop`)
+            r"(?!:(?!\d+/)[\w.~-]+/)"
         ),
         keywords=("@",),
         validate=validators.email,

@@ -102,6 +102,18 @@ def test_url_without_a_password_has_no_password_finding(text: str) -> None:
     assert [f for f in find(text) if f.cls == "password"] == []
 
 
+@pytest.mark.parametrize(("text", "found"), [
+    # An SSH remote in scp's form: a host and a path, no address.
+    ("git@github.com:org/repo.git", []),
+    # A URL's user before a host and its port: the address form, masked as one.
+    ("postgres://git@db.internal:5432/shop", [Finding("email", 11, 26, "email")]),
+])
+def test_ssh_remote_is_no_address_but_a_user_before_a_port_is(
+    text: str, found: list[Finding]
+) -> None:
+    assert find(text) == found
+
+
 @pytest.mark.parametrize(("text", "released"), [
     ("my iban is gb82 west 1234 5698 7654 32", "my iban is GB** **** 5432"),
     ("Gb82West12345698765432", "GB** **** 5432"),
