@@ -1108,14 +1108,16 @@ DETECTORS: tuple[Detector, ...] = (
         # A digit run that the text before it marks as an id, a time, an ISBN or a reference
         # (`"product_id": `, `ISBN`, `order`, `invoice`, `tracking`, `ref`), that a unit
         # follows (`bytes`) or that is a version (`124.0.6367.207`) is no candidate.
-        # Between digits: a space, a dot or a hyphen, alone or a hyphen padded by spaces
-        # (`+1 (415) 867 - 5309`), and a slash after an area code of three digits
+        # Between digits: a space, a dot or a hyphen, alone or a hyphen with a space on one
+        # side or both (`+1 (415) 867 - 5309`, `+1- 202 -555- 0143`), and a slash after an area code of three digits
         # (`415/867-5309`, not a date's `12/31/2025` nor a fraction's `415/867`). An extension
         # may follow, glued (`x12`) or not (`ext. 204`, `;ext=204`, RFC 3966), left as it is.
+        # A space may follow the `+` (`+ 1 202 555 0143`), and `xx` a national prefix in
+        # place of a carrier's code (Brazil's `0xx11 98765-4321`).
         regex=Refusing(re.compile(
-            r"(?:\+(?<![\w+]\+)\d|\((?<![\w(]\()\d|" + _START_NUM
-            + r"(?:\d\d/(?=\d{3}[ .-]?\d{4}(?!\d)))?)"
-            r"(?:(?: - |[ .-])?\(?\d\)?){6,16}(?:" + _EXTENSION + "|" + _END_NUM + ")"
+            r"(?:\+(?<![\w+]\+) ?\d|\((?<![\w(]\()(?:0[xX]{2})?\d|0(?<![\w+]0)[xX]{2}(?=\d\d)|"
+            + _START_NUM + r"(?:\d\d/(?=\d{3}[ .-]?\d{4}(?!\d)))?)"
+            r"(?:(?: ?- ?|[ .])?\(?\d\)?){6,16}(?:" + _EXTENSION + "|" + _END_NUM + ")"
         ), not_a_phone),
         keywords=(),
         # Valid in its numbering plan (libphonenumber): a `+` number in its own country's,

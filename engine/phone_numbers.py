@@ -142,10 +142,11 @@ def phone(value: str, digits: str, regions: tuple[str, ...]) -> bool:
 def _valid(value: str, region: str | None, number: str) -> bool:
     """libphonenumber's answer: `value` (whose digits are `number`) is a valid number of
     `region`'s country code (`_national_plan`), written as that region writes it; with no
-    region, a `+` number valid in its country's plan. Kept for the 4,096 numbers last
-    asked about."""
+    region, a `+` number valid in its country's plan. A national number may be written with
+    its region's national prefix and a carrier's code before it (Brazil's `0 21 11 …`).
+    Kept for the 4,096 numbers last asked about."""
     try:
-        parsed = phonenumbers.parse(value, region)
+        parsed = phonenumbers.parse(value, region, keep_raw_input=region is not None)
     except phonenumbers.NumberParseException:
         return False
     if region is None:
@@ -156,7 +157,8 @@ def _valid(value: str, region: str | None, number: str) -> bool:
         return False
     significant = phonenumbers.national_significant_number(parsed)
     prefix = metadata.national_prefix or ""
-    if number == prefix + significant:
+    carrier = parsed.preferred_domestic_carrier_code or ""
+    if number in (prefix + significant, prefix + carrier + significant):
         return True
     national = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL)
     return number == "".join(c for c in national if c.isdigit())

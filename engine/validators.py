@@ -233,15 +233,38 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     country its code names; or written nationally, 10 or 11 digits, valid in one of
     `regions` and written as that region writes its numbers (with its national prefix where
     its numbers are written with one: `020 7946 0123`, not `20 7946 0123`; `1-202-555-0143`
-    or `(202) 555-0143`). A run holding a date (`2024-11-29 10`) is not a phone number, nor
-    is one written as a CPF is (`529.982.247-26`: a CPF whose check digits fail)."""
+    or `(202) 555-0143`), up to 14 with a national prefix and a carrier code before them
+    (Brazil's `011 98765-4321`, `0xx11 98765-4321`, `0 21 11 98765-4321`); or written in
+    groups after an international call prefix, `00` (ITU-T E.164's recommended one) or
+    `011` (North America's), as after `+` (`00 1 202 555 0143`, `011 44 20 7946 0123`).
+    A run holding a date (`2024-11-29 10`) is not a phone number, nor is one written as a
+    CPF is (`529.982.247-26`: a CPF whose check digits fail)."""
+    value = _CARRIER_PLACEHOLDER.sub("", value, count=1)
     number = digits(value)
-    least, most = (8, 15) if value.startswith("+") else (10, 11)
-    if not least <= len(number) <= most:  # (first: most candidates, dates too, end here)
+    if value.startswith("+"):
+        least, most = 8, 15
+    else:
+        least, most = 10, 14 if number.startswith("0") else 11
+    if not least <= len(number) <= 18:  # (first: most candidates, dates too, end here)
         return False
     if _DATE.search(value) or _CPF_SHAPE.fullmatch(value):
         return False
-    return phone_numbers.phone(value, number, regions)
+    if len(number) <= most and phone_numbers.phone(value, number, regions):
+        return True
+    dialled = _INTERNATIONAL_PREFIX.match(value)
+    if dialled is None or value.isdigit():  # (an id padded with zeros is written whole)
+        return False
+    value = "+" + value[dialled.end():]
+    return 8 <= len(number) - len(dialled.group(1)) <= 15 and phone_numbers.phone(
+        value, number[len(dialled.group(1)):], regions)
+
+
+#: `xx` written for a carrier's code after the national prefix (`0xx11 98765-4321`, Brazil's
+#: written form of a number to be dialled with the caller's carrier): read as the prefix alone.
+_CARRIER_PLACEHOLDER = re.compile(r"(?<=^0)[xX]{2}|(?<=^\(0)[xX]{2}")
+#: An international call prefix before a country code: `00` or North America's `011`,
+#: a space, a dot or a hyphen after it or none.
+_INTERNATIONAL_PREFIX = re.compile(r"\(?(00|011)\)?[ .-]?(?=\(?[1-9])")
 
 
 # File extensions that are no top-level domain (IANA root zone), as in `icon@2x.png`.

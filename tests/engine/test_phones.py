@@ -43,7 +43,7 @@ def _phones(text: str, rules: CompiledRules) -> list[tuple[int, int]]:
     ("ligue (11) 98765-4321 já", [], [(6, 21)]),
     ("ligue 11 98765-4321 já", [], [(6, 19)]),
     ("ligue (11) 3456-7890 já", [], [(6, 20)]),
-    ("ligue 011 98765-4321 já", [], []),   # 12 digits with the trunk 0: not read
+    ("ligue 011 98765-4321 já", [], [(6, 20)]),   # the trunk 0 before the area code
     # `+` numbers: by their own country code, whatever the regions.
     ("call +44 20 7946 0123 now", [(5, 21)], [(5, 21)]),
     ("ligue +55 11 98765-4321 já", [(6, 23)], [(6, 23)]),

