@@ -46,7 +46,7 @@ DETECTOR_REASONS: Final = MappingProxyType({
     "us_ssn": "Social security numbers are personal data.",
 })
 
-#: The name a finding carries where it is not its detector's id: both IP detectors report
+#: The name a finding carries where it is not its detector's id: the IP detectors report
 #: `ip_address`; a secret assigned to its name or a password after a label in another script
 #: `password_assignment` (a quoted value, a call's argument, a list too), a password laid out
 #: in lines or a table's column `password_phrase`,
@@ -56,6 +56,7 @@ _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "card_in_other_groups": "credit_card",
                                        "us_ssn_labelled": "us_ssn",
                                        "ipv6_address": "ip_address",
+                                       "ipv4_in_other_bases": "ip_address",
                                        "secret_assignment": "password_assignment",
                                        "password_label": "password_assignment",
                                        "password_layout": "password_phrase",

@@ -29,6 +29,7 @@ from replyguard.engine.context_marks import (
     not_a_phone,
 )
 from replyguard.engine.layout import LABEL, AtLineStarts, Columns
+from replyguard.engine.lists import an_unnamed_number
 
 KeywordsIn = Literal["text", "lower", "shape"]
 
@@ -1142,19 +1143,42 @@ DETECTORS: tuple[Detector, ...] = (
         id="ipv4_address",
         category="ip_address",
         # Four numbers after a word naming a version are one (`version 4.5.3.9`, `Build
-        # 10.0.0.1`: `engine.context_marks.a_version`).
+        # 10.0.0.1`: `engine.context_marks.a_version`). A part of four digits is octal, as
+        # `inet_aton` reads a leading zero (`0300.0250.0001.0012`).
         regex=Refusing(re.compile(
-            r"\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3}(?![\w]|\.\d)"
+            r"\d(?<![\w.]\d)(?:\d{0,2}|(?<=0)[0-7]{3})(?:\.(?:\d{1,3}|0[0-7]{3})){3}"
+            r"(?![\w]|\.\d)"
         ), a_version),
         keywords=(),
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,
-        examples=("203.0.113.42", "10.0.0.1", "192.168.1.254"),
+        examples=("203.0.113.42", "10.0.0.1", "192.168.1.254", "0300.0250.0001.0012"),
         counterexamples=("256.1.1.1", "1.2.3", "v1.2.3.4", "1.2.3.4.5", "Version 1.0.0.0",
                          "0.0.0.0", "127.0.0.1", "255.255.255.255", "version 4.5.3.9",
                          "Build 10.0.0.1", "release 10.2.3.4", "Firmware: 192.168.1.1",
-                         "kernel 5.15.0.91", "ver. 10.0.0.1", "v 10.0.0.1"),
+                         "kernel 5.15.0.91", "ver. 10.0.0.1", "v 10.0.0.1",
+                         "0400.0250.0001.0012", "0177.0000.0000.0001"),
+    ),
+    Detector(
+        id="ipv4_in_other_bases",
+        category="ip_address",
+        # Four dotted parts, one in hex at least, the others decimal, hex or octal
+        # (`0xC0.0xA8.0x01.0x0A`, `0xC0.168.1.10`), or one 32-bit hex number where a name
+        # of an address or a URL's `//` stands before it (`host 0xC0A8010A`,
+        # `http://0xC0A8010A/`: `engine.lists.an_unnamed_number`).
+        regex=Refusing(re.compile(
+            r"(?<![\w.])(?:(?=(?:\w{1,4}\.){0,3}0[xX])"
+            r"(?:(?:0[xX][0-9A-Fa-f]{1,2}|\d{1,4})\.){3}(?:0[xX][0-9A-Fa-f]{1,2}|\d{1,4})"
+            r"|0[xX][0-9A-Fa-f]{8})(?![\w.])"
+        ), an_unnamed_number),
+        keywords=("0x", "0X"),
+        validate=validators.ip_address_in_other_bases,
+        mask=masks.ip_address,
+        priority=13,
+        examples=("0xC0.0xA8.0x01.0x0A", "0xc0.168.1.10", "0xC0.0250.01.012"),
+        counterexamples=("0xC0A8010A", "0xDEADBEEF", "0x7F.0.0.1", "0x100.1.1.1",
+                         "0xC0.0xA8.0x01", "0x12.0x34.0x56.0x78.0x9A", "host 0x7F000001"),
     ),
     Detector(
         id="ipv6_address",

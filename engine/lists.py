@@ -179,3 +179,15 @@ def _header(text: str, line: int, row: str) -> tuple[int, int] | None:
         first = (begin, end)
         end = begin - 1
     return first
+
+
+def an_unnamed_number(text: str, start: int, end: int) -> bool:
+    """Whether the IPv4 address written as one number at `text[start:end]` (`0xC0A8010A`,
+    no dot in it) has nothing saying it is one: no name of an address before it
+    (`named_before`: `IP`, `host`, `server`, `address`) and no URL's `//` or `@` right
+    before it. A 32-bit number in code is a constant (`0xDEADBEEF`), no address."""
+    if text.find(".", start, end) != -1:
+        return False
+    if text.endswith(("//", "@"), max(0, start - 2), start):
+        return False
+    return not named_before(text, "ip_address", start)

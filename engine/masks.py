@@ -82,7 +82,10 @@ def password(value: str) -> str:
 
 def ip_address(value: str) -> str:
     """`203.0.113.42` -> `***.***.***.42`; IPv6 -> `****::` + its last group; IPv6 ending in
-    an IPv4 address -> `****::***.***.***.1` (as that IPv4 address is masked)."""
+    an IPv4 address -> `****::***.***.***.1` (as that IPv4 address is masked); one written as
+    a hex number -> `0x******0A` (its last octet)."""
+    if value[:2] in ("0x", "0X") and "." not in value:  # (one hex number: `0xC0A8010A`)
+        return value[:2] + "******" + value[-2:]
     if "." in value:
         head = "****::" if ":" in value else ""
         return head + "***.***.***." + value.rsplit(".", 1)[-1].split("%", 1)[0]

@@ -102,6 +102,7 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     # match may start 4 characters before its run: `+ 1…`, `(0xx11) …`.)
     "phone_number": Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(4, 3)),
     "ipv4_address": Tuning(min_digits=4, run_marks=_DOTTED_QUAD, reach=_NEAR_RUN),
+    "ipv4_in_other_bases": Tuning(reach=(16, 24)),
     "ipv6_address": Tuning(gate=COLON_PAIR, reach=(8, 60)),
 })
 

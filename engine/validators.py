@@ -290,10 +290,13 @@ def ip_address(value: str) -> bool:
     """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed; an
     IPv4 address may be written with its octets in three digits each, leading zeros kept,
     `203.000.113.042`, as `ping` reads it; other leading zeros, or a first octet of 0, make a
-    version or a section number, `1.02.003.004`, `001.002.003.004`), other
+    version or a section number, `1.02.003.004`, `001.002.003.004`; a part of four digits
+    with a leading zero makes it octal, `0300.0250.0001.0012`, as `inet_aton` reads it), other
     than those that name no host of anyone's: the unspecified address (`0.0.0.0`, `::`),
     loopback (`127.0.0.1`, `::1`) and the limited broadcast (`255.255.255.255`)."""
     value = value.split("%", 1)[0]
+    if ":" not in value and _OCTAL_PART.search(value):
+        return ip_address_in_other_bases(value)
     if ":" not in value and _ZERO_PADDED.search(value):
         if not _PADDED_ADDRESS.fullmatch(value):  # (`1.02.003.004` is a version, a section)
             return False
@@ -306,7 +309,29 @@ def ip_address(value: str) -> bool:
                 or address == _LIMITED_BROADCAST)
 
 
+def ip_address_in_other_bases(value: str) -> bool:
+    """An IPv4 address written as `inet_aton` and browsers read it (POSIX): four parts,
+    each a decimal, a hex (`0xC0`) or an octal (`0300`, a leading zero) number of at most
+    255, or one 32-bit hex number (`0xC0A8010A`); valid as `ip_address` says of its dotted
+    decimal form (`0x7F.0.0.1` is loopback, no one's host)."""
+    parts = value.split(".")
+    try:
+        numbers = [int(part, 16 if part[1:2] in "xX" and part[1:2] else
+                       8 if len(part) > 1 and part[0] == "0" else 10) for part in parts]
+    except ValueError:
+        return False
+    if len(numbers) == 1:
+        if numbers[0] >= 1 << 32:
+            return False
+        return ip_address(str(ipaddress.IPv4Address(numbers[0])))
+    if len(numbers) != 4 or max(numbers) > 255:
+        return False
+    return ip_address(".".join(map(str, numbers)))
+
+
 _LIMITED_BROADCAST = ipaddress.IPv4Address("255.255.255.255")
+#: An IPv4 part in four octal digits (`0300`: `inet_aton` reads a leading zero as octal).
+_OCTAL_PART = re.compile(r"(?:^|\.)0[0-7]{3}(?:\.|$)")
 #: An IPv4 octet written with a leading zero.
 _ZERO_PADDED = re.compile(r"(?:^|\.)0[0-9]")
 #: An IPv4 address written in octets of three digits, the first not starting with 0.

@@ -51,3 +51,24 @@ def test_brazilian_numbers_with_a_trunk_or_carrier_prefix(text: str, expected: s
 ])
 def test_phone_numbers_after_a_call_prefix_or_spaced(text: str, expected: str) -> None:
     assert released(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # Parts in hex or octal, as `inet_aton` and browsers read them.
+    ("Host 0xC0.0xA8.0x01.0x0A now.", "Host ***.***.***.0x0A now."),
+    ("Host 0xc0.168.1.10 now.", "Host ***.***.***.10 now."),
+    ("Host 0300.0250.0001.0012 now.", "Host ***.***.***.0012 now."),
+    ("Host 192.168.001.010 now.", "Host ***.***.***.010 now."),
+    # One 32-bit hex number: an address after a name of one or in a URL, else a constant.
+    ("Host 0xC0A8010A now.", "Host 0x******0A now."),
+    ("Open http://0xC0A8010A/admin now.", "Open http://0x******0A/admin now."),
+    ("Set x = 0xC0A8010A; now.", "Set x = 0xC0A8010A; now."),
+    ("mask = 0xDEADBEEF", "mask = 0xDEADBEEF"),
+    # Loopback however written names no one's host; an octet over 255 is no address.
+    ("Host 0x7F.0.0.1 now.", "Host 0x7F.0.0.1 now."),
+    ("Host 0x7F000001 now.", "Host 0x7F000001 now."),
+    ("Host 0x100.0xA8.0x01.0x0A now.", "Host 0x100.0xA8.0x01.0x0A now."),
+    ("Host 0400.0250.0001.0012 now.", "Host 0400.0250.0001.0012 now."),
+])
+def test_ipv4_addresses_in_other_bases(text: str, expected: str) -> None:
+    assert released(text) == expected
