@@ -169,9 +169,10 @@ def not_a_card(text: str, start: int, end: int) -> bool:
     an id, a barcode, a SIM card's number or an order's (`Discord user ID`, `EAN`, `JAN`,
     `GTIN`, `UPC`, `ICCID`, `SIM`, `IMEI`, `Order`, `Invoice #`, `Tracking number`), by a
     link's or a mention's markup (`status/`, `<@`), or by a unit after it (`… µs`); not
-    where the words before it name a card (`card_id`, `card ID`)."""
+    where the words before it name a card (`card_id`, `card ID`). Groups set apart by
+    colons are a ratio where a word before them names one (`a_ratio`)."""
     if not text[start:end].isdigit():
-        return False
+        return text.find(":", start, end) != -1 and a_ratio(text, start)
     tail = text[max(0, start - LOOK_BACK):start]
     if tail.endswith(_ID_BEFORE) or _UNIT_AFTER.match(text, end) is not None:
         return True
@@ -186,6 +187,18 @@ def not_a_card(text: str, start: int, end: int) -> bool:
         words.pop()
     last = words[-1].lstrip(_OPENING) if words else ""
     return last.lower() in _NOT_CARD_WORDS or last in _NOT_CARD_ACRONYMS
+
+
+#: Words that name numbers set apart by colons as parts of a whole (`The ratio was 4:1:1`).
+_RATIO = re.compile(r"(?<![^\W\d_])(?:ratios?|proportions?|odds|mix|mixture|aspect|scale|split"
+                    r"|raz\u00e3o|propor\u00e7\u00e3o|propor\u00e7\u00f5es)(?![^\W\d_])")
+
+
+def a_ratio(text: str, start: int) -> bool:
+    """Whether a word naming a ratio stands in the 32 characters before `text[start]`
+    (`ratio`, `proportion`, `odds`, `mix`, `aspect`, `scale`, `split`, `razão`, `proporção`,
+    any case): `4111:1111:1111:1111` after it is a ratio's parts, no card's groups."""
+    return _RATIO.search(text.lower(), max(0, start - 32), start) is not None
 
 
 #: Words that name a version, a build or a release before a number in dotted parts

@@ -123,7 +123,8 @@ def named_before(text: str, cls: str, start: int) -> bool:
 
 def _named(text: str, low: str, names: tuple[str, ...], start: int, end: int) -> bool:
     """Does one of `names` stand as a word in `text[start:end]` (`low` is `text` in lower
-    case): no letter before it, no small letter after it but a plural's `s` or `es`? Each
+    case): no letter before it, no small letter after it but a plural's `s` or `es`, and
+    naming things counted (`counted`: `Cards sold per month:`) no value? Each
     name is looked for with `str.find` (a regex of them all, tried at each character, cost
     50 times as much on a long line)."""
     for name in names:
@@ -135,10 +136,33 @@ def _named(text: str, low: str, names: tuple[str, ...], start: int, end: int) ->
             elif low.startswith("s", after):
                 after += 1
             if (not (at and text[at - 1].isascii() and text[at - 1].isalpha())
-                    and not (after < len(text) and "a" <= text[after] <= "z")):
+                    and not (after < len(text) and "a" <= text[after] <= "z")
+                    and not counted(low, at, after, end)):
                 return True
             at = low.find(name, at + 1, end)
     return False
+
+
+#: Words after a name that make it name things counted (`Cards sold per month:`, `phones
+#: shipped`, `accounts per day`, `card count`), and before it (`Number of cards:`). (Not a
+#: verb a card's own label may hold: `Card used:`, `Card declined:` name one card.)
+_COUNTED_AFTER = re.compile(
+    r"[ \t_-]*(?:[a-z]+[ \t]+){0,2}?(?:sold|shipped|processed|returned|printed|per|count"
+    r"|counts|total|totals|vendidos?|vendidas?|por)(?![a-z])")
+_COUNTED_BEFORE = re.compile(r"(?:number|no\.|count|total|how many|n\u00famero|quantidade)"
+                             r"[ \t]+(?:of[ \t]+|de[ \t]+)?(?:[a-z]+[ \t]+)?\Z")
+
+
+def counted(low: str, at: int, after: int, end: int) -> bool:
+    """Whether the name at `low[at:after]` (a text in lower case) names things counted, so
+    that the numbers after it are counts, no value of its class: a verb or a word of a
+    count or a rate within three words after it (`Cards sold per month:`, `Phones shipped:`,
+    `card count`, `cartões vendidos`), or a word of a count before it in the plural
+    (`Number of cards:`, `total cards`, `quantidade de cartões`; `the number of the card:`
+    names one)."""
+    if _COUNTED_AFTER.match(low, after, min(end, after + 48)) is not None:
+        return True
+    return low[after - 1] == "s" and _COUNTED_BEFORE.search(low, max(0, at - 32), at) is not None
 
 
 def _line_above(text: str, line: int) -> tuple[int, int] | None:

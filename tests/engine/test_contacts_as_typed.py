@@ -72,3 +72,36 @@ def test_phone_numbers_after_a_call_prefix_or_spaced(text: str, expected: str) -
 ])
 def test_ipv4_addresses_in_other_bases(text: str, expected: str) -> None:
     assert released(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # A name of things counted: the numbers a list sets apart after it are counts.
+    ("Cards sold per month: 4539, 1488, 0343, 6467",
+     "Cards sold per month: 4539, 1488, 0343, 6467"),
+    ("Cards sold per month:\t4539\t1488\t0343\t6467",
+     "Cards sold per month:\t4539\t1488\t0343\t6467"),
+    ("Cards sold per month:\n4539\n1488\n0343\n6467",
+     "Cards sold per month:\n4539\n1488\n0343\n6467"),
+    ("| Region | Cards sold per month |\n|---|---|\n| 4539 | 1488 | 0343 | 6467 |",
+     "| Region | Cards sold per month |\n|---|---|\n| 4539 | 1488 | 0343 | 6467 |"),
+    ("Number of cards: 4539, 1488, 0343, 6467", "Number of cards: 4539, 1488, 0343, 6467"),
+    ("Cartões vendidos por mês: 4539, 1488, 0343, 6467",
+     "Cartões vendidos por mês: 4539, 1488, 0343, 6467"),
+    ("Phones shipped:\n202\n555\n0143", "Phones shipped:\n202\n555\n0143"),
+    # A name of one value still names it.
+    ("Card: 4539, 1488, 0343, 6467", "Card: **** 6467"),
+    ("Cards: 4539, 1488, 0343, 6467", "Cards: **** 6467"),
+    ("Card used: 4539, 1488, 0343, 6467", "Card used: **** 6467"),
+    ("The number of the card: 4539, 1488, 0343, 6467", "The number of the card: **** 6467"),
+    # Groups a value's separators join are a card whatever the label.
+    ("Cards sold per month: 4539 1488 0343 6467", "Cards sold per month: **** 6467"),
+    # Colon groups: a card, but a ratio's parts after a word naming a ratio.
+    ("4111:1111:1111:1111", "**** 1111"),
+    ("Card: 4111:1111:1111:1111", "Card: **** 1111"),
+    ("The ratio was 4111:1111:1111:1111 today.", "The ratio was 4111:1111:1111:1111 today."),
+    ("Mix 4539:1488:0343:6467 by weight.", "Mix 4539:1488:0343:6467 by weight."),
+    ("A proporção é 4111:1111:1111:1111.", "A proporção é 4111:1111:1111:1111."),
+    ("Ratio 4111 1111 1111 1111", "Ratio **** 1111"),
+])
+def test_counts_and_ratios_are_no_cards(text: str, expected: str) -> None:
+    assert released(text) == expected
