@@ -308,6 +308,23 @@ _VALUE = (
 EMAIL_START = re.compile(f"(?<![{_EU}._%+-])[{_EU}._%+-]{{1,64}}@\\Z"
                          f"|(?<![{_CJK}])[{_CJK}]{{1,64}}@\\Z")
 
+#: A word of an address's local part (`_SPACED_EMAIL`): letters, digits and `._%+-`, no dot
+#: at either end.
+_LOCAL_WORD = f"[{_EU}_%+-](?:[{_EU}._%+-]{{0,62}}[{_EU}_%+-])?"
+#: A dot between an address's words or labels: as typed, or a space on both sides before a
+#: small letter or a digit (`jane . doe`, `example . com`; a next sentence starts with a
+#: capital).
+_SPACED_DOT = r"(?:\.| \. (?=[a-z0-9]))"
+#: An address with a space on one side of its `@` or both, or spaced dots (`jane.doe @
+#: example.com`, `jane . doe@example . com`; inline tags around its `@`, which the view
+#: reads as a space: `jane<b>@</b>example.com`).
+_SPACED_EMAIL = (f"{_LOCAL_WORD}(?: \\. (?=[a-z0-9]){_LOCAL_WORD}){{0,2}}(?: @ ?|@ ?)"
+                 f"{_DOMAIN_LABEL}(?:{_SPACED_DOT}{_DOMAIN_LABEL}){{0,7}}{_SPACED_DOT}{_TLD}"
+                 f"(?![{_EU}_@-])(?!{_SPACED_DOT}[{_EU}])")
+#: Where a spaced address's local part starts, searched back from its `@`.
+SPACED_EMAIL_START = re.compile(
+    f"(?<![{_EU}._%+-]){_LOCAL_WORD}(?: \\. (?=[a-z0-9]){_LOCAL_WORD}){{0,2}} ?@\\Z")
+
 #: A password's names, in any case, after any non-alphanumeric character or inside a
 #: camelCase name (`dbPassword`): `password`, `passwd`, `Passwort`, `pwd`, `pw`, `pass`,
 #: `passphrase`, `passcode`, `PIN` (`PIN code`), Portuguese `senha`, Spanish `contraseña`,
@@ -888,18 +905,42 @@ DETECTORS: tuple[Detector, ...] = (
                          "jo\u00e3o@exemplo"),
     ),
     Detector(
+        id="email_spaced",
+        category="email",
+        # An address with a space beside its `@` or spaced dots: found before `email`
+        # (which would find its tail, `doe@example.com`, alone); the validator refuses one
+        # without a space, which `email` finds, and a pronoun before a spaced `@` (`Ping me @
+        # slack.com`).
+        regex=re.compile(f"(?<![{_EU}._%+-]){_SPACED_EMAIL}(?!:(?!\\d+/)[\\w.~-]+/)"),
+        keywords=("@",),
+        validate=validators.spaced_email,
+        mask=masks.spaced_email,
+        priority=4,
+        examples=("jane.doe @ example.com", "jane.doe @example.com", "jane.doe@ example.com",
+                  "jane . doe@example . com", "jane.doe@example . co . uk",
+                  "ana_silva @ empresa.com.br"),
+        counterexamples=("meet @ noon", "jane.doe@example.com", "me @ example.com",
+                         "jane @ example", "jane@example . Then", "ask @ 5.30",
+                         "x @ 2x.png", "total . 5@ 3"),
+    ),
+    Detector(
         id="credit_card",
         category="card",
         # Groups of four (any mix of `_CARD_SEP` between them, the first one ending the
         # number where it goes on), 13 to 19 digits in one block, 4-6-5 / 4-6-4, or four
-        # groups of four with dots or slashes between them (`4111.1111.1111.1111`).
+        # groups of four with dots or slashes between them (`4111.1111.1111.1111`), or a
+        # first group of four or eight and groups of two to eight after it, not all of four
+        # (five of four are none), a space or a hyphen between them all (`45391488
+        # 03436467`, `4539 14 88 0343 6467`).
         # A run of digits alone that what is around it marks as an id, a time, a barcode or
         # a SIM card's number is no candidate (`engine.context_marks.not_a_card`).
         regex=Refusing(re.compile(
             _START_CARD + r"\d{3}(?:(?P<cs>" + _CARD_SEP + r")\d{4}(?:" + _CARD_SEP
             + r"\d{4}){1,2}(?:" + _CARD_SEP + r"\d{1,3})?|\d{9,15}|[ -]?\d{6}[ -]?\d{4,5}"
             + r"|(?P<cd>" + _GROUP_PUNCT + "|" + _PADDED_PUNCT + r")\d{4}(?P=cd)\d{4}(?P=cd)\d{4}"
-            + r"(?!" + _GROUP_PUNCT + r"\d)(?!(?P=cd)\d))"
+            + r"(?!" + _GROUP_PUNCT + r"\d)(?!(?P=cd)\d)"
+            + r"|(?:\d{4}|(?=(?:[ -]\d{4})*[ -](?:\d{2,3}|\d{5,8})(?!\d)))"
+            + r"(?P<cm>[ -])\d{2,8}(?:(?P=cm)\d{2,8}){0,4}(?!(?P=cm)\d))"
             + _END_GROUPED.format(sep="cs")
         ), not_a_card),
         keywords=(),
@@ -910,7 +951,8 @@ DETECTORS: tuple[Detector, ...] = (
         examples=("4111 1111 1111 1111", "4111-1111-1111-1111", "5500005555555559",
                   "3782 822463 10005", "4222222222222", "4111 1111-1111 1111",
                   "4111 - 1111 - 1111 - 1111", "4111- 1111 -1111 1111", "4111.1111.1111.1111",
-                  "4111/1111/1111/1111", "4111_1111_1111_1111", "4111:1111:1111:1111"),
+                  "4111/1111/1111/1111", "4111_1111_1111_1111", "4111:1111:1111:1111",
+                  "45391488 03436467", "4539 14 88 0343 6467", "4539-1488-03436467"),
         counterexamples=("4111 1111 1111 1112", "0000 0000 0000 0000", "1234 5678 9012 3456 7890",
                          "order 4412", "order 112-4111111-1111111",
                          "4111 - 1111 - 1111 - 1111 - 1111", "4111 -1111 -1111 -1111 -1111",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from replyguard.engine.validators import digits
+from replyguard.engine.validators import SPACES_AROUND_SIGNS, digits
 
 _ALNUM = re.compile(r"[^0-9A-Za-z]")
 
@@ -39,6 +39,11 @@ def email(value: str) -> str:
     """`jane.doe@example.com` -> `j***@example.com` (first character of the local part)."""
     local, _, domain = value.rpartition("@")
     return f"{local[:1]}***@{domain}"
+
+
+def spaced_email(value: str) -> str:
+    """`jane . doe @ example . com` -> `j***@example.com` (`email` without the spaces)."""
+    return email(SPACES_AROUND_SIGNS.sub(r"\1", value))
 
 
 _KEY_PREFIX = re.compile(

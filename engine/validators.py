@@ -280,6 +280,24 @@ def email(value: str) -> bool:
     return value.rsplit(".", 1)[-1].lower() not in _FILE_SUFFIXES
 
 
+#: Spaces around an address's `@` and dots (`spaced_email`, `masks.spaced_email`).
+SPACES_AROUND_SIGNS = re.compile(r" *([.@]) *")
+#: Words before a spaced `@` that are prose's: `Ping me @ slack.com`, `Find us @ ...`.
+_PRONOUNS = frozenset("me us you him her them it we i".split())
+
+
+def spaced_email(value: str) -> bool:
+    """An address typed with a space beside its `@` or its dots (`jane.doe @ example.com`,
+    `jane . doe@example . com`): `email` of it without those spaces; one with no space is
+    `email`'s own, and a pronoun before a spaced `@` is prose (`Ping me @ slack.com`)."""
+    if " " not in value:
+        return False
+    local, _, domain = value.rpartition("@")
+    if (local.endswith(" ") or domain.startswith(" ")) and local.strip().lower() in _PRONOUNS:
+        return False
+    return email(SPACES_AROUND_SIGNS.sub(r"\1", value))
+
+
 def url_password(value: str) -> bool:
     """The password of a URL's userinfo (RFC 3986 section 3.2.1): any value holding a letter
     or a digit, so a mask written in its place (`postgres://admin:****@db`) is not one."""

@@ -105,3 +105,24 @@ def test_ipv4_addresses_in_other_bases(text: str, expected: str) -> None:
 ])
 def test_counts_and_ratios_are_no_cards(text: str, expected: str) -> None:
     assert released(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # A space beside the `@` or the dots of an address, inline tags around its `@`.
+    ("Mail jane.doe @ example.com today.", "Mail j***@example.com today."),
+    ("Mail jane.doe @example.com today.", "Mail j***@example.com today."),
+    ("Mail jane.doe@ example.com today.", "Mail j***@example.com today."),
+    ("Mail jane . doe@example . com today.", "Mail j***@example.com today."),
+    ("Mail jane . doe @ example . com today.", "Mail j***@example.com today."),
+    ("Mail ana_silva @ empresa.com.br hoje.", "Mail a***@empresa.com.br hoje."),
+    ("Mail jane<b>@</b>example.com today.", "Mail j***@example.com today."),
+    ("Mail jane <b>@</b> example.com today.", "Mail j***@example.com today."),
+    # What has no address's shape on both sides of its `@` is prose.
+    ("Let us meet @ noon.", "Let us meet @ noon."),
+    ("Ping me @ slack.com for it.", "Ping me @ slack.com for it."),
+    ("Mail jane @ example today.", "Mail jane @ example today."),
+    ("Write to jane@example . Then wait.", "Write to jane@example . Then wait."),
+    ("Starts @ 5.30 sharp.", "Starts @ 5.30 sharp."),
+])
+def test_addresses_with_spaces_beside_their_signs(text: str, expected: str) -> None:
+    assert released(text) == expected
