@@ -54,6 +54,7 @@ DETECTOR_REASONS: Final = MappingProxyType({
 #: token `password_assignment`.
 _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "card_in_other_groups": "credit_card",
+                                       "card_in_quoted_strings": "credit_card",
                                        "us_ssn_labelled": "us_ssn",
                                        "ipv6_address": "ip_address",
                                        "ipv4_in_other_bases": "ip_address",

@@ -987,6 +987,29 @@ DETECTORS: tuple[Detector, ...] = (
                          "4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1"),
     ),
     Detector(
+        id="card_in_quoted_strings",
+        category="card",
+        # A card's groups each in a string of its own, the same quotes around each: joined
+        # by code (`"4539" + "1488" + …`, `'4539' '1488' …`), or a JSON list's or object's
+        # strings (`["4539","1488",…]`, `{"a": "4539", "b": "1488", …}`; a list's separator
+        # between them, so found only after a name of a card: `engine.lists`). The value runs
+        # from the first group's opening quote to the last's closing one, what joins them
+        # included; each group is masked in its string (`{"card": ["****","****",
+        # "****","6467"]}`), so that a document keeps its shape.
+        regex=re.compile(
+            r"(?P<q>[\"'])\d{1,8}(?:(?P=q)[ \t]*(?:[,+][ \t]*)?"
+            r"(?:(?P=q)[\w.-]{1,32}(?P=q)[ \t]*:[ \t]*)?(?P=q)\d{1,8}){1,9}(?P=q)"
+        ),
+        keywords=('",', "',", '" ', "' ", '"+', "'+"),
+        validate=validators.card,
+        mask=masks.card_in_strings,
+        priority=10,
+        examples=('"4539" + "1488" + "0343" + "6467"', "'4539' '1488' '0343' '6467'",
+                  '"4539"+"1488"+"0343"+"6467"', '"45391488" "03436467"'),
+        counterexamples=('"4539" + "1488" + "0343" + "6468"', '"4539" + \'1488\' + "0343"',
+                         '["4539","1488","0343","6467"]', '"12" + "34"'),
+    ),
+    Detector(
         id="iban",
         category="iban",
         # In either case (`gb82 west ...`, as typed): the validator reads it upper-cased.

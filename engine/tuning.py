@@ -95,6 +95,7 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "email_spaced": Tuning(reach=(200, 600), start=SPACED_EMAIL_START),
     "credit_card": Tuning(min_digits=13, reach=_NEAR_RUN),
     "card_in_other_groups": Tuning(min_digits=13, run_filter=many_groups, reach=_NEAR_RUN),
+    "card_in_quoted_strings": Tuning(reach=(10, 400)),
     "iban": Tuning(reach=(0, 72)),
     "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN),
     "uk_nino": Tuning(reach=(0, 12)),

@@ -126,3 +126,29 @@ def test_counts_and_ratios_are_no_cards(text: str, expected: str) -> None:
 ])
 def test_addresses_with_spaces_beside_their_signs(text: str, expected: str) -> None:
     assert released(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # A card's groups in strings of their own: each masked in its string.
+    ('{"card": ["4539","1488","0343","6467"]}', '{"card": ["****","****","****","6467"]}'),
+    ('{"card": ["4539", "1488", "0343", "6467"]}',
+     '{"card": ["****", "****", "****", "6467"]}'),
+    ('{"card": {"a": "4539", "b": "1488", "c": "0343", "d": "6467"}}',
+     '{"card": {"a": "****", "b": "****", "c": "****", "d": "6467"}}'),
+    ('x = "4539" + "1488" + "0343" + "6467"', 'x = "****" + "****" + "****" + "6467"'),
+    ("x = '4539' '1488' '0343' '6467'", "x = '****' '****' '****' '6467'"),
+    ('x = "45391488" "03436467";', 'x = "********" "****6467";'),
+    # A list's strings with no name of a card are numbers; Luhn failing, no card.
+    ('x = ["4539","1488","0343","6467"]', 'x = ["4539","1488","0343","6467"]'),
+    ('x = "4539" + "1488" + "0343" + "6468"', 'x = "4539" + "1488" + "0343" + "6468"'),
+    # Other groupings, and a name followed by `, `.
+    ("Card 45391488 03436467 ok.", "Card **** 6467 ok."),
+    ("Card 4539 14 88 0343 6467 ok.", "Card **** 6467 ok."),
+    ("Card 4111 1111 1111 1111 1111 is five groups.",
+     "Card 4111 1111 1111 1111 1111 is five groups."),
+    ("Card, 4539 1488 0343 6467", "Card, **** 6467"),
+    ("Phone, 202-555-0143", "Phone, ***0143"),
+    ("SSN, 123-45-6789", "SSN, ***6789"),
+])
+def test_cards_in_other_groups_and_strings(text: str, expected: str) -> None:
+    assert released(text) == expected
