@@ -147,10 +147,10 @@ def _named(text: str, low: str, names: tuple[str, ...], start: int, end: int) ->
 #: shipped`, `accounts per day`, `card count`), and before it (`Number of cards:`). (Not a
 #: verb a card's own label may hold: `Card used:`, `Card declined:` name one card.)
 _COUNTED_AFTER = re.compile(
-    r"[ \t_-]*(?:[a-z]+[ \t]+){0,2}?(?:sold|shipped|processed|returned|printed|per|count"
+    r"[\s_-]*(?:[a-z]+\s+){0,2}?(?:sold|shipped|processed|returned|printed|per|count"
     r"|counts|total|totals|vendidos?|vendidas?|por)(?![a-z])")
 _COUNTED_BEFORE = re.compile(r"(?:number|no\.|count|total|how many|n\u00famero|quantidade)"
-                             r"[ \t]+(?:of[ \t]+|de[ \t]+)?(?:[a-z]+[ \t]+)?\Z")
+                             r"\s+(?:of\s+|de\s+)?(?:[a-z]+\s+)?\Z")
 
 
 def counted(low: str, at: int, after: int, end: int) -> bool:

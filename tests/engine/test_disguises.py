@@ -42,6 +42,11 @@ VALUES = [
     ("password", "password: S3cr3t-value", "S3cr3t-value"),
     ("ip_address", "203.0.113.42", None),
     ("phone", "+44 20 7946 0123", None),
+    ("card", "45391488 03436467", None),
+    ("card", "4539 14 88 0343 6467", None),
+    ("phone", "00 44 20 7946 0123", None),
+    ("ip_address", "0xC0.0xA8.0x01.0x0A", None),
+    ("email", "jane.doe @ example.com", "jane.doe"),
 ]
 
 Disguise = Callable[[str], str]
