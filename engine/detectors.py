@@ -321,9 +321,6 @@ _SPACED_DOT = r"(?:\.| \. (?=[a-z0-9]))"
 _SPACED_EMAIL = (f"{_LOCAL_WORD}(?: \\. (?=[a-z0-9]){_LOCAL_WORD}){{0,2}}(?: @ ?|@ ?)"
                  f"{_DOMAIN_LABEL}(?:{_SPACED_DOT}{_DOMAIN_LABEL}){{0,7}}{_SPACED_DOT}{_TLD}"
                  f"(?![{_EU}_@-])(?!{_SPACED_DOT}[{_EU}])")
-#: Where a spaced address's local part starts, searched back from its `@`.
-SPACED_EMAIL_START = re.compile(
-    f"(?<![{_EU}._%+-]){_LOCAL_WORD}(?: \\. (?=[a-z0-9]){_LOCAL_WORD}){{0,2}} ?@\\Z")
 
 #: A password's names, in any case, after any non-alphanumeric character or inside a
 #: camelCase name (`dbPassword`): `password`, `passwd`, `Passwort`, `pwd`, `pw`, `pass`,
@@ -912,7 +909,7 @@ DETECTORS: tuple[Detector, ...] = (
         # without a space, which `email` finds, and a pronoun before a spaced `@` (`Ping me @
         # slack.com`).
         regex=re.compile(f"(?<![{_EU}._%+-]){_SPACED_EMAIL}(?!:(?!\\d+/)[\\w.~-]+/)"),
-        keywords=("@",),
+        keywords=("@ ", " @", " . "),
         validate=validators.spaced_email,
         mask=masks.spaced_email,
         priority=4,
@@ -1000,7 +997,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?P<q>[\"'])\d{1,8}(?:(?P=q)[ \t]*(?:[,+][ \t]*)?"
             r"(?:(?P=q)[\w.-]{1,32}(?P=q)[ \t]*:[ \t]*)?(?P=q)\d{1,8}){1,9}(?P=q)"
         ),
-        keywords=('",', "',", '" ', "' ", '"+', "'+"),
+        keywords=('","', "','", '", "', "', '", '" +', "' +", '"+"', "'+'", '" "', "' '"),
         validate=validators.card,
         mask=masks.card_in_strings,
         priority=10,

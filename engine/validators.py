@@ -239,7 +239,8 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     `011` (North America's), as after `+` (`00 1 202 555 0143`, `011 44 20 7946 0123`).
     A run holding a date (`2024-11-29 10`) is not a phone number, nor is one written as a
     CPF is (`529.982.247-26`: a CPF whose check digits fail)."""
-    value = _CARRIER_PLACEHOLDER.sub("", value, count=1)
+    if "x" in value or "X" in value:
+        value = _CARRIER_PLACEHOLDER.sub("", value, count=1)
     number = digits(value)
     if value.startswith("+"):
         least, most = 8, 15
@@ -251,7 +252,7 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
         return False
     if len(number) <= most and phone_numbers.phone(value, number, regions):
         return True
-    dialled = _INTERNATIONAL_PREFIX.match(value)
+    dialled = _INTERNATIONAL_PREFIX.match(value) if number.startswith("0") else None
     if dialled is None or value.isdigit():  # (an id padded with zeros is written whole)
         return False
     value = "+" + value[dialled.end():]
