@@ -244,15 +244,15 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     number = digits(value)
     if value.startswith("+"):
         least, most = 8, 15
-    else:
-        least, most = 10, 14 if number.startswith("0") else 11
-    if not least <= len(number) <= 18:  # (first: most candidates, dates too, end here)
+    else:  # (after a `0`, a national or carrier prefix, or a call prefix, may come first)
+        least, most = (10, 18) if number.startswith("0") else (10, 11)
+    if not least <= len(number) <= most:  # (first: most candidates, dates too, end here)
         return False
     if _DATE.search(value) or _CPF_SHAPE.fullmatch(value):
         return False
-    if len(number) <= most and phone_numbers.phone(value, number, regions):
+    if len(number) <= 15 and phone_numbers.phone(value, number, regions):
         return True
-    dialled = _INTERNATIONAL_PREFIX.match(value) if number.startswith("0") else None
+    dialled = _INTERNATIONAL_PREFIX.match(value) if most == 18 else None
     if dialled is None or value.isdigit():  # (an id padded with zeros is written whole)
         return False
     value = "+" + value[dialled.end():]
