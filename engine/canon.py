@@ -20,7 +20,8 @@ What is undone (each is property-tested in tests/engine/test_canon.py):
   decimal digits as ASCII digits; non-ASCII hyphens and dashes as `-` (the em dash only
   between digits and in a run of dashes: `—————BEGIN RSA PRIVATE KEY—————`).
 * URL encodings of `=`, `:`, `@` and `&` (`%3D`, `%3A`, `%40`, `%26`, twice too: `%253D`) and
-  quoted-printable's `=3D`, before a letter, a digit or another encoding.
+  quoted-printable's `=3D`, before a letter, a digit or another encoding; of `.` (`%2E`)
+  between two letters or digits (`jane.doe%40example%2Ecom`).
 * Look-alike letters: a letter of another script that Unicode's confusables table (UTS #39,
   through the `confusable_homoglyphs` package) lists as a look-alike of one ASCII letter reads
   as that letter (Cyrillic `а`, Greek `ο`); digits and ASCII are never changed, and accented
@@ -197,7 +198,7 @@ _NONE: list[int] = []
 
 
 #: What an encoding's last two characters stand for (`EDIT`'s `encoded`; `\x40`: `@`).
-_ENCODED = {"3D": "=", "3A": ":", "40": "@", "26": "&"}
+_ENCODED = {"3D": "=", "3A": ":", "40": "@", "26": "&", "2E": "."}
 
 
 def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False,
@@ -369,7 +370,7 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
     elif kind == "percent":  # (a URL's `%E2%80%8B`: the character its UTF-8 bytes encode)
         yield from _percent_encoded(written, start, end)
     elif kind == "obfuscated":  # (an address's `(at)`, `[dot]`: `@`, `.`)
-        yield start, end, "." if "dot" in written.lower() else "@"
+        yield start, end, "." if "dot" in written.lower() or "." in written else "@"
     elif kind == "unicode":  # (JSON's `\u00a0`, in a tool's output: what it decodes to)
         yield start, end, _unicode_escape(written)
     elif kind == "ref" and text[start] == "&":

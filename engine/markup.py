@@ -106,9 +106,10 @@ _SPACE_CHARS = r"\s\x00-\x08\x0e-\x1b\x7f"
 
 #: An address's `@` or `.` written as a word in brackets, between two of its letters or
 #: digits, a space on either side or none (`jane(at)example(dot)com`, `jane [at] example
-#: [dot] com`, any case): read as the sign. (A word alone, `jane at example dot com`, is
-#: prose's as often: it is left as it is.)
-_OBFUSCATED = r"(?:\((?i:at|dot)\)|\[(?i:at|dot)\]|\{(?i:at|dot)\})"
+#: [dot] com`, any case), or the sign itself so bracketed, defanged (`jane[.]doe@example[.]com`,
+#: `jane(@)example.com`, `jane[@]example.com`): read as the sign. (A word alone, `jane at
+#: example dot com`, is prose's as often: it is left as it is.)
+_OBFUSCATED = r"(?:\((?i:at|dot)\)|\[(?i:at|dot)\]|\{(?i:at|dot)\}|[(\[{][@.][)\]}])"
 
 
 OBFUSCATION = re.compile(_OBFUSCATED)
@@ -208,7 +209,8 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<unicode>\\u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}"
         r"|\\u[0-9A-Fa-f]{4})"
         rf"|(?P<hyphen>{_ENCODED_HYPHEN})"
-        r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?(?:40|3[aAdD]|26)(?=[0-9A-Za-z%])"
+        r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?(?:40|3[aAdD]|26)(?=[^\W_]|%)"
+        r"|%(?<=[^\W_]%)(?:25)?2[eE](?=[^\W_])"
         r"|\\x40(?=[0-9A-Za-z]))"
         r"|(?P<percent>%[cCdD][0-9a-fA-F]%[89abAB][0-9a-fA-F]"
         r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
@@ -225,9 +227,10 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         rf"|(?P<bullet>[{BULLETS}](?:(?<=[0-9][{BULLETS}])(?=[A-Za-z0-9])"
         rf"|(?<=[A-Za-z][{BULLETS}])(?=[0-9]))"
         rf"|[ ][{BULLETS}][ ](?<=[0-9][ ][{BULLETS}][ ])(?=[0-9]))"
-        r"|(?P<obfuscated>(?:\((?:(?<=[A-Za-z0-9]\()|(?<=[A-Za-z0-9] \())(?i:at|dot)\)"
-        r"|\[(?:(?<=[A-Za-z0-9]\[)|(?<=[A-Za-z0-9] \[))(?i:at|dot)\]"
-        r"|\{(?:(?<=[A-Za-z0-9]\{)|(?<=[A-Za-z0-9] \{))(?i:at|dot)\})[ ]?(?=[A-Za-z0-9]))"
+        r"|(?P<obfuscated>(?:\((?:(?<=[A-Za-z0-9]\()|(?<=[A-Za-z0-9] \())(?:(?i:at|dot)|[@.])\)"
+        r"|\[(?:(?<=[A-Za-z0-9]\[)|(?<=[A-Za-z0-9] \[))(?:(?i:at|dot)|[@.])\]"
+        r"|\{(?:(?<=[A-Za-z0-9]\{)|(?<=[A-Za-z0-9] \{))(?:(?i:at|dot)|[@.])\})[ ]?"
+        r"(?=[A-Za-z0-9]))"
     )
 
 

@@ -50,7 +50,8 @@ def plain(text: str) -> bool:
 #: `%253D`): a sign, and what follows it.
 _ENCODINGS = (("=", ("3D", "3d", "20", "2D", "2d")),
               ("%", ("40", "2540", "3A", "3a", "3D", "3d", "253A", "253a", "253D", "253d", "26",
-                     "2526", "2D", "2d", "C", "D", "E", "F", "c", "d", "e", "f")))
+                     "2526", "2D", "2d", "2E", "2e", "252E", "252e", "C", "D", "E", "F", "c",
+                     "d", "e", "f")))
 
 
 def _encoded(text: str) -> bool:
@@ -78,7 +79,8 @@ def _encoded(text: str) -> bool:
 _OBFUSCATION_CLOSERS = ")]}"
 
 
-_OBFUSCATION_WORDS = frozenset({"(at", "[at", "{at", "(dot", "[dot", "{dot"})
+_OBFUSCATION_WORDS = frozenset({"(at", "[at", "{at", "(dot", "[dot", "{dot", "(@", "[@", "{@",
+                                "(.", "[.", "{."})
 
 
 def _obfuscated(text: str) -> bool:
@@ -92,7 +94,8 @@ def _obfuscated(text: str) -> bool:
             if at == -1:
                 break
             if (text[at - 3:at].lower() in _OBFUSCATION_WORDS
-                    or text[at - 4:at].lower() in _OBFUSCATION_WORDS):
+                    or text[at - 4:at].lower() in _OBFUSCATION_WORDS
+                    or text[at - 2:at] in _OBFUSCATION_WORDS):
                 return True
             at = text.find(close, at + 1)
         else:

@@ -152,3 +152,23 @@ def test_addresses_with_spaces_beside_their_signs(text: str, expected: str) -> N
 ])
 def test_cards_in_other_groups_and_strings(text: str, expected: str) -> None:
     assert released(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # Defanged: the `@` or a dot in brackets, between two of the address's letters.
+    ("Mail jane[.]doe@example[.]com today.", "Mail j***@example.com today."),
+    ("Mail jane(@)example.com today.", "Mail j***@example.com today."),
+    ("Mail jane[@]example.com today.", "Mail j***@example.com today."),
+    ("Mail jane{@}example{.}com today.", "Mail j***@example.com today."),
+    ("Mail jane [@] example [.] com today.", "Mail j***@example.com today."),
+    # Percent-encoded: `%40` for the `@`, `%2E` for a dot between letters or digits.
+    ("Mail jane%2Edoe%40example.com today.", "Mail j***@example.com today."),
+    ("Mail jane.doe%40example%2Ecom today.", "Mail j***@example.com today."),
+    ("Mail jane%2edoe%40example%2ecom today.", "Mail j***@example.com today."),
+    # A bracketed sign or an encoded dot elsewhere is left as it is.
+    ("Match a[.]b in the regex.", "Match a[.]b in the regex."),
+    ("See the face (@) here.", "See the face (@) here."),
+    ("GET /files/report%2Epdf", "GET /files/report%2Epdf"),
+])
+def test_defanged_and_encoded_addresses(text: str, expected: str) -> None:
+    assert released(text) == expected

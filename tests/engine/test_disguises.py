@@ -47,6 +47,8 @@ VALUES = [
     ("phone", "00 44 20 7946 0123", None),
     ("ip_address", "0xC0.0xA8.0x01.0x0A", None),
     ("email", "jane.doe @ example.com", "jane.doe"),
+    ("email", "jane[.]doe@example[.]com", "jane.doe"),
+    ("email", "jane.doe%40example%2Ecom", "jane.doe"),
 ]
 
 Disguise = Callable[[str], str]
