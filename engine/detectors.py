@@ -206,6 +206,11 @@ _START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13}[ .-]\d)"
                r"(?<![A-Za-z]-\d)"
                r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
 
+#: A phone number's digits after its first (a space, a dot or a hyphen between them, the
+#: hyphen with a space on one side or both, brackets around the area code) and what may end
+#: it: an extension, or no more digits (`phone_number`, `phone_carrier_code`).
+_PHONE_REST = (r"(?:(?: ?- ?|[ .])?\(?\d\)?){6,16}(?:" + _EXTENSION + "|" + _END_NUM + ")")
+
 #: Where a known secret starts (api_key, aws_access_key, jwt): a password value stops before
 #: punctuation glued to one (`password=S3cret!=ghp_...`), so that both are found.
 _SECRET_START = (r"(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\."
@@ -1175,12 +1180,10 @@ DETECTORS: tuple[Detector, ...] = (
         # side or both (`+1 (415) 867 - 5309`, `+1- 202 -555- 0143`), and a slash after an area code of three digits
         # (`415/867-5309`, not a date's `12/31/2025` nor a fraction's `415/867`). An extension
         # may follow, glued (`x12`) or not (`ext. 204`, `;ext=204`, RFC 3966), left as it is.
-        # A space may follow the `+` (`+ 1 202 555 0143`), and `xx` a national prefix in
-        # place of a carrier's code (Brazil's `0xx11 98765-4321`).
+        # A space may follow the `+` (`+ 1 202 555 0143`).
         regex=Refusing(re.compile(
-            r"(?:\+(?<![\w+]\+) ?\d|\((?<![\w(]\()(?:0[xX]{2})?\d|0(?<![\w+]0)[xX]{2}(?=\d\d)|"
-            + _START_NUM + r"(?:\d\d/(?=\d{3}[ .-]?\d{4}(?!\d)))?)"
-            r"(?:(?: ?- ?|[ .])?\(?\d\)?){6,16}(?:" + _EXTENSION + "|" + _END_NUM + ")"
+            r"(?:\+(?<![\w+]\+) ?\d|\((?<![\w(]\()\d|" + _START_NUM
+            + r"(?:\d\d/(?=\d{3}[ .-]?\d{4}(?!\d)))?)" + _PHONE_REST
         ), not_a_phone),
         keywords=(),
         # Valid in its numbering plan (libphonenumber): a `+` number in its own country's,
@@ -1200,6 +1203,20 @@ DETECTORS: tuple[Detector, ...] = (
                          "(11) 98765-4321", '"created_at": "2025550143"',
                          "Chrome 124.0.6367.207", "size 7266106890 bytes",
                          "7266106890 bytes", "Ticket 72360589121 is closed.", "id 2025550143"),
+    ),
+    Detector(
+        id="phone_carrier_code",
+        category="phone",
+        # `xx` after the national prefix in place of a carrier's code (Brazil's
+        # `0xx11 98765-4321`, `(0xx11) 98765-4321`): the validator reads the prefix alone.
+        regex=Refusing(re.compile(
+            r"(?:\((?<![\w(]\()0|0(?<![\w+]0))[xX]{2}(?=\d\d)" + _PHONE_REST), not_a_phone),
+        keywords=("0x", "0X"),
+        validate=partial(validators.phone, regions=validators.DEFAULT_PHONE_REGIONS),
+        mask=masks.phone,
+        priority=14,
+        examples=("0xx20 7946 0123", "(0XX20) 7946 0123"),
+        counterexamples=("0xx11 12345", "0xC0A8010A", "0xx 2025550143"),
     ),
     Detector(
         id="ipv4_address",

@@ -102,9 +102,9 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN),
     "uk_nino": Tuning(reach=(0, 12)),
     "br_cpf": Tuning(min_digits=11, reach=_NEAR_RUN),
-    # (Its validator's numbers: 8 digits at least after a `+`, 10 written nationally; a
-    # match may start 4 characters before its run: `+ 1…`, `(0xx11) …`.)
-    "phone_number": Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(4, 3)),
+    # (Its validator's numbers: 8 digits at least after a `+`, 10 written nationally.)
+    "phone_number": Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3)),
+    "phone_carrier_code": Tuning(reach=(1, 40)),
     "ipv4_address": Tuning(min_digits=4, run_marks=_DOTTED_QUAD, reach=_NEAR_RUN),
     "ipv4_in_other_bases": Tuning(reach=(16, 24)),
     "ipv6_address": Tuning(gate=COLON_PAIR, reach=(8, 60)),
