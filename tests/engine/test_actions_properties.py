@@ -64,7 +64,7 @@ def _streamed(text: str, cuts: list[int], screen: ReplyScreen) -> list[Piece]:
     return out + screen.finish_pieces()
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.data(), replies(), st.sampled_from(range(len(CONTEXTS))),
        st.sampled_from(range(len(TOOLS))))
 def test_any_cutting_gives_the_whole_replys_screening_with_tools(

@@ -899,7 +899,7 @@ def test_pieces_join_back_into_the_text(text: str, language: str) -> None:
     assert all(pieces)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(data=st.data(), text=_LONG)
 def test_cap_holds_under_any_cutting(data: st.DataObject, text: str) -> None:
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=30))
@@ -916,7 +916,7 @@ _WORDS = st.lists(
 ).map(" ".join)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(data=st.data(), text=_WORDS)
 def test_cap_never_cuts_a_no_cut_span(data: st.DataObject, text: str) -> None:
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=30))
@@ -945,7 +945,7 @@ _EVENT_PLAIN = re.compile(rf"[{_ENDS}]*[{_CJK_ENDS}][{_CLOSE}]*(?=[^{_ENDS}{_CLO
                           rf"|[{_ENDS}]+[{_CLOSE}]*(?=\s)|\n")
 
 
-@settings(max_examples=2000)
+@settings(max_examples=500)
 @given(st.text(alphabet="ab .!?…\n\"')]}»”’*_`\t。！？．｡」』）", max_size=16),
        st.integers(0, 16))
 def test_event_pattern_matches_its_plain_form(text: str, pos: int) -> None:
