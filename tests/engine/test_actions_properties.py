@@ -1,6 +1,6 @@
 """Properties of the reply screen with tools (hypothesis): any cutting of the reply gives the
-same released text, pieces and counts as the whole reply (DESIGN section 2's invariant, with
-the action check of section 5 on)."""
+same released text, pieces and counts as the whole reply (split invariance, with the action
+check per sentence and at the end on)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """engine.ReplyScreen: per-sentence screening, wording rules, additions, exact replies, counts.
 
-The first tests reproduce seed 000's shop example exactly, at the engine level.
+The first tests reproduce the shop's example conversation exactly, at the engine level.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ REFUND = [user("the parcel for 4412 vanished"),
           result({"status": "refunded", "order_id": "4412", "amount": 12.5})]
 
 
-# -- seed 000, "The shop's replies, screened" ---------------------------------------------------
+# -- the shop's replies, screened --------------------------------------------------------------
 
 def test_shop_card_turn_reaches_the_model_masked() -> None:
     verdict = screen_request([user(f"my card is {CARD}, is it on file?")], SHOP)

@@ -1,5 +1,5 @@
 """Properties of the reply screen (hypothesis): split invariance, idempotence, and that nothing a
-detector finds in the whole reply is released unmasked (DESIGN section 2, issue 3)."""
+detector finds in the whole reply is released unmasked."""
 
 from __future__ import annotations
 
