@@ -73,8 +73,10 @@ async def test_an_upstream_fault_is_an_upstream_error(
 
 
 async def test_upstream_stalls_mid_stream(stack) -> None:
-    s = await stack(Reply(content="Hello there. Held back", chunk_delay_s=0.05, drop_after=None),
-                    upstream__read_timeout_s=0.03)
+    # (the read timeout leaves a loaded machine time to answer the headers and first chunk;
+    # the pause between chunks is well past it)
+    s = await stack(Reply(content="Hello there. Held back", chunk_delay_s=0.6, drop_after=None),
+                    upstream__read_timeout_s=0.25)
     status, raw, _ = await post(s, user("hi", stream=True))
     assert status == 200
     assert raw == chunk(ROLE) + error_event(
