@@ -85,7 +85,7 @@ _OBFUSCATION_WORDS = frozenset({"(at", "[at", "{at", "(dot", "[dot", "{dot", "(@
 
 def _obfuscated(text: str) -> bool:
     """Does `text` hold an address's `@` or `.` written as a word in brackets (`(at)`,
-    `[dot]`, any case: `EDIT`'s `obfuscated`)? Each closing bracket is looked for with
+    `[dot]`, any case) or as itself in brackets (`[.]`, `(@)`: `EDIT`'s `obfuscated`)? Each closing bracket is looked for with
     `str.find` and the bracket's words checked; where they are dense, the pattern is
     searched for."""
     for close in _OBFUSCATION_CLOSERS:
@@ -95,7 +95,7 @@ def _obfuscated(text: str) -> bool:
                 break
             if (text[at - 3:at].lower() in _OBFUSCATION_WORDS
                     or text[at - 4:at].lower() in _OBFUSCATION_WORDS
-                    or text[at - 2:at] in _OBFUSCATION_WORDS):
+                    or (text[at - 1] in "@." and text[at - 2:at] in _OBFUSCATION_WORDS)):
                 return True
             at = text.find(close, at + 1)
         else:
