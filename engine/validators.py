@@ -256,16 +256,18 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     if dialled is None or value.isdigit():  # (an id padded with zeros is written whole)
         return False
     value = "+" + value[dialled.end():]
-    return 8 <= len(number) - len(dialled.group(1)) <= 15 and phone_numbers.phone(
-        value, number[len(dialled.group(1)):], regions)
+    prefix = len(digits(dialled.group(1)))
+    return 8 <= len(number) - prefix <= 15 and phone_numbers.phone(
+        value, number[prefix:], regions)
 
 
 #: `xx` written for a carrier's code after the national prefix (`0xx11 98765-4321`, Brazil's
 #: written form of a number to be dialled with the caller's carrier): read as the prefix alone.
 _CARRIER_PLACEHOLDER = re.compile(r"(?<=^0)[xX]{2}|(?<=^\(0)[xX]{2}")
-#: An international call prefix before a country code: `00` or North America's `011`,
-#: a space, a dot or a hyphen after it or none.
-_INTERNATIONAL_PREFIX = re.compile(r"\(?(00|011)\)?[ .-]?(?=\(?[1-9])")
+#: An international call prefix before a country code: `00` or North America's `011` (a
+#: space between its digits too, as an invisible character read as one leaves it), a space,
+#: a dot or a hyphen after it or none.
+_INTERNATIONAL_PREFIX = re.compile(r"\(?(0 ?0|0 ?1 ?1)\)?[ .-]?(?=\(?[1-9])")
 
 
 # File extensions that are no top-level domain (IANA root zone), as in `icon@2x.png`.
