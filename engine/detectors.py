@@ -1177,9 +1177,10 @@ DETECTORS: tuple[Detector, ...] = (
         # (`"product_id": `, `ISBN`, `order`, `invoice`, `tracking`, `ref`), that a unit
         # follows (`bytes`) or that is a version (`124.0.6367.207`) is no candidate.
         # Between digits: a space, a dot or a hyphen, alone or a hyphen with a space on one
-        # side or both (`+1 (415) 867 - 5309`, `+1- 202 -555- 0143`), and a slash after an area code of three digits
-        # (`415/867-5309`, not a date's `12/31/2025` nor a fraction's `415/867`). An extension
-        # may follow, glued (`x12`) or not (`ext. 204`, `;ext=204`, RFC 3966), left as it is.
+        # side or both (`+1 (415) 867 - 5309`, `+1- 202 -555- 0143`), and a slash after an
+        # area code of three digits (`415/867-5309`, not a date's `12/31/2025` nor a
+        # fraction's `415/867`). An extension may follow, glued (`x12`) or not (`ext. 204`,
+        # `;ext=204`, RFC 3966), left as it is.
         # A space may follow the `+` (`+ 1 202 555 0143`).
         regex=Refusing(re.compile(
             r"(?:\+(?<![\w+]\+) ?\d|\((?<![\w(]\()\d|" + _START_NUM

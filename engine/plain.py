@@ -85,9 +85,9 @@ _OBFUSCATION_WORDS = frozenset({"(at", "[at", "{at", "(dot", "[dot", "{dot", "(@
 
 def _obfuscated(text: str) -> bool:
     """Does `text` hold an address's `@` or `.` written as a word in brackets (`(at)`,
-    `[dot]`, any case) or as itself in brackets (`[.]`, `(@)`: `EDIT`'s `obfuscated`)? Each closing bracket is looked for with
-    `str.find` and the bracket's words checked; where they are dense, the pattern is
-    searched for."""
+    `[dot]`, any case) or as itself in brackets (`[.]`, `(@)`: `EDIT`'s `obfuscated`)? Each
+    closing bracket is looked for with `str.find` and the bracket's words checked; where
+    they are dense, the pattern is searched for."""
     for close in _OBFUSCATION_CLOSERS:
         at = text.find(close)
         for _ in range(64):

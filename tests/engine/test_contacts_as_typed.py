@@ -8,7 +8,7 @@ streamed in cuts (`released`)."""
 from __future__ import annotations
 
 import pytest
-from released import REDACT_ALL, released
+from released import released
 
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
 
