@@ -207,7 +207,7 @@ _START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13}[ .-]\d)"
 
 #: Where a known secret starts (api_key, aws_access_key, jwt): a password value stops before
 #: punctuation glued to one (`password=S3cret!=ghp_...`), so that both are found.
-_SECRET_START = (r"(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\."
+_SECRET_START = (r"(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\.|whsec_"
                  r"|AKIA|ASIA|eyJ)")
 
 
@@ -447,10 +447,14 @@ DETECTORS: tuple[Detector, ...] = (
             "|" + _key("x") + r"ox[abprs]-[A-Za-z0-9-]{10,200}"
             "|" + _key("A") + r"Iza[0-9A-Za-z_-]{35}|" + _key("h") + r"f_[A-Za-z0-9]{30,64}"
             "|" + _key("n") + r"pm_[A-Za-z0-9]{36}"
+            "|" + _key("w") + r"hsec_[A-Za-z0-9+/]{24,1024}={0,2}"
+            "|" + _key("h") + r"ooks\.slack\.com/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}"
+            r"/[A-Za-z0-9]{24}"
             "|" + _key("S") + r"G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9])"
         ),
-        # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ (one fast scan for all).
-        keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG."),
+        # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ whsec_ (one fast scan for
+        # all); a Slack webhook's URL (its path is the secret) is read from its host.
+        keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG.", "hooks.slack.com/services/"),
         validate=validators.api_key,
         mask=masks.api_key,
         priority=2,
@@ -461,11 +465,15 @@ DETECTORS: tuple[Detector, ...] = (
             "AIzaSyA1234567890abcdefghijklmnopqrstuv",
             "xoxb-1234567890-abcdefghij",
             "ghp_A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5F6g7H8",
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            "hooks.slack.com/services/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",
         ),
         counterexamples=("sk-short", "the task-list", "ghp_tooshort", "risk-free options",
                          "help.example.com/how-to-mask-your-personal-data-safely",
                          "the desk-top-printer-setup-guide-for-windows page",
-                         "the-best-sk-Learn2024-course", "ghp_1234567890abcdefghijABCDEFGHIJ12345"),
+                         "the-best-sk-Learn2024-course", "ghp_1234567890abcdefghijABCDEFGHIJ12345",
+                         "whsec_short", "https://hooks.slack.com/services/",
+                         "hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/short"),
     ),
     Detector(
         id="aws_access_key",
@@ -602,15 +610,20 @@ DETECTORS: tuple[Detector, ...] = (
         id="secret_assignment",
         category="password",
         # A secret, a token or an API key assigned to its name (`secret:`, `client_secret=`,
-        # `SECRET_KEY=`, `AWS_SECRET_ACCESS_KEY=`, `access_token:`, `api_key=`): the name as a
-        # word of its own or after `_`/`-`/`.` (not `max_tokens`, `token_count`), the value as
-        # a password's.
+        # `SECRET_KEY=`, `AWS_SECRET_ACCESS_KEY=`, `access_token:`, `api_key=`), a private,
+        # signing or encryption key's (`private_key:`, `signing_key=`, `encryptionKey=`; a
+        # key block after it is `private_key`'s) or a session's (`session_id=`,
+        # `SESSION_TOKEN=`): the name as a word of its own or after `_`/`-`/`.` (not
+        # `max_tokens`, `token_count`; `the private key: …` in words names none), the value
+        # as a password's.
         regex=re.compile(
-            r"(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key)"
+            r"(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key"
+            r"|(?:p(?<![A-Za-z0-9]p)rivate|s(?<![A-Za-z0-9]s)igning"
+            r"|e(?<![A-Za-z0-9]e)ncryption)[_.-]?key|s(?<![A-Za-z0-9]s)ession[_.-]?(?:id|key|token))"
             r"(?i:[_.-](?:access|key|token|value)){0,2}(?:[\"'`]?\]?)[ \t]{0,8}"
             + _OPERATOR + r"[ \t]{0,8}" + _VALUE
         ),
-        keywords=("secret", "token", "api"),
+        keywords=("secret", "token", "api", "private", "signing", "encryption", "session"),
         keywords_in="lower",
         validate=validators.secret,
         mask=masks.password,
@@ -618,6 +631,8 @@ DETECTORS: tuple[Detector, ...] = (
         group="value",
         examples=("Qz7xK2mP9w", "hunter2Secret!", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
         counterexamples=("max_tokens: 1024", "token_count: 4096", "secret: true",
+                         "the private key: stored in the vault", "session_id: 42",
+                         "session: Q3-2024 planning", "privateKeyPath: /etc/ssl/key.pem",
                          "the secret: be kind", "tokens: 1200", "api_key=${API_KEY}",
                          "token: <your-token>", "secretary: Ann", "SECRET_KEY=os.environ['K']",
                          "max token: 4096", "token: 128,000", "secret: 42"),
@@ -642,6 +657,30 @@ DETECTORS: tuple[Detector, ...] = (
         counterexamples=("the bearer of this letter", "Bearer <token>",
                          "Authorization: Bearer ${TOKEN}", "Bearer authentication_required",
                          "Bearer token"),
+    ),
+    Detector(
+        id="cookie_value",
+        category="password",
+        # A cookie's value in an HTTP header (RFC 6265), a session's id as good as a password:
+        # `Set-Cookie: sid=…; Path=/` (the first pair's value; the attributes after it are
+        # kept), `Cookie: session=…` (every pair's value up to the line's end: its first
+        # name is kept). A value looking like a secret (`validators.secret`: `theme=dark` is
+        # none).
+        regex=re.compile(
+            r"(?:(?i:c(?<=set-c)ookie)(?P<set>)|(?i:c(?<![A-Za-z0-9-]c)ookie))[ \t]*:[ \t]*"
+            r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=(?P<value>[^\s;,\"\\]{1,4096}"
+            r"(?(set)|(?:;[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=[^\s;,\"\\]{0,4096}){0,64}))"
+            r"(?![^\s;,\"\\])"
+        ),
+        keywords=("cookie",),
+        keywords_in="lower",
+        validate=validators.secret,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9wLs8aB3", "s%3AQz7xK2mP9w.Ls8aB3"),
+        counterexamples=("Cookie: theme=dark", "Set-Cookie: lang=en; Path=/",
+                         "the cookie: session=expired", "Cookie: chocolate chip"),
     ),
     Detector(
         id="password_label",
