@@ -64,9 +64,11 @@ class Detector:
     text (card > iban > national_id > ip_address > phone). `examples` must each be found
     whole; `counterexamples` must give no finding of this detector.
 
-    `rest`, for a value of no bounded length (a key block, a token): what continues it past
-    the end of the text read, so that a value running out of a window of text (`engine.find`)
-    or out of a piece of a reply (`engine.reply`) is read, or dropped, to its real end.
+    `rest`, for a value of no bounded length (a key block, a token, a password): what
+    continues it past the end of the text read, so that a value running out of a window of
+    text (`engine.find`) or out of a piece of a reply (`engine.reply`) is read, or dropped,
+    to its real end. (A password's pattern reads `VALUE_READ` characters of a value and
+    sets its group `cut` when the value goes on: `value_end` reads it to its end.)
 
     Where in a text the regex is searched is no part of the declaration: the planner's table
     (`engine.tuning`) holds the built-in detectors' windows; any other detector is searched
@@ -292,14 +294,38 @@ _ARROWS = "\u2192\u21d2\u27f6\u27f9\u21a6\u2794\u279c\u279d\u279e\u21e8"
 #: URL's next parameter starts (`&user=`); it ends before a sentence's punctuation, CJK's too,
 #: before a closing bracket (`{password: Qz7xK2mP9w}`) and at an arrow (`_ARROWS`). YAML's
 #: `!!str` tag before it is no part of it (`password: !!str Qz7xK2mP9w`).
+#: Punctuation a password's value does not end with: a sentence's, CJK's too, and closing
+#: brackets.
+_TRAILING = r".,;:)\]}>\u3001\u3002\uff01\uff0c\uff1f"
+#: A character of a password's value written without quotes (`_VALUE`).
+_VALUE_CHAR = ("(?:" + _UNGLUED + r"[^\s\"'`&" + _ARROWS + r"]|&(?![A-Za-z_]\w{0,30}=))")
+#: How many characters of a value a password's pattern reads; a value going on past them
+#: sets the pattern's group `cut`, and is read on to its real end (`value_end`).
+VALUE_READ = 1024
 _VALUE = (
     r"(?:!!str[ \t]+)?(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])"
     r"(?P<br>[<(\[{](?=[^\s<>()\[\]{}\"'`]{1,128}[>)\]}]))?"
     r"(?P<value>(?(br)(?![a-z]+(?:[-_][a-z]+)*[>)\]}])[^\s<>()\[\]{}\"'`]{1,128}"
-    r"|(?![<(\[{])(?:" + _UNGLUED + r"[^\s\"'`&" + _ARROWS + r"]|&(?![A-Za-z_]\w{0,30}=)){0,1023}"
-    + _UNGLUED + r"[^\s\"'`&.,;:)\]}>\u3001\u3002\uff01\uff0c\uff1f" + _ARROWS
-    + r"]))(?(br)[>)\]}])(?P=q)"
+    r"|(?![<(\[{])(?:" + _VALUE_CHAR + f"{{{VALUE_READ}}}(?={_VALUE_CHAR})(?P<cut>)"
+    + "|" + _VALUE_CHAR + f"{{0,{VALUE_READ - 1}}}"
+    + _UNGLUED + r"[^\s\"'`&" + _TRAILING + _ARROWS + r"])))(?(br)[>)\]}])(?(cut)|(?P=q))"
 )
+
+#: What continues a value its pattern read `VALUE_READ` characters of (`value_end`): written
+#: without quotes, its characters up to a space, a quote or `&`, punctuation at its end left
+#: out; quoted, up to its closing quote (one before a letter or a digit is inside it), a
+#: `\\`-escape read.
+_RUNS_ON = re.compile(r"(?:[" + _TRAILING + r"]*+[^\s\"'`&" + _TRAILING + _ARROWS + r"])*+")
+_RUNS_ON_QUOTED = re.compile(r"(?:[^\\\n\"']|\\[^\n]|[\"'](?=[A-Za-z0-9]))*+")
+
+
+def value_end(text: str, match: re.Match[str], end: int) -> int:
+    """Where a value ends that a password's pattern read only the first `VALUE_READ`
+    characters of (its group `cut` took part in `match`; the value read ends at `end`):
+    read on, quoted or not as `match` read it, so that no part of a longer value is left
+    out of its mask. Linear in the value's length."""
+    quoted = "q" in match.re.groupindex and match.group("q")
+    return (_RUNS_ON_QUOTED if quoted else _RUNS_ON).match(text, end).end()
 
 
 #: Where an address's local part starts, searched back from its `@` (the email detector's
@@ -349,13 +375,18 @@ _ATTRIBUTES = (r"(?:[ \t\n]+[\w:-]{1,32}"
                r"(?:[ \t]*=[ \t]*(?:\"[^\"<>\n]{0,128}\"|'[^'<>\n]{0,128}'))?){0,4}[ \t\n]+")
 
 
-def _quoted_or(group: str, other: str) -> str:
+def _quoted_or(group: str, other: str, other_read: str = "(?!)") -> str:
     """A value in group `value`: `other` when group `group` took part in the match, else a
     quoted string, `\\`-escapes read (`"Qz7x\\"K2mP9w"` is one value; the view reads such
-    an escape as the quote, so a quote before a letter or digit does not close it)."""
-    return (f"(?({group})|(?P<q>[\"']))(?P<value>(?({group}){other}"
-            r"|(?:(?!(?P=q))[^\\\n]|\\[^\n]|(?P=q)(?=[A-Za-z0-9])){1,1023}))"
-            f"(?({group})|(?P=q))")
+    an escape as the quote, so a quote before a letter or digit does not close it), which
+    the end of the text read may cut (a reply's piece). `other_read`: `other`'s first
+    `VALUE_READ` characters where it goes on past them (group `cut` is then set; the
+    quoted string's likewise)."""
+    char = r"(?:(?!(?P=q))[^\\\n]|\\[^\n]|(?P=q)(?=[A-Za-z0-9]))"
+    return (f"(?({group})|(?P<q>[\"']))(?P<value>(?({group}){other_read}"
+            f"|{char}{{{VALUE_READ}}}(?={char}))(?P<cut>)|(?({group}){other}"
+            f"|{char}{{1,{VALUE_READ}}}))"
+            r"(?(" + group + r")|(?(cut)|(?:(?P=q)|\Z)))")
 
 #: Where `reset your password to …` names the value (`password_phrase`): a verb and a
 #: determiner before `password`, each read behind it (a look-behind has one width).
@@ -500,7 +531,8 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:(?-i:P(?<![A-Za-z0-9]P)ASS(?:WORD|WD)?|P(?<![A-Za-z0-9]P)WD)\d?=(?=[^\s\"'`])"
             r"(?P<env>)|" + _PASSWORD_NAME + r"s?\d?(?:[\"'`]?\]?)[ \t]{0,8}" + _OPERATOR
             + r"[ \t]{0,8}(?![\"']" + _ASSIGNED + "))"
-            + _quoted_or("env", r"[^\s\"'`]{0,255}[^\s\"'`.,;:)]")
+            + _quoted_or("env", r"[^\s\"'`]{0,1023}[^\s\"'`.,;:)]",
+                         f"[^\\s\"'`]{{{VALUE_READ}}}(?=[^\\s\"'`])")
         ), a_ticket_pass),
         keywords=_PASSWORD_KEYWORDS,
         keywords_in="lower",
@@ -508,6 +540,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON_QUOTED,
         examples=("sunshine", "correct horse battery staple", "Qz7x\\\"K2mP9w"),
         counterexamples=('{"password": ""}', '{"password": "****"}', "password = '<your password>'",
                          'password: "${DB_PASSWORD}"', '"password": "Password"',
@@ -536,6 +569,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON,
         examples=("hunter2Secret!", "S3cr3t-value"),
         counterexamples=("password: reset it from the link", "your password is safe",
                          "passport: see the counter", "compass: north", "dbpassword=S3cret!x",
@@ -582,6 +616,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON_QUOTED,
         examples=("sunshine", "Qz7xK2mP9w"),
         counterexamples=('input("Password: ")', 't("password", "Password")',
                          'os.getenv("DB_PASSWORD", "")', '<label for="password">Password</label>',
@@ -629,6 +664,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON,
         examples=("Qz7xK2mP9w", "hunter2Secret!", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
         counterexamples=("max_tokens: 1024", "token_count: 4096", "secret: true",
                          "the private key: stored in the vault", "session_id: 42",
@@ -645,14 +681,16 @@ DETECTORS: tuple[Detector, ...] = (
         # map in code or JSON): 16 or more of its characters, a digit among them, looking
         # like a secret.
         regex=re.compile(r"(?i:b(?<![A-Za-z0-9]b)earer)[ \t]+"
-                         r"(?P<value>(?=[A-Za-z\-._~+/]*[0-9])[A-Za-z0-9\-._~+/]{16,4096}=*)"
-                         r"(?![A-Za-z0-9\-._~+/=])"),
+                         r"(?P<value>(?=[A-Za-z\-._~+/]*[0-9])(?:[A-Za-z0-9\-._~+/]{1024}"
+                         r"(?=[A-Za-z0-9\-._~+/=])(?P<cut>)|[A-Za-z0-9\-._~+/]{16,1024}=*"
+                         r"(?![A-Za-z0-9\-._~+/=])))"),
         keywords=("bearer",),
         keywords_in="lower",
         validate=validators.secret,
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON,
         examples=("4fJk29Pz8XvTn7QmW2bLs9Hd3RtYu6Vc", "ya29.a0AfH6SMBx-Kq3_Lz9P~7w+Tq/Rv=="),
         counterexamples=("the bearer of this letter", "Bearer <token>",
                          "Authorization: Bearer ${TOKEN}", "Bearer authentication_required",
@@ -704,6 +742,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON,
         examples=("Qz7xK2mP9w",),
         counterexamples=("\u043f\u0430\u0440\u043e\u043b\u044c: \u043d\u043e\u0432\u044b\u0439",
                          "\u30d1\u30b9\u30ef\u30fc\u30c9\u3092\u5fd8\u308c\u305f",
@@ -786,7 +825,8 @@ DETECTORS: tuple[Detector, ...] = (
             r"|" + _KIND + r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
             r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
-            r"(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
+            r"(?P<value>[^\s\"'`<>()|]{1024}(?=[^\s\"'`<>()|])(?P<cut>)"
+            r"|[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?(cut)|(?P=q))"
         ),
         # (Every match starts at one of its keywords: `with`/`new` before `password` are
         # read behind it, so that the regex is tried at each keyword alone.)
@@ -798,6 +838,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON,
         examples=("S3cret!x", "hunter2Secret!", "Zone-99x"),
         counterexamples=("your password is safe", "the new password: see the link below",
                          "your password is now set.", "Login: admin / admin",
