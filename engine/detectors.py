@@ -287,6 +287,10 @@ _IN_LIST = (r"(?:\[[ \t]{0,8}(?=[\"'])|\{[ \t]{0,8}[\"'][\w.-]{1,32}[\"'][ \t]{0
 #: through menus, no password).
 _ARROWS = "\u2192\u21d2\u27f6\u27f9\u21a6\u2794\u279c\u279d\u279e\u21e8"
 
+#: A shell parameter's expansion giving a default value (`${DB_PASSWORD:-Qz7xK2mP9w}`, also
+#: `-`, `:=`, `=`): the value is the default, written out, before the closing brace.
+_DEFAULT_OF = r"(?P<dflt>\$\{[A-Za-z_]\w{0,63}:?[-=](?=[^\s{}]))?"
+
 #: A password's value after its name and operator: quoted (C#'s verbatim `@"..."` too) or
 #: not; in brackets (`<Qz7xK2mP9w>`, `(none)`), the value is what the brackets hold (a
 #: placeholder of lower-case words, `<your-password>`, is none), and a value never starts
@@ -303,12 +307,13 @@ _VALUE_CHAR = ("(?:" + _UNGLUED + r"[^\s\"'`&" + _ARROWS + r"]|&(?![A-Za-z_]\w{0
 #: sets the pattern's group `cut`, and is read on to its real end (`value_end`).
 VALUE_READ = 1024
 _VALUE = (
-    r"(?:!!str[ \t]+)?(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])"
+    r"(?:!!str[ \t]+)?(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])" + _DEFAULT_OF +
     r"(?P<br>[<(\[{](?=[^\s<>()\[\]{}\"'`]{1,128}[>)\]}]))?"
     r"(?P<value>(?(br)(?![a-z]+(?:[-_][a-z]+)*[>)\]}])[^\s<>()\[\]{}\"'`]{1,128}"
     r"|(?![<(\[{])(?:" + _VALUE_CHAR + f"{{{VALUE_READ}}}(?={_VALUE_CHAR})(?P<cut>)"
     + "|" + _VALUE_CHAR + f"{{0,{VALUE_READ - 1}}}"
-    + _UNGLUED + r"[^\s\"'`&" + _TRAILING + _ARROWS + r"])))(?(br)[>)\]}])(?(cut)|(?P=q))"
+    + _UNGLUED + r"[^\s\"'`&" + _TRAILING + _ARROWS + r"])))(?(br)[>)\]}])(?(dflt)\}?)"
+    r"(?(cut)|(?P=q))"
 )
 
 #: What continues a value its pattern read `VALUE_READ` characters of (`value_end`): written
@@ -334,18 +339,19 @@ EMAIL_START = re.compile(f"(?<![{_EU}._%+-])[{_EU}._%+-]{{1,64}}@\\Z"
                          f"|(?<![{_CJK}])[{_CJK}]{{1,64}}@\\Z")
 
 #: A password's names, in any case, after any non-alphanumeric character or inside a
-#: camelCase name (`dbPassword`): `password`, `passwd`, `Passwort`, `pwd`, `pw`, `pass`,
+#: camelCase name (`dbPassword`): `password` (`pass word` too), `passwd`, `Passwort`, `pwd`,
+#: `pw`, `p/w`, `pass`,
 #: `passphrase`, `passcode`, `PIN` (`PIN code`), Portuguese `senha`, Spanish `contraseña`,
 #: French `mot de passe`, German `Kennwort`, Dutch `wachtwoord`.
 _PASSWORD_NAME = (
-    r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))(?i:assword|asswd|asswort|wd|w"
-    r"|ass(?:phrase|code)?|in(?![A-Za-z])(?:[ \t]code)?)"
+    r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))(?i:assword|asswd|asswort|wd|w|/w(?![A-Za-z0-9])"
+    r"|ass(?:[ \t]word|phrase|code)?|in(?![A-Za-z])(?:[ \t]code)?)"
     r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha)"
     r"|(?i:c(?<![A-Za-z0-9]c)ontrase(?:\u00f1|n)a|m(?<![A-Za-z0-9]m)ot de passe"
     r"|k(?<![A-Za-z0-9]k)ennwort|w(?<![A-Za-z0-9]w)achtwoord))"
 )
 #: Where each of `_PASSWORD_NAME`'s matches starts (lower case).
-_PASSWORD_KEYWORDS = ("pass", "pw", "pin", "senha", "contrase", "mot de passe", "kennwort",
+_PASSWORD_KEYWORDS = ("pass", "pw", "p/w", "pin", "senha", "contrase", "mot de passe", "kennwort",
                       "wachtwoord")
 #: The em dash and the horizontal bar (the view reads the en dash as `-`).
 _LONG_DASHES = "\u2014\u2015"
@@ -702,13 +708,13 @@ DETECTORS: tuple[Detector, ...] = (
         # A cookie's value in an HTTP header (RFC 6265), a session's id as good as a password:
         # `Set-Cookie: sid=…; Path=/` (the first pair's value; the attributes after it are
         # kept), `Cookie: session=…` (every pair's value up to the line's end: its first
-        # name is kept). A value looking like a secret (`validators.secret`: `theme=dark` is
-        # none).
+        # name is kept), a quote ending it (`-H 'Cookie: sid=…'`). A value looking like a
+        # secret (`validators.secret`: `theme=dark` is none).
         regex=re.compile(
             r"(?:(?i:c(?<=set-c)ookie)(?P<set>)|(?i:c(?<![A-Za-z0-9-]c)ookie))[ \t]*:[ \t]*"
-            r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=(?P<value>[^\s;,\"\\]{1,4096}"
-            r"(?(set)|(?:;[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=[^\s;,\"\\]{0,4096}){0,64}))"
-            r"(?![^\s;,\"\\])"
+            r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=(?P<value>[^\s;,\"'`\\]{1,4096}"
+            r"(?(set)|(?:;[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=[^\s;,\"'`\\]{0,4096}){0,64}))"
+            r"(?![^\s;,\"'`\\])"
         ),
         keywords=("cookie",),
         keywords_in="lower",
