@@ -40,6 +40,14 @@ VALUES = [
     ("jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
      "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", None),
     ("password", "password: S3cr3t-value", "S3cr3t-value"),
+    ("password", "client_secret: Qz7xK2mP9wLs8", "Qz7xK2mP9wLs8"),
+    ("password", "signing_key=Qz7xK2mP9wLs8", "Qz7xK2mP9wLs8"),
+    ("password", "Set-Cookie: sid=Qz7xK2mP9wLs8aB3; Path=/", "Qz7xK2mP9wLs8aB3"),
+    ("password", "password=${PASSWORD:-Qz7xK2mP9w}", "Qz7xK2mP9w"),
+    ("password", "p/w: Qz7xK2mP9w", "Qz7xK2mP9w"),
+    ("api_key", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", None),
+    ("api_key", "https://hooks.slack.com/services/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",
+     "x9Yz8Wv7Ut6Sr5Qp4On3Ml2K"),
     ("ip_address", "203.0.113.42", None),
     ("phone", "+44 20 7946 0123", None),
 ]
