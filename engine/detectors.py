@@ -29,6 +29,7 @@ from replyguard.engine.context_marks import (
     not_a_phone,
 )
 from replyguard.engine.layout import LABEL, AtLineStarts, Columns
+from replyguard.engine.marks import KEY_START
 
 KeywordsIn = Literal["text", "lower", "shape"]
 
@@ -208,9 +209,9 @@ _START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13}[ .-]\d)"
                r"(?<!\d - \d)(?<!\d -\d)(?<!\d- \d)")
 
 #: Where a known secret starts (api_key, aws_access_key, jwt): a password value stops before
-#: punctuation glued to one (`password=S3cret!=ghp_...`), so that both are found.
-_SECRET_START = (r"(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\.|whsec_"
-                 r"|AKIA|ASIA|eyJ)")
+#: punctuation glued to one (`password=S3cret!=ghp_...`), so that both are found. (The view
+#: reads a key's wrapped lines and marked-up parts by the same starts.)
+_SECRET_START = KEY_START
 
 
 def _key(first: str) -> str:

@@ -77,6 +77,32 @@ def _marked_digits(value: str) -> str:
     return re.sub("([0-9])", "\\1\u0483", value)
 
 
+#: A key's vendor prefix (`ghp_`, `sk-proj-`, `whsec_`): what a disguise of part of a key's
+#: body leaves as typed.
+_KEY_PREFIX = re.compile(r"(?:sk-proj-|ghp_|whsec_)")
+
+
+def _key_part(write: Callable[[str], str]) -> Disguise:
+    """Two characters of a key's body, after its prefix and two more, written by `write`
+    (`**cd**`, `<b>cd</b>`); a value that is no such key as it is."""
+    def disguise(value: str) -> str:
+        prefix = _KEY_PREFIX.match(value)
+        if prefix is None:
+            return value
+        at = prefix.end() + 2
+        return value[:at] + write(value[at:at + 2]) + value[at + 2:]
+    return disguise
+
+
+def _encoded_in_key(value: str) -> str:
+    """A key's first character after its prefix URL-encoded (`sk-proj-%34fJk…`)."""
+    prefix = _KEY_PREFIX.match(value)
+    if prefix is None:
+        return value
+    at = prefix.end()
+    return f"{value[:at]}%{ord(value[at]):02X}{value[at + 1:]}"
+
+
 def _separator(sep: str) -> Disguise:
     return lambda value: value.replace(" ", sep)
 
@@ -104,6 +130,10 @@ CHARACTERS: dict[str, Disguise] = {
     "zero-width space reference": _inside("&#8203;"), "soft hyphen reference": _inside("&shy;"),
     "zero-width joiner escaped": _inside("\\u200d"), "url-encoded zero-width": _inside("%E2%80%8B"),
     "hangul filler": _inside("\u3164"), "marked digits": _marked_digits,
+    "colon look-alike": lambda v: v.replace(":", "\ufe30"),
+    "key part in bold": _key_part("**{}**".format),
+    "key part in a tag": _key_part("<b>{}</b>".format),
+    "key part in underscores": _key_part("__{}__".format), "key letter encoded": _encoded_in_key,
 }
 SEPARATORS: dict[str, Disguise] = {
     "one space": lambda v: v,
@@ -115,6 +145,7 @@ SEPARATORS: dict[str, Disguise] = {
     "emphasis inside": _inner_emphasis, "tag inside": _separator(" <b></b>"),
     "line break reference": _separator("&#10;"), "space reference": _separator("&emsp;"),
     "hangul filler apart": _separator("\u3164"),
+    "token wrapped at its dots": lambda v: v.replace(".", ".\n") if v.startswith("eyJ") else v,
 }
 #: The separators that set apart a list's items or a table's cells: groups they set apart are
 #: one value only after a name of its class (`engine.lists`), which the value is given then.

@@ -125,3 +125,54 @@ def test_long_password_finding_spans_the_whole_value() -> None:
     text = f"password={_HUGE} ok"
     assert [(f.detector, f.start, f.end) for f in find(text)] == [
         ("password_assignment", 9, 9 + len(_HUGE))]
+
+
+_JWT_PARTS = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.", "eyJzdWIiOiIxMjM0NTY3ODkwIn0.",
+              "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+
+READ_THROUGH = [
+    # A colon's look-alike after a password's name: the vertical two dot leader, the two dot
+    # punctuation, Z notation's type colon, the Mongolian colon.
+    ("Password\ufe30 Qz7xK2mP9w", "Password\ufe30 ****"),
+    ("password \ufe30 Qz7xK2mP9w", "password \ufe30 ****"),
+    ("Password\u205a Qz7xK2mP9w", "Password\u205a ****"),
+    ("Password\u2982 Qz7xK2mP9w", "Password\u2982 ****"),
+    ("Password\u1804 Qz7xK2mP9w", "Password\u1804 ****"),
+    # A letter or digit URL-encoded inside a key.
+    ("key sk-proj-%41bcdefghij4fJk29sLqPz8XvTn7mWbQ1cD end", "key sk-proj-****Q1cD end"),
+    ("key sk-proj-Ab%63defghij4fJk29sLqPz8XvTn7mWbQ1c%44 end", "key sk-proj-****Q1cD end"),
+    ("ghp_%31234567890abcdefghijABCDEFGHIJ123456", "ghp_****3456"),
+    # Part of a key in bold or in a tag.
+    ("key sk-proj-ab<b>cd</b>4fJk29sLqPz8XvTn7mWbQ1cD end", "key sk-proj-****Q1cD end"),
+    ("key ghp_abc<code>def</code>1234567890abcdefghijABCDEFGHIJ12 end", "key ghp_****IJ12 end"),
+    ("key ghp_abc**def**1234567890abcdefghijABCDEFGHIJ12 end", "key ghp_****IJ12 end"),
+    ("key sk-proj-ab**cd**4fJk29sLqPz8XvTn7mWbQ1cD end", "key sk-proj-****Q1cD end"),
+    ("key sk-proj-ab__cd__4fJk29sLqPz8XvTn7mWbQ1cD end", "key sk-proj-****Q1cD end"),
+    # A JWT wrapped at its dots.
+    ("\n".join(_JWT_PARTS), "eyJ****.****.****"),
+    ("Token:\n" + "\n".join(_JWT_PARTS) + "\nThanks.", "Token:\neyJ****.****.****\nThanks."),
+    (_JWT_PARTS[0] + _JWT_PARTS[1] + "\n" + _JWT_PARTS[2], "eyJ****.****.****"),
+]
+
+STILL_APART = [
+    "Ratio 3\ufe302 holds.",
+    "100%41 of them",
+    "the 4111**1111**1111**1111 run",
+    "text_with**bold**inside",
+    "see eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.\nThen go.",
+]
+
+
+@pytest.mark.parametrize(("text", "screened"), READ_THROUGH,
+                         ids=[t[:28] for t, _ in READ_THROUGH])
+def test_secret_read_through_its_typing(text: str, screened: str) -> None:
+    assert released(text) == screened
+
+
+@pytest.mark.parametrize("text", STILL_APART)
+def test_typing_around_no_secret_comes_back_as_it_is(text: str) -> None:
+    assert released(text) == text
+
+
+def test_wrapped_jwt_masked_however_a_stream_is_cut() -> None:
+    assert every_way("\n".join(_JWT_PARTS)) == {"eyJ****.****.****"}
