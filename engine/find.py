@@ -376,8 +376,8 @@ def _read_on(text: str, start: int, end: int, detector: str,
         if not found:
             return end
         end = found[0].end + base
-        if end < top or top == size:
-            return end
+        if end < top - _EDGE or top == size:  # (a password's value ends before punctuation
+            return end  # that may go on: read on while it ends near the stretch's end)
         reach *= 2
 
 

@@ -103,6 +103,7 @@ def test_findings_name_each_secret() -> None:
 
 _LONG = "Qz7x" * 300  # 1,200 characters
 _HUGE = "Qz7x" * 25_000  # 100,000 characters
+_ESCAPED = 'Qz\\"x' * 20_000  # (a quote escaped inside a quoted value)
 
 
 @pytest.mark.parametrize(("text", "screened"), [
@@ -115,8 +116,13 @@ _HUGE = "Qz7x" * 25_000  # 100,000 characters
     (f"your password is {_LONG} ok.", "your password is **** ok."),
     (f"Authorization: Bearer {'Qz7x9' * 1000} ok.", "Authorization: Bearer **** ok."),
     (f"password={_LONG}, then more.", "password=****, then more."),
+    # 100 kB values cut by a reply's pieces next to punctuation the value does not end with
+    (f"password={'Qz7x.' * 20_000} ok.", "password=****. ok."),
+    (f"password={'Q,;:' * 25_000}Z ok.", "password=**** ok."),
+    (f"password={'Q.' * 50_000}\nok.", "password=****.\nok."),
+    (f'password = "{_ESCAPED}" ok.', 'password = "****" ok.'),
 ], ids=["1200", "100k", "quoted", "quoted-spaces", "env", "secret", "phrase", "bearer",
-        "comma-after"])
+        "comma-after", "dots", "punctuation", "dot-pairs", "escapes"])
 def test_password_masked_whole_however_long(text: str, screened: str) -> None:
     assert released(text) == screened
 
