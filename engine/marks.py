@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from replyguard.engine.chars import in_word
+from replyguard.engine.markup import ENCODED_ALNUM
 
 #: What a known key or token starts with (`sk-`, `ghp_`, `whsec_`, `AKIA`, `eyJ`...), as
 #: `engine.detectors` finds them.
@@ -17,6 +18,8 @@ KEY_START = (r"(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AIza|hf_
 _KEY_IN_TOKEN = re.compile(r"(?<![A-Za-z0-9-])(?=" + KEY_START + ")")
 #: What may end a key's token after the key: punctuation, quotes and marks.
 _AFTER_KEY = ".,;:!?)]}\"'*_~`"
+#: A letter or digit URL-encoded: more of the word (`ghp_%31…`: the `_` is inside it).
+_ENCODED_LETTER = re.compile(ENCODED_ALNUM)
 #: The runs of marks that set apart part of a key in emphasis (`*`, `**`, `__`...; a single
 #: `_` is a key's own: `sk_live_…`).
 _EMPHASIS_RUNS = frozenset({"*", "**", "***", "__", "___"})
@@ -38,7 +41,7 @@ def marks_at_edge(one: str, start: int, end: int) -> bool:
     if not in_word(before):
         return one[start] != "_" or _closed(one, start, end)
     after = one[end] if end < size else " "
-    if in_word(after):
+    if in_word(after) or (after == "%" and _ENCODED_LETTER.match(one, end) is not None):
         return False
     if one[start] != "_" or after not in ".-":
         return one[start] != "_" or _opened(one, start, end)
