@@ -197,10 +197,6 @@ class Canonical:
 _NONE: list[int] = []
 
 
-#: What an encoding's last two characters stand for (`EDIT`'s `encoded`; `\x40`: `@`).
-_ENCODED = {"3D": "=", "3A": ":", "40": "@", "26": "&", "2E": "."}
-
-
 def canonical(text: str, *, letters: bool = True, join: bool = True, shown: bool = False,
               any_tag: bool = True, tabs: bool = False, glue: bool = False) -> Canonical:
     """The canonical view of `text` (see the module's docstring). Linear in `len(text)`; an
@@ -356,8 +352,10 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
             inner = inner_stars(one, start, end)
             if inner is not None:
                 yield inner, end, ""
-    elif kind == "encoded":  # (quoted-printable `=3D`, URL-encoded `%40` `%3A` `%3D` `%26`, `\x40`)
-        yield start, end, _ENCODED.get(written[-2:].upper(), "@")
+    elif kind == "encoded":  # (quoted-printable `=3D`, URL-encoded `%40` `%3A` `%3D` `%26`, `\x40`,
+        # a letter or digit URL-encoded inside a token, `sk-proj-%41bc…`: what its two hex
+        # digits stand for)
+        yield start, end, chr(int(written[-2:], 16))
     elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
         yield start, end, ""
     elif kind in ("dash", "hyphen"):  # (an encoded hyphen, `%2D`; a long dash between two

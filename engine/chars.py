@@ -63,8 +63,9 @@ def _forms_table() -> dict[int, str]:
 
 #: Letters and signs that look like a colon (`Password꞉…`, `2001꞉db8꞉…`): the modifier letter
 #: colon, the ratio, the modifier letter raised colon, Hebrew's sof pasuq, the vertical
-#: presentation form and the small colon.
-_COLONS = "\ua789\u2236\u02f8\u05c3\ufe13\ufe55"
+#: presentation forms of a colon and of the two dot leader (`Password︰…`), the small colon,
+#: the two dot punctuation, Z notation's type colon and the Mongolian colon.
+_COLONS = "\ua789\u2236\u02f8\u05c3\ufe13\ufe30\ufe55\u205a\u2982\u1804"
 
 
 def _compatibility_alphanumerics() -> dict[int, str]:

@@ -69,7 +69,8 @@ _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "password_quoted": "password_assignment",
                                        "password_argument": "password_assignment",
                                        "password_list": "password_assignment",
-                                       "bearer_token": "password_assignment"})
+                                       "bearer_token": "password_assignment",
+                                       "cookie_value": "password_assignment"})
 
 
 def rule_name(detector: str) -> str:

@@ -30,6 +30,7 @@ from replyguard.engine.context_marks import (
 )
 from replyguard.engine.layout import LABEL, AtLineStarts, Columns
 from replyguard.engine.lists import an_unnamed_number
+from replyguard.engine.marks import KEY_START
 
 KeywordsIn = Literal["text", "lower", "shape"]
 
@@ -65,9 +66,11 @@ class Detector:
     text (card > iban > national_id > ip_address > phone). `examples` must each be found
     whole; `counterexamples` must give no finding of this detector.
 
-    `rest`, for a value of no bounded length (a key block, a token): what continues it past
-    the end of the text read, so that a value running out of a window of text (`engine.find`)
-    or out of a piece of a reply (`engine.reply`) is read, or dropped, to its real end.
+    `rest`, for a value of no bounded length (a key block, a token, a password): what
+    continues it past the end of the text read, so that a value running out of a window of
+    text (`engine.find`) or out of a piece of a reply (`engine.reply`) is read, or dropped,
+    to its real end. (A password's pattern reads `VALUE_READ` characters of a value and
+    sets its group `cut` when the value goes on: `value_end` reads it to its end.)
 
     Where in a text the regex is searched is no part of the declaration: the planner's table
     (`engine.tuning`) holds the built-in detectors' windows; any other detector is searched
@@ -212,9 +215,9 @@ _START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13}[ .-]\d)"
 _PHONE_REST = (r"(?:(?: ?- ?|[ .])?\(?\d\)?){6,16}(?:" + _EXTENSION + "|" + _END_NUM + ")")
 
 #: Where a known secret starts (api_key, aws_access_key, jwt): a password value stops before
-#: punctuation glued to one (`password=S3cret!=ghp_...`), so that both are found.
-_SECRET_START = (r"(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\."
-                 r"|AKIA|ASIA|eyJ)")
+#: punctuation glued to one (`password=S3cret!=ghp_...`), so that both are found. (The view
+#: reads a key's wrapped lines and marked-up parts by the same starts.)
+_SECRET_START = KEY_START
 
 
 def _key(first: str) -> str:
@@ -291,6 +294,10 @@ _IN_LIST = (r"(?:\[[ \t]{0,8}(?=[\"'])|\{[ \t]{0,8}[\"'][\w.-]{1,32}[\"'][ \t]{0
 #: through menus, no password).
 _ARROWS = "\u2192\u21d2\u27f6\u27f9\u21a6\u2794\u279c\u279d\u279e\u21e8"
 
+#: A shell parameter's expansion giving a default value (`${DB_PASSWORD:-Qz7xK2mP9w}`, also
+#: `-`, `:=`, `=`): the value is the default, written out, before the closing brace.
+_DEFAULT_OF = r"(?P<dflt>\$\{[A-Za-z_]\w{0,63}:?[-=](?=[^\s{}]))?"
+
 #: A password's value after its name and operator: quoted (C#'s verbatim `@"..."` too) or
 #: not; in brackets (`<Qz7xK2mP9w>`, `(none)`), the value is what the brackets hold (a
 #: placeholder of lower-case words, `<your-password>`, is none), and a value never starts
@@ -298,14 +305,39 @@ _ARROWS = "\u2192\u21d2\u27f6\u27f9\u21a6\u2794\u279c\u279d\u279e\u21e8"
 #: URL's next parameter starts (`&user=`); it ends before a sentence's punctuation, CJK's too,
 #: before a closing bracket (`{password: Qz7xK2mP9w}`) and at an arrow (`_ARROWS`). YAML's
 #: `!!str` tag before it is no part of it (`password: !!str Qz7xK2mP9w`).
+#: Punctuation a password's value does not end with: a sentence's, CJK's too, and closing
+#: brackets.
+_TRAILING = r".,;:)\]}>\u3001\u3002\uff01\uff0c\uff1f"
+#: A character of a password's value written without quotes (`_VALUE`).
+_VALUE_CHAR = ("(?:" + _UNGLUED + r"[^\s\"'`&" + _ARROWS + r"]|&(?![A-Za-z_]\w{0,30}=))")
+#: How many characters of a value a password's pattern reads; a value going on past them
+#: sets the pattern's group `cut`, and is read on to its real end (`value_end`).
+VALUE_READ = 1024
 _VALUE = (
-    r"(?:!!str[ \t]+)?(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])"
+    r"(?:!!str[ \t]+)?(?:@(?=\"))?(?P<q>[\"'`]?)(?![A-Za-z][\w-]{0,30}=[\"'])" + _DEFAULT_OF +
     r"(?P<br>[<(\[{](?=[^\s<>()\[\]{}\"'`]{1,128}[>)\]}]))?"
     r"(?P<value>(?(br)(?![a-z]+(?:[-_][a-z]+)*[>)\]}])[^\s<>()\[\]{}\"'`]{1,128}"
-    r"|(?![<(\[{])(?:" + _UNGLUED + r"[^\s\"'`&" + _ARROWS + r"]|&(?![A-Za-z_]\w{0,30}=)){0,1023}"
-    + _UNGLUED + r"[^\s\"'`&.,;:)\]}>\u3001\u3002\uff01\uff0c\uff1f" + _ARROWS
-    + r"]))(?(br)[>)\]}])(?P=q)"
+    r"|(?![<(\[{])(?:" + _VALUE_CHAR + f"{{{VALUE_READ}}}(?={_VALUE_CHAR})(?P<cut>)"
+    + "|" + _VALUE_CHAR + f"{{0,{VALUE_READ - 1}}}"
+    + _UNGLUED + r"[^\s\"'`&" + _TRAILING + _ARROWS + r"])))(?(br)[>)\]}])(?(dflt)\}?)"
+    r"(?(cut)|(?P=q))"
 )
+
+#: What continues a value its pattern read `VALUE_READ` characters of (`value_end`): written
+#: without quotes, its characters up to a space, a quote or `&`, punctuation at its end left
+#: out; quoted, up to its closing quote (one before a letter or a digit is inside it), a
+#: `\\`-escape read.
+_RUNS_ON = re.compile(r"(?:[" + _TRAILING + r"]*+[^\s\"'`&" + _TRAILING + _ARROWS + r"])*+")
+_RUNS_ON_QUOTED = re.compile(r"(?:[^\\\n\"']|\\[^\n]|[\"'](?=[A-Za-z0-9]))*+")
+
+
+def value_end(text: str, match: re.Match[str], end: int) -> int:
+    """Where a value ends that a password's pattern read only the first `VALUE_READ`
+    characters of (its group `cut` took part in `match`; the value read ends at `end`):
+    read on, quoted or not as `match` read it, so that no part of a longer value is left
+    out of its mask. Linear in the value's length."""
+    quoted = "q" in match.re.groupindex and match.group("q")
+    return (_RUNS_ON_QUOTED if quoted else _RUNS_ON).match(text, end).end()
 
 
 #: Where an address's local part starts, searched back from its `@` (the email detector's
@@ -328,18 +360,19 @@ _SPACED_EMAIL = (f"{_LOCAL_WORD}(?: \\. (?=[a-z0-9]){_LOCAL_WORD}){{0,2}}(?: @ ?
                  f"(?![{_EU}_@-])(?!{_SPACED_DOT}[{_EU}])")
 
 #: A password's names, in any case, after any non-alphanumeric character or inside a
-#: camelCase name (`dbPassword`): `password`, `passwd`, `Passwort`, `pwd`, `pw`, `pass`,
+#: camelCase name (`dbPassword`): `password` (`pass word` too), `passwd`, `Passwort`, `pwd`,
+#: `pw`, `p/w`, `pass`,
 #: `passphrase`, `passcode`, `PIN` (`PIN code`), Portuguese `senha`, Spanish `contraseña`,
 #: French `mot de passe`, German `Kennwort`, Dutch `wachtwoord`.
 _PASSWORD_NAME = (
-    r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))(?i:assword|asswd|asswort|wd|w"
-    r"|ass(?:phrase|code)?|in(?![A-Za-z])(?:[ \t]code)?)"
+    r"(?:(?i:p(?<![A-Za-z0-9]p)|(?-i:P)(?<=[a-z]P))(?i:assword|asswd|asswort|wd|w|/w(?![A-Za-z0-9])"
+    r"|ass(?:[ \t]word|phrase|code)?|in(?![A-Za-z])(?:[ \t]code)?)"
     r"|(?i:s(?<![A-Za-z0-9]s)|(?-i:S)(?<=[a-z]S))(?i:enha)"
     r"|(?i:c(?<![A-Za-z0-9]c)ontrase(?:\u00f1|n)a|m(?<![A-Za-z0-9]m)ot de passe"
     r"|k(?<![A-Za-z0-9]k)ennwort|w(?<![A-Za-z0-9]w)achtwoord))"
 )
 #: Where each of `_PASSWORD_NAME`'s matches starts (lower case).
-_PASSWORD_KEYWORDS = ("pass", "pw", "pin", "senha", "contrase", "mot de passe", "kennwort",
+_PASSWORD_KEYWORDS = ("pass", "pw", "p/w", "pin", "senha", "contrase", "mot de passe", "kennwort",
                       "wachtwoord")
 #: The em dash and the horizontal bar (the view reads the en dash as `-`).
 _LONG_DASHES = "\u2014\u2015"
@@ -369,13 +402,18 @@ _ATTRIBUTES = (r"(?:[ \t\n]+[\w:-]{1,32}"
                r"(?:[ \t]*=[ \t]*(?:\"[^\"<>\n]{0,128}\"|'[^'<>\n]{0,128}'))?){0,4}[ \t\n]+")
 
 
-def _quoted_or(group: str, other: str) -> str:
+def _quoted_or(group: str, other: str, other_read: str = "(?!)") -> str:
     """A value in group `value`: `other` when group `group` took part in the match, else a
     quoted string, `\\`-escapes read (`"Qz7x\\"K2mP9w"` is one value; the view reads such
-    an escape as the quote, so a quote before a letter or digit does not close it)."""
-    return (f"(?({group})|(?P<q>[\"']))(?P<value>(?({group}){other}"
-            r"|(?:(?!(?P=q))[^\\\n]|\\[^\n]|(?P=q)(?=[A-Za-z0-9])){1,1023}))"
-            f"(?({group})|(?P=q))")
+    an escape as the quote, so a quote before a letter or digit does not close it), which
+    the end of the text read may cut (a reply's piece). `other_read`: `other`'s first
+    `VALUE_READ` characters where it goes on past them (group `cut` is then set; the
+    quoted string's likewise)."""
+    char = r"(?:(?!(?P=q))[^\\\n]|\\[^\n]|(?P=q)(?=[A-Za-z0-9]))"
+    return (f"(?({group})|(?P<q>[\"']))(?P<value>(?({group}){other_read}"
+            f"|{char}{{{VALUE_READ}}}(?={char}))(?P<cut>)|(?({group}){other}"
+            f"|{char}{{1,{VALUE_READ}}}))"
+            r"(?(" + group + r")|(?(cut)|(?:(?P=q)|\Z)))")
 
 #: Where `reset your password to …` names the value (`password_phrase`): a verb and a
 #: determiner before `password`, each read behind it (a look-behind has one width).
@@ -467,10 +505,14 @@ DETECTORS: tuple[Detector, ...] = (
             "|" + _key("x") + r"ox[abprs]-[A-Za-z0-9-]{10,200}"
             "|" + _key("A") + r"Iza[0-9A-Za-z_-]{35}|" + _key("h") + r"f_[A-Za-z0-9]{30,64}"
             "|" + _key("n") + r"pm_[A-Za-z0-9]{36}"
+            "|" + _key("w") + r"hsec_[A-Za-z0-9+/]{24,1024}={0,2}"
+            "|" + _key("h") + r"ooks\.slack\.com/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}"
+            r"/[A-Za-z0-9]{24}"
             "|" + _key("S") + r"G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9])"
         ),
-        # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ (one fast scan for all).
-        keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG."),
+        # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ whsec_ (one fast scan for
+        # all); a Slack webhook's URL (its path is the secret) is read from its host.
+        keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG.", "hooks.slack.com/services/"),
         validate=validators.api_key,
         mask=masks.api_key,
         priority=2,
@@ -481,11 +523,15 @@ DETECTORS: tuple[Detector, ...] = (
             "AIzaSyA1234567890abcdefghijklmnopqrstuv",
             "xoxb-1234567890-abcdefghij",
             "ghp_A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5F6g7H8",
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            "hooks.slack.com/services/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",
         ),
         counterexamples=("sk-short", "the task-list", "ghp_tooshort", "risk-free options",
                          "help.example.com/how-to-mask-your-personal-data-safely",
                          "the desk-top-printer-setup-guide-for-windows page",
-                         "the-best-sk-Learn2024-course", "ghp_1234567890abcdefghijABCDEFGHIJ12345"),
+                         "the-best-sk-Learn2024-course", "ghp_1234567890abcdefghijABCDEFGHIJ12345",
+                         "whsec_short", "https://hooks.slack.com/services/",
+                         "hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/short"),
     ),
     Detector(
         id="aws_access_key",
@@ -512,7 +558,8 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?:(?-i:P(?<![A-Za-z0-9]P)ASS(?:WORD|WD)?|P(?<![A-Za-z0-9]P)WD)\d?=(?=[^\s\"'`])"
             r"(?P<env>)|" + _PASSWORD_NAME + r"s?\d?(?:[\"'`]?\]?)[ \t]{0,8}" + _OPERATOR
             + r"[ \t]{0,8}(?![\"']" + _ASSIGNED + "))"
-            + _quoted_or("env", r"[^\s\"'`]{0,255}[^\s\"'`.,;:)]")
+            + _quoted_or("env", r"[^\s\"'`]{0,1023}[^\s\"'`.,;:)]",
+                         f"[^\\s\"'`]{{{VALUE_READ}}}(?=[^\\s\"'`])")
         ), a_ticket_pass),
         keywords=_PASSWORD_KEYWORDS,
         keywords_in="lower",
@@ -520,6 +567,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON_QUOTED,
         examples=("sunshine", "correct horse battery staple", "Qz7x\\\"K2mP9w"),
         counterexamples=('{"password": ""}', '{"password": "****"}', "password = '<your password>'",
                          'password: "${DB_PASSWORD}"', '"password": "Password"',
@@ -548,6 +596,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON,
         examples=("hunter2Secret!", "S3cr3t-value"),
         counterexamples=("password: reset it from the link", "your password is safe",
                          "passport: see the counter", "compass: north", "dbpassword=S3cret!x",
@@ -594,6 +643,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON_QUOTED,
         examples=("sunshine", "Qz7xK2mP9w"),
         counterexamples=('input("Password: ")', 't("password", "Password")',
                          'os.getenv("DB_PASSWORD", "")', '<label for="password">Password</label>',
@@ -622,22 +672,30 @@ DETECTORS: tuple[Detector, ...] = (
         id="secret_assignment",
         category="password",
         # A secret, a token or an API key assigned to its name (`secret:`, `client_secret=`,
-        # `SECRET_KEY=`, `AWS_SECRET_ACCESS_KEY=`, `access_token:`, `api_key=`): the name as a
-        # word of its own or after `_`/`-`/`.` (not `max_tokens`, `token_count`), the value as
-        # a password's.
+        # `SECRET_KEY=`, `AWS_SECRET_ACCESS_KEY=`, `access_token:`, `api_key=`), a private,
+        # signing or encryption key's (`private_key:`, `signing_key=`, `encryptionKey=`; a
+        # key block after it is `private_key`'s) or a session's (`session_id=`,
+        # `SESSION_TOKEN=`): the name as a word of its own or after `_`/`-`/`.` (not
+        # `max_tokens`, `token_count`; `the private key: …` in words names none), the value
+        # as a password's.
         regex=re.compile(
-            r"(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key)"
+            r"(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key"
+            r"|(?:p(?<![A-Za-z0-9]p)rivate|s(?<![A-Za-z0-9]s)igning"
+            r"|e(?<![A-Za-z0-9]e)ncryption)[_.-]?key|s(?<![A-Za-z0-9]s)ession[_.-]?(?:id|key|token))"
             r"(?i:[_.-](?:access|key|token|value)){0,2}(?:[\"'`]?\]?)[ \t]{0,8}"
             + _OPERATOR + r"[ \t]{0,8}" + _VALUE
         ),
-        keywords=("secret", "token", "api"),
+        keywords=("secret", "token", "api", "private", "signing", "encryption", "session"),
         keywords_in="lower",
         validate=validators.secret,
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON,
         examples=("Qz7xK2mP9w", "hunter2Secret!", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
         counterexamples=("max_tokens: 1024", "token_count: 4096", "secret: true",
+                         "the private key: stored in the vault", "session_id: 42",
+                         "session: Q3-2024 planning", "privateKeyPath: /etc/ssl/key.pem",
                          "the secret: be kind", "tokens: 1200", "api_key=${API_KEY}",
                          "token: <your-token>", "secretary: Ann", "SECRET_KEY=os.environ['K']",
                          "max token: 4096", "token: 128,000", "secret: 42"),
@@ -650,18 +708,44 @@ DETECTORS: tuple[Detector, ...] = (
         # map in code or JSON): 16 or more of its characters, a digit among them, looking
         # like a secret.
         regex=re.compile(r"(?i:b(?<![A-Za-z0-9]b)earer)[ \t]+"
-                         r"(?P<value>(?=[A-Za-z\-._~+/]*[0-9])[A-Za-z0-9\-._~+/]{16,4096}=*)"
-                         r"(?![A-Za-z0-9\-._~+/=])"),
+                         r"(?P<value>(?=[A-Za-z\-._~+/]*[0-9])(?:[A-Za-z0-9\-._~+/]{1024}"
+                         r"(?=[A-Za-z0-9\-._~+/=])(?P<cut>)|[A-Za-z0-9\-._~+/]{16,1024}=*"
+                         r"(?![A-Za-z0-9\-._~+/=])))"),
         keywords=("bearer",),
         keywords_in="lower",
         validate=validators.secret,
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON,
         examples=("4fJk29Pz8XvTn7QmW2bLs9Hd3RtYu6Vc", "ya29.a0AfH6SMBx-Kq3_Lz9P~7w+Tq/Rv=="),
         counterexamples=("the bearer of this letter", "Bearer <token>",
                          "Authorization: Bearer ${TOKEN}", "Bearer authentication_required",
                          "Bearer token"),
+    ),
+    Detector(
+        id="cookie_value",
+        category="password",
+        # A cookie's value in an HTTP header (RFC 6265), a session's id as good as a password:
+        # `Set-Cookie: sid=…; Path=/` (the first pair's value; the attributes after it are
+        # kept), `Cookie: session=…` (every pair's value up to the line's end: its first
+        # name is kept), a quote ending it (`-H 'Cookie: sid=…'`). A value looking like a
+        # secret (`validators.secret`: `theme=dark` is none).
+        regex=re.compile(
+            r"(?:(?i:c(?<=set-c)ookie)(?P<set>)|(?i:c(?<![A-Za-z0-9-]c)ookie))[ \t]*:[ \t]*"
+            r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=(?P<value>[^\s;,\"'`\\]{1,4096}"
+            r"(?(set)|(?:;[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=[^\s;,\"'`\\]{0,4096}){0,64}))"
+            r"(?![^\s;,\"'`\\])"
+        ),
+        keywords=("cookie",),
+        keywords_in="lower",
+        validate=validators.secret,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9wLs8aB3", "s%3AQz7xK2mP9w.Ls8aB3"),
+        counterexamples=("Cookie: theme=dark", "Set-Cookie: lang=en; Path=/",
+                         "the cookie: session=expired", "Cookie: chocolate chip"),
     ),
     Detector(
         id="password_label",
@@ -685,6 +769,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON,
         examples=("Qz7xK2mP9w",),
         counterexamples=("\u043f\u0430\u0440\u043e\u043b\u044c: \u043d\u043e\u0432\u044b\u0439",
                          "\u30d1\u30b9\u30ef\u30fc\u30c9\u3092\u5fd8\u308c\u305f",
@@ -767,7 +852,8 @@ DETECTORS: tuple[Detector, ...] = (
             r"|" + _KIND + r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
             r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
-            r"(?P<value>[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?P=q)"
+            r"(?P<value>[^\s\"'`<>()|]{1024}(?=[^\s\"'`<>()|])(?P<cut>)"
+            r"|[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?(cut)|(?P=q))"
         ),
         # (Every match starts at one of its keywords: `with`/`new` before `password` are
         # read behind it, so that the regex is tried at each keyword alone.)
@@ -779,6 +865,7 @@ DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        rest=_RUNS_ON,
         examples=("S3cret!x", "hunter2Secret!", "Zone-99x"),
         counterexamples=("your password is safe", "the new password: see the link below",
                          "your password is now set.", "Login: admin / admin",

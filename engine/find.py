@@ -29,7 +29,7 @@ from operator import attrgetter
 
 from replyguard.engine.canon import Canonical, canonical
 from replyguard.engine.context_marks import Refusing
-from replyguard.engine.detectors import DETECTORS, Detector, Finder, KeywordsIn
+from replyguard.engine.detectors import DETECTORS, Detector, Finder, KeywordsIn, value_end
 from replyguard.engine.layout import html_table, needs_lines, open_layout
 from replyguard.engine.lists import listed_unnamed
 from replyguard.engine.plain import plain
@@ -266,8 +266,12 @@ def _last_separator(text: str, start: int, end: int) -> int:
 
 
 def _confirmed(text: str, detector: Detector, match: re.Match[str]) -> tuple[int, int] | None:
-    """The span of the value `match` holds once `detector.validate` confirms it, else None."""
+    """The span of the value `match` holds once `detector.validate` confirms it, else None.
+    A value its pattern read only the start of (group `cut`: a password longer than
+    `detectors.VALUE_READ`) is read on to its end (`detectors.value_end`)."""
     start, end = match.span(detector.group)
+    if "cut" in match.re.groupindex and match.start("cut") != -1:
+        end = value_end(text, match, end)
     validate = detector.validate
     if validate is None or validate(text[start:end]):
         return start, end
@@ -372,8 +376,8 @@ def _read_on(text: str, start: int, end: int, detector: str,
         if not found:
             return end
         end = found[0].end + base
-        if end < top or top == size:
-            return end
+        if end < top - _EDGE or top == size:  # (a password's value ends before punctuation
+            return end  # that may go on: read on while it ends near the stretch's end)
         reach *= 2
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from replyguard.engine.marks import KEY_START
 from replyguard.engine.markup import (
     BLOCK_NAMES,
     INLINE_TAGS,
@@ -147,21 +148,26 @@ def _letters_in_element(one: str, at: int) -> bool:
 def _glued_word(gap: str, one: str, start: int, end: int) -> bool:
     """Do closing tags alone (`</b>`) end an inline element holding one word and stand
     glued to a letter or digit after them? The two words show as one (`<b>AKIA</b>IOSF…`,
-    `<b>4539</b>148803436467`): the text is read with them as nothing too
-    (`Canonical.glued`)."""
+    `<b>4539</b>148803436467`, and inside a known key's token, `sk-proj-ab<b>cd</b>4fJk…`):
+    the text is read with them as nothing too (`Canonical.glued`)."""
     return (gap.startswith("</") and end < len(one) and one[end].isalnum()
             and _OPENING_TAG.search(gap) is None and INLINE_TAGS.fullmatch(gap) is not None
             and _ONE_WORD_ELEMENT.fullmatch(_token_before(one, start).lstrip("([{\"'"))
             is not None)
 
 
-#: An inline element's opening tag and one word after it, a token's start (`_glued_word`).
-_ONE_WORD_ELEMENT = re.compile(r"<[A-Za-z][A-Za-z0-9]{0,31}>[\w+/=.-]+")
+#: An inline element's opening tag and one word after it, a token's start or after a known
+#: key's start (a tag or CJK text before the key too: `<b>sk-proj-ab<i>cd`, `是sk-…`;
+#: `_glued_word`).
+_ONE_WORD_ELEMENT = re.compile(r"(?:\S*?(?<![A-Za-z0-9-])" + KEY_START + r"[\w+/=.-]*)?"
+                               r"<[A-Za-z][A-Za-z0-9]{0,31}>[\w+/=.-]+")
 
 
-#: Such an element glued to a letter or digit after its closing tag (`Canonical.glued`).
-GLUED_ELEMENT = re.compile(r"(?<![^\s(\[{\"'])<([A-Za-z][A-Za-z0-9]{0,31})>[\w+/=.-]+"
-                            r"</\1[ \t\n]*>(?=[A-Za-z0-9])")
+#: Such an element glued to a letter or digit after its closing tag, at a token's start or
+#: inside a known key (`sk-proj-ab<b>cd</b>4fJk…`: `Canonical.glued`).
+GLUED_ELEMENT = re.compile(r"(?:(?<![^\s(\[{\"'])|(?<![A-Za-z0-9-])" + KEY_START
+                           + r"[\w+/=.-]{0,256}?)<([A-Za-z][A-Za-z0-9]{0,31})>[\w+/=.-]+"
+                           r"</\1[ \t\n]*>(?=[A-Za-z0-9])")
 
 
 #: The start of an opening tag (`_ends_element`).
@@ -170,8 +176,7 @@ _OPENING_TAG = re.compile("<[A-Za-z]")
 
 #: A known secret's start and 6 characters of it at least, ending a token (`_wrapped`):
 #: `sk-`, `ghp_`, `eyJ`... as `engine.detectors` finds them.
-_SECRET_HEAD = re.compile(r"(?<![A-Za-z0-9])(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-"
-                          r"|xox[abprs]-|AIza|hf_|npm_|SG\.|AKIA|ASIA|eyJ)[\w.-]{6,}\Z")
+_SECRET_HEAD = re.compile(r"(?<![A-Za-z0-9])" + KEY_START + r"[\w.-]{6,}\Z")
 
 
 def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
@@ -182,7 +187,8 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     dot already (`529.982.\n247-25`; not `in 1990.\n2001`; `engine.segment` reads the
     same), or inside a known secret's token, when what
     follows reads as more of it, not as a word (`sk-proj-4fJk29\nPz8XvTn7`, `AKIAIOSFOD\nNN7…`,
-    a JWT's part after its dot, `eyJ….\neyJ…`; not `...\nThen`)?
+    a JWT's part after its dot, `eyJ….\neyJ…`, and its signature, `eyJ….\ndozj…`; not
+    `...\nThen`)?
     Read joined, and apart too (`Canonical.joined`)."""
     before, after = one[start - 1], one[end]
     if after == "@" and start >= 2 and before.isalnum():  # (`jane.doe\n@example.com`)
@@ -198,11 +204,23 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     if before == ".":
         if one.startswith("eyJ", end):  # (a token's next part: `eyJ….` / `eyJ….sig`)
             return _SECRET_HEAD.search(_token_before(one, start)) is not None
+        if _TOKEN_PART.search(_token_before(one, start)) is not None:  # (`eyJ….` / `sig`)
+            return _more_of_a_key(_token_after(one, end))
         return after.isdigit() and _DOTTED.search(_token_before(one, start - 1)) is not None
     if not (before.isalnum() or before in "_-") or _SECRET_HEAD.search(
             _token_before(one, start)) is None:
         return False
-    word = _token_after(one, end)
+    return _more_of_a_key(_token_after(one, end))
+
+
+#: A JWT's part and its dot ending a token (`eyJ….`): a signature may follow on the next line.
+_TOKEN_PART = re.compile(r"(?<![\w-])eyJ[\w-]{4,}\.\Z|\.eyJ[\w-]{4,}\.\Z")
+
+
+def _more_of_a_key(word: str) -> bool:
+    """Does `word`, the letters and digits starting a line after a key's or a token's part,
+    read as more of it (a digit in it, or letters of mixed case: `Pz8XvTn7`), not as a word
+    of prose (`Then`, `the`, `OK`)?"""
     return any(c.isdigit() for c in word) or not (word[1:].islower() or word.isupper())
 
 

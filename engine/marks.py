@@ -7,6 +7,22 @@ from __future__ import annotations
 import re
 
 from replyguard.engine.chars import in_word
+from replyguard.engine.markup import ENCODED_ALNUM
+
+#: What a known key or token starts with (`sk-`, `ghp_`, `whsec_`, `AKIA`, `eyJ`...), as
+#: `engine.detectors` finds them.
+KEY_START = (r"(?:sk-|[rsp]k_|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\.|whsec_"
+             r"|AKIA|ASIA|eyJ)")
+#: Where a known key starts in a token: after no ASCII letter, digit or `-` (after brackets,
+#: quotes, marks or a letter of a script written without spaces: `是ghp_…`, `__sk-…`).
+_KEY_IN_TOKEN = re.compile(r"(?<![A-Za-z0-9-])(?=" + KEY_START + ")")
+#: What may end a key's token after the key: punctuation, quotes and marks.
+_AFTER_KEY = ".,;:!?)]}\"'*_~`"
+#: A letter or digit URL-encoded: more of the word (`ghp_%31…`: the `_` is inside it).
+_ENCODED_LETTER = re.compile(ENCODED_ALNUM)
+#: The runs of marks that set apart part of a key in emphasis (`*`, `**`, `__`...; a single
+#: `_` is a key's own: `sk_live_…`).
+_EMPHASIS_RUNS = frozenset({"*", "**", "***", "__", "___"})
 
 
 def marks_at_edge(one: str, start: int, end: int) -> bool:
@@ -25,7 +41,7 @@ def marks_at_edge(one: str, start: int, end: int) -> bool:
     if not in_word(before):
         return one[start] != "_" or _closed(one, start, end)
     after = one[end] if end < size else " "
-    if in_word(after):
+    if in_word(after) or (after == "%" and _ENCODED_LETTER.match(one, end) is not None):
         return False
     if one[start] != "_" or after not in ".-":
         return one[start] != "_" or _opened(one, start, end)
@@ -51,7 +67,10 @@ def inner_stars(one: str, start: int, end: int) -> int | None:
     what opened the token (`**AKIA**IOSFODNN7EXAMPLE`), or the `**` after a key's own `_`
     opening what closes the token (`ghp_**1234…**`, `pass**word**:` too). None: the run is
     part of the word (a value split by marks inside a word, `4111**1111**1111**1111`, is not
-    read)."""
+    read). Inside a known key's token, a pair of runs sets apart part of it in emphasis
+    (`ghp_abc**def**…`, `sk-proj-ab__cd__…`): each run is read as nothing."""
+    if _pair_in_a_key(one, start, end):
+        return start
     run = one[start:end]
     stars = run.lstrip("_")
     if not stars or stars.strip("*"):
@@ -66,6 +85,27 @@ def inner_stars(one: str, start: int, end: int) -> int | None:
     if tail.endswith(stars) and not tail[: -len(stars)].endswith("*"):
         return end - len(stars)
     return None
+
+
+def _pair_in_a_key(one: str, start: int, end: int) -> bool:
+    """Is the run of marks `one[start:end]` one of exactly two such runs inside a known key
+    (from the key's start in its token, `KEY_START`, to the token's end, marks and
+    punctuation after it left out), within 256 characters either side?"""
+    run = one[start:end]
+    if run not in _EMPHASIS_RUNS:
+        return False
+    floor = max(0, start - 256)
+    token = max(one.rfind(" ", floor, start), one.rfind("\n", floor, start)) + 1
+    key = _KEY_IN_TOKEN.search(one, token, start)
+    if (token == 0 and floor > 0) or key is None:
+        return False
+    stop = min(len(one), end + 256)
+    after = end
+    while after < stop and not one[after].isspace():
+        after += 1
+    while after > end and one[after - 1] in _AFTER_KEY:
+        after -= 1
+    return one.count(run, key.end(), after) == 2
 
 
 def _closing_the_opening(one: str, start: int, run: str) -> bool:

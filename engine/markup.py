@@ -186,6 +186,8 @@ _ESCAPED_SPACE = (r"\\[nrt]|%20|\+(?<=[0-9]\+)(?=[0-9])|\\x20|\\u\{20\}|\\040"
                   r"|=20(?<=[0-9]=20)(?=[0-9])")
 
 
+#: An ASCII letter or digit URL-encoded (`%41`, `%6a`, `%30`).
+ENCODED_ALNUM = r"%(?:3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa])"
 #: A hyphen encoded between two letters or digits: URL-encoded (`%2D`), escaped as code
 #: writes it (`\x2d`, `\u{2d}`, octal `\055`), quoted-printable (`=2D`, between two digits
 #: only): read as the hyphen (`536%2D22%2D8841`).
@@ -211,7 +213,8 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         rf"|(?P<hyphen>{_ENCODED_HYPHEN})"
         r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?(?:40|3[aAdD]|26)(?=[^\W_]|%)"
         r"|%(?<=[^\W_]%)(?:25)?2[eE](?=[^\W_])"
-        r"|\\x40(?=[0-9A-Za-z]))"
+        r"|\\x40(?=[0-9A-Za-z])"
+        r"|%(?<=[0-9A-Za-z_-]%)" + ENCODED_ALNUM[1:] + ")"
         r"|(?P<percent>%[cCdD][0-9a-fA-F]%[89abAB][0-9a-fA-F]"
         r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"

@@ -47,11 +47,11 @@ def plain(text: str) -> bool:
 
 #: How `=`, `:`, `@` and `&` are encoded where the view reads them as those (`EDIT`'s
 #: `encoded`: quoted-printable `=3D`, URL-encoded `%3D` `%3A` `%40` `%26`, twice too:
-#: `%253D`): a sign, and what follows it.
+#: `%253D`; a letter or digit URL-encoded, `%41`, `%6A`): a sign, and what follows it.
 _ENCODINGS = (("=", ("3D", "3d", "20", "2D", "2d")),
-              ("%", ("40", "2540", "3A", "3a", "3D", "3d", "253A", "253a", "253D", "253d", "26",
-                     "2526", "2D", "2d", "2E", "2e", "252E", "252e", "C", "D", "E", "F", "c",
-                     "d", "e", "f")))
+              ("%", ("2540", "253A", "253a", "253D", "253d", "26", "2526", "2D", "2d", "2E", "2e",
+                     "252E", "252e", "3", "4", "5", "6", "7", "C", "D", "E", "F", "c", "d", "e",
+                     "f")))
 
 
 def _encoded(text: str) -> bool:

@@ -33,6 +33,7 @@ from replyguard.engine.segment import (
     ANY,
     CJK_CLASS,
     CLOSER_CLASS,
+    HOLDBACK,
     NON_SPACE,
     TERMINAL_CLASS,
     SentenceSegmenter,
@@ -58,6 +59,8 @@ _KEY_END_LAST = re.compile("(?:" + KEY_END + r")\Z")
 #: only if they start as a body does (a BEGIN line named in prose is followed by prose).
 _BODY_REST = re.compile(
     "(?:(?:" + KEY_BODY_START + r"|(?=\s*\Z))" + KEY_BODY + "*(?:" + KEY_END + ")?)?")
+#: The rests of a key block (which read its punctuation as its body does).
+_KEY_RESTS = (_BODY_REST, _RESTS["private_key"])
 #: A key block's BEGIN line and nothing of a body (a line's prefix at most).
 _KEY_BEGIN = re.compile(KEY_BEGIN + "[^A-Za-z0-9+/=]*")
 
@@ -443,12 +446,20 @@ class ReplyScreen:
                     if f.cls == "password" and f.start >= shift]
         return _merged_findings(findings, labelled) if labelled else findings
 
+    def _forced(self, piece: str) -> bool:
+        """May a forced split have ended `piece`: is it as long as a split inside a value
+        makes one (the cap less the segmenter's `HOLDBACK`, or longer)?"""
+        return len(piece) >= self._max - HOLDBACK
+
     def _past_rest(self, sentence: str) -> str:
         """`sentence` without the rest of a value a forced split cut (`_rest`)."""
         assert self._rest is not None
         rest = self._rest.match(sentence)
         assert rest is not None  # a rest matches the empty string
         end = rest.end()
+        if (self._rest not in _KEY_RESTS and end < len(sentence) and self._forced(sentence)
+                and _CUT_AFTER_VALUE.fullmatch(sentence, end) is not None):
+            end = len(sentence)  # (punctuation up to the next cut: more of the value)
         if end < len(sentence) or _KEY_END_LAST.search(sentence, max(0, end - 90)):
             self._rest = None  # (the value ends in this piece)
         elif self._rest is _BODY_REST and not rest.group().isspace():
@@ -498,6 +509,12 @@ class ReplyScreen:
         actions = self.rules.actions
         write_values = self.context.write_values
         counts = self.counts
+        last = findings[-1]
+        cut = actions[last.cls] != "allow" and _cut_short(sentence, last, self._forced(sentence))
+        if cut and _CUT_AFTER_VALUE.fullmatch(sentence, last.end) is not None:
+            # (the punctuation between a password's value and the cut is more of it)
+            last = Finding(last.cls, last.start, len(sentence), last.detector)
+            findings = [*findings[:-1], last]
         to_mask: list[Finding] = []
         masked = 0
         withhold = False
@@ -512,8 +529,7 @@ class ReplyScreen:
                 withhold = True
                 continue
             to_mask.append(f)
-        last = findings[-1]
-        if actions[last.cls] != "allow" and _cut_short(sentence, last):
+        if cut:
             self._rest = (_BODY_REST if _KEY_BEGIN.fullmatch(sentence, last.start, last.end)
                           else _RESTS[last.detector])  # drop the value's rest from the next pieces
         if withhold:
@@ -567,13 +583,21 @@ class ReplyScreen:
         return [Piece((lead if i == 0 else " ") + a, True) for i, a in enumerate(added)]
 
 
-def _cut_short(sentence: str, last: Finding) -> bool:
+def _cut_short(sentence: str, last: Finding, forced: bool) -> bool:
     """Does the value of `last` (a sentence's last finding) go on past the sentence's end:
     a key block without its END line and nothing after it but whitespace (its lines may be
-    pieces of their own), or a token running to the very end (the sentence cap's split)?"""
+    pieces of their own), or a token or a password running to the very end (the sentence
+    cap's split), in a piece a forced split ended (`forced`) but for punctuation a value
+    does not end with or an escape's backslash (`…Qz7x.` then `Qz7x…`: `_CUT_AFTER_VALUE`)?"""
     if last.detector == "private_key":
         return not (sentence[last.end :].strip() or _KEY_END.search(sentence, last.start))
-    return last.detector in _RESTS and last.end == len(sentence)
+    return last.detector in _RESTS and (last.end == len(sentence) or (
+        forced and _CUT_AFTER_VALUE.fullmatch(sentence, last.end) is not None))
+
+
+#: What may stand between a password's value cut by a forced split and the cut: punctuation
+#: a value does not end with, or an escape's backslash.
+_CUT_AFTER_VALUE = re.compile(r"[.,;:]{1,4}|\\")
 
 
 def _said(text: str) -> str:

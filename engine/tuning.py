@@ -71,6 +71,8 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     # (A qualifier, `password (temporary)`, between the name and its value: 1200.)
     "password_assignment": Tuning(reach=(0, 1200)),
     "secret_assignment": Tuning(reach=(0, 1200)),
+    # (A `Cookie` header's pairs: up to 64 of them.)
+    "cookie_value": Tuning(reach=(0, 8400)),
     "password_label": Tuning(reach=(0, 1200)),
     "password_quoted": Tuning(reach=(0, 1200)),
     "password_argument": Tuning(reach=(0, 1200)),

@@ -34,6 +34,7 @@ CONTEXTS = {
     "uk_nhs": ("NHS number: ", ""),
     "us_ssn_labelled": ("SSN: ", ""),
     "bearer_token": ("Authorization: Bearer ", ""),
+    "cookie_value": ("Set-Cookie: sid=", "; Path=/; HttpOnly"),
 }
 
 
@@ -148,7 +149,8 @@ def test_phone_redacted_keeps_last_four(phone: str) -> None:
 # Each secret example, the public prefix its mask may show, and the body that must stay hidden.
 PUBLIC_PREFIXES = ("sk-proj-", "sk-ant-", "sk_live_", "sk_test_", "rk_live_", "pk_live_",
                    "github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-", "xoxb-",
-                   "xoxa-", "xoxp-", "AIza", "hf_", "npm_", "SG.", "sk-", "AKIA", "ASIA", "eyJ")
+                   "xoxa-", "xoxp-", "AIza", "hf_", "npm_", "SG.", "sk-", "AKIA", "ASIA", "eyJ",
+                   "whsec_", "hooks.slack.com/services/")
 
 
 def _hidden(detector: Detector, text: str) -> str:

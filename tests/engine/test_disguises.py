@@ -40,6 +40,14 @@ VALUES = [
     ("jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
      "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", None),
     ("password", "password: S3cr3t-value", "S3cr3t-value"),
+    ("password", "client_secret: Qz7xK2mP9wLs8", "Qz7xK2mP9wLs8"),
+    ("password", "signing_key=Qz7xK2mP9wLs8", "Qz7xK2mP9wLs8"),
+    ("password", "Set-Cookie: sid=Qz7xK2mP9wLs8aB3; Path=/", "Qz7xK2mP9wLs8aB3"),
+    ("password", "password=${PASSWORD:-Qz7xK2mP9w}", "Qz7xK2mP9w"),
+    ("password", "p/w: Qz7xK2mP9w", "Qz7xK2mP9w"),
+    ("api_key", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", None),
+    ("api_key", "https://hooks.slack.com/services/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",
+     "x9Yz8Wv7Ut6Sr5Qp4On3Ml2K"),
     ("ip_address", "203.0.113.42", None),
     ("phone", "+44 20 7946 0123", None),
     ("card", "45391488 03436467", None),
@@ -76,6 +84,32 @@ def _marked_digits(value: str) -> str:
     return re.sub("([0-9])", "\\1\u0483", value)
 
 
+#: A key's vendor prefix (`ghp_`, `sk-proj-`, `whsec_`): what a disguise of part of a key's
+#: body leaves as typed.
+_KEY_PREFIX = re.compile(r"(?:sk-proj-|ghp_|whsec_)")
+
+
+def _key_part(write: Callable[[str], str]) -> Disguise:
+    """Two characters of a key's body, after its prefix and two more, written by `write`
+    (`**cd**`, `<b>cd</b>`); a value that is no such key as it is."""
+    def disguise(value: str) -> str:
+        prefix = _KEY_PREFIX.match(value)
+        if prefix is None:
+            return value
+        at = prefix.end() + 2
+        return value[:at] + write(value[at:at + 2]) + value[at + 2:]
+    return disguise
+
+
+def _encoded_in_key(value: str) -> str:
+    """A key's first character after its prefix URL-encoded (`sk-proj-%34fJk…`)."""
+    prefix = _KEY_PREFIX.match(value)
+    if prefix is None:
+        return value
+    at = prefix.end()
+    return f"{value[:at]}%{ord(value[at]):02X}{value[at + 1:]}"
+
+
 def _separator(sep: str) -> Disguise:
     return lambda value: value.replace(" ", sep)
 
@@ -103,6 +137,10 @@ CHARACTERS: dict[str, Disguise] = {
     "zero-width space reference": _inside("&#8203;"), "soft hyphen reference": _inside("&shy;"),
     "zero-width joiner escaped": _inside("\\u200d"), "url-encoded zero-width": _inside("%E2%80%8B"),
     "hangul filler": _inside("\u3164"), "marked digits": _marked_digits,
+    "colon look-alike": lambda v: v.replace(":", "\ufe30"),
+    "key part in bold": _key_part("**{}**".format),
+    "key part in a tag": _key_part("<b>{}</b>".format),
+    "key part in underscores": _key_part("__{}__".format), "key letter encoded": _encoded_in_key,
 }
 SEPARATORS: dict[str, Disguise] = {
     "one space": lambda v: v,
@@ -114,6 +152,7 @@ SEPARATORS: dict[str, Disguise] = {
     "emphasis inside": _inner_emphasis, "tag inside": _separator(" <b></b>"),
     "line break reference": _separator("&#10;"), "space reference": _separator("&emsp;"),
     "hangul filler apart": _separator("\u3164"),
+    "token wrapped at its dots": lambda v: v.replace(".", ".\n") if v.startswith("eyJ") else v,
 }
 #: The separators that set apart a list's items or a table's cells: groups they set apart are
 #: one value only after a name of its class (`engine.lists`), which the value is given then.
