@@ -16,7 +16,6 @@ from functools import cache
 
 import orjson
 from stdnum import iban as _iban
-from stdnum import luhn
 from stdnum.br import cpf as _cpf
 from stdnum.exceptions import ValidationError
 from stdnum.gb import nhs as _nhs
@@ -58,14 +57,12 @@ def card(value: str) -> bool:
     """13 to 19 digits whose Luhn checksum holds (ISO/IEC 7812) and that start as an issuer's
     cards of that length do (`CARD_PREFIXES`); all-zero runs are not cards.
 
-    python-stdnum's `luhn.checksum` decides (on the digits already cleaned to ASCII, so its
-    per-character Unicode clean-up is skipped); a quick Luhn sum first refuses the
-    candidates that fail it (most: an IBAN's account digits, order numbers) for ~1/8 of
-    stdnum's cost. It cannot accept anything."""
+    The Luhn sum is computed on the ASCII digits in two slices and a translation
+    (`_luhn_sum_holds`), what python-stdnum's `luhn.checksum(number) == 0` says, for ~1/8 of
+    its cost (tests/engine/test_validators.py checks the two agree)."""
     number = digits(value)
     return (13 <= len(number) <= 19 and number.strip("0") != "" and _issued(number)
-            and _luhn_sum_holds(number)
-            and luhn.checksum(number) == 0)  # stdnum's Luhn; `number` is clean ASCII digits
+            and _luhn_sum_holds(number))
 
 
 #: Maestro's ranges (50, 56-69; 6 is in every length's list): 12 to 19 digits.
@@ -187,10 +184,20 @@ def _bban_pattern(structure: str) -> re.Pattern[str]:
     return _iban._struct_to_re(structure)
 
 
+#: Numbers the SSA published as never valid (python-stdnum's `us.ssn` blacklist), as digits.
+_SSN_INVALID = frozenset(number.replace("-", "") for number in _ssn._ssn_blacklist)
+
+
 def us_ssn(value: str) -> bool:
-    """A structurally valid US SSN: area not 000, 666 or 900-999, group not 00, serial not
-    0000, and not one of the SSA's published invalid numbers (python-stdnum)."""
-    return bool(_ssn.is_valid(digits(value)))
+    """A structurally valid US SSN: nine digits, area not 000, 666 or 900-999, group not 00,
+    serial not 0000, and not one of the SSA's published invalid numbers: python-stdnum's
+    `us.ssn.is_valid` on the digits, its rules read on a string of ASCII digits (its
+    clean-up and pattern are ~10x the cost; tests/engine/test_validators.py checks the two
+    agree)."""
+    number = digits(value)
+    return (len(number) == 9 and number.isascii() and number[:3] not in ("000", "666")
+            and number[0] != "9" and number[3:5] != "00" and number[5:] != "0000"
+            and number not in _SSN_INVALID)
 
 
 def br_cpf(value: str) -> bool:
