@@ -112,15 +112,23 @@ def _national_plan(region: str) -> _Plan:
                  all(plan.suffixes for plan in plans))
 
 
-def _country(number: str) -> tuple[int, list[_Plan]]:
+def _country(number: str) -> tuple[int, tuple[_Plan, ...]]:
     """How many digits the country code that `number` (the digits after a `+`) starts with
     takes (country codes are prefix-free: at most one of 1 to 3 digits is one), and the
-    plans of the regions sharing it; (0, []) for none."""
+    plans of the regions sharing it; (0, ()) for none (`_country_of` its first three
+    digits)."""
+    return _country_of(number[:3])
+
+
+@lru_cache(maxsize=1024)
+def _country_of(head: str) -> tuple[int, tuple[_Plan, ...]]:
+    """`_country` of a number starting with `head` (its first three digits, or all of a
+    shorter one), kept for the 1,024 heads last asked about (ASCII digits make 1,000)."""
     for size in (1, 2, 3):
-        regions = phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(int(number[:size]))
+        regions = phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(int(head[:size]))
         if regions:  # (`001`, non-geographic: no region plan, libphonenumber decides)
-            return size, [_plan(r) if r in PHONE_REGIONS else _ASK for r in regions]
-    return 0, []
+            return size, tuple(_plan(r) if r in PHONE_REGIONS else _ASK for r in regions)
+    return 0, ()
 
 
 def phone(value: str, digits: str, regions: tuple[str, ...]) -> bool:

@@ -132,20 +132,46 @@ def _issued(number: str) -> bool:
 #: What stands between an IBAN's groups as printed: a space, a hyphen, and each separator
 #: of `engine.detectors.GROUP_PUNCTUATION` (`GB82|WEST|1234|…`, `GB82~WEST~…`).
 _IBAN_SEPARATORS = dict.fromkeys(map(ord, " -./_,:|\\~'"))
-_IBAN_DIGITS = {ord(c): str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+
+
+#: `_IBAN_SEPARATORS` as bytes, for an ASCII value.
+_IBAN_SEPARATOR_BYTES = bytes(_IBAN_SEPARATORS)
+#: An IBAN's letters as two digits (`A` is 10, `Z` 35, ISO 13616), written as two bytewise
+#: translations: the first digit (a digit as itself) and the second (a digit as `x`, dropped).
+_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_FIRST_DIGIT = bytes.maketrans(_LETTERS, bytes(str(10 + i)[0].encode()[0] for i in range(26)))
+_SECOND_DIGIT = bytes.maketrans(_LETTERS + b"0123456789",
+                                bytes(str(10 + i)[1].encode()[0] for i in range(26)) + b"x" * 10)
 
 
 def iban(value: str) -> bool:
     """An IBAN of its country's length whose mod-97 check digits hold (ISO 13616).
 
     python-stdnum decides; a quick ISO 7064 mod 97-10 test on Python ints first refuses the
-    many candidates that fail it for ~1/40 of stdnum's cost (it cannot accept anything)."""
-    compact = value.translate(_IBAN_SEPARATORS).upper()
+    many candidates that fail it for ~1/40 of stdnum's cost (it cannot accept anything). An
+    ASCII value is compacted bytewise (a translation with bytes to delete, ~1/3 of
+    `str.translate`'s cost)."""
+    if value.isascii():
+        compact = value.encode().translate(None, _IBAN_SEPARATOR_BYTES).upper().decode()
+    else:
+        compact = value.translate(_IBAN_SEPARATORS).upper()
     if not 15 <= len(compact) <= 34 or not compact.isalnum() or not compact.isascii():
         return False
-    if int((compact[4:] + compact[:4]).translate(_IBAN_DIGITS)) % 97 != 1:
+    if _mod_97(compact[4:] + compact[:4]) != 1:
         return False
     return _stdnum_iban_is_valid(compact)
+
+
+def _mod_97(number: str) -> int:
+    """ISO 7064's mod 97 of `number` (ASCII capitals and digits), each letter read as two
+    digits (`A` 10 to `Z` 35): the two digits of each character are written by two bytewise
+    translations into alternate bytes, a digit's second one dropped (a third of the cost of
+    `str.translate` with a table of strings)."""
+    raw = number.encode()
+    pairs = bytearray(2 * len(raw))
+    pairs[::2] = raw.translate(_FIRST_DIGIT)
+    pairs[1::2] = raw.translate(_SECOND_DIGIT)
+    return int(pairs.translate(None, b"x")) % 97
 
 
 #: python-stdnum's IBAN registry (SWIFT's), by country code: each entry's name and BBAN
@@ -246,7 +272,8 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     least, most = (8, 15) if value.startswith("+") else (10, 11)
     if not least <= len(number) <= most:  # (first: most candidates, dates too, end here)
         return False
-    if _DATE.search(value) or _CPF_SHAPE.fullmatch(value):
+    if (("-" in value or "." in value or "/" in value)  # (in every date and CPF)
+            and (_DATE.search(value) or _CPF_SHAPE.fullmatch(value))):
         return False
     return phone_numbers.phone(value, number, regions)
 

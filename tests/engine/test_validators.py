@@ -76,3 +76,10 @@ def test_us_ssn_agrees_with_stdnum(value: str) -> None:
 
 def test_us_ssn_of_other_digits_is_none() -> None:
     assert validators.us_ssn("\u0661\u0662\u0663-45-6789") is False
+
+
+@pytest.mark.parametrize("number", ["GB82WEST12345698765432", "DE89370400440532013000",
+                                    "ZZ00AZBY0919", "0000", "A", "9" * 34])
+def test_mod_97_reads_each_letter_as_two_digits(number: str) -> None:
+    written = "".join(str(int(char, 36)) for char in number)
+    assert validators._mod_97(number) == int(written) % 97
