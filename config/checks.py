@@ -1,6 +1,6 @@
 """The settings checks: each leaf check takes (value, dotted key, given, ctx) and returns the
-checked value, or BAD after recording an error that starts with the key (CONVENTIONS: errors
-start with the culprit). Sections are frozen dataclasses whose fields carry their check.
+checked value, or BAD after recording an error that starts with the key (an error names its
+culprit first). Sections are frozen dataclasses whose fields carry their check.
 """
 
 from __future__ import annotations

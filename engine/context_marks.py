@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from replyguard.engine.canon import in_word
+from replyguard.engine.chars import in_word
 from replyguard.engine.layout import PASSWORD_NAME
 from replyguard.engine.validators import small_number
 

@@ -27,11 +27,12 @@ from dataclasses import dataclass
 from functools import partial
 from operator import attrgetter
 
-from replyguard.engine.canon import Canonical, canonical, plain
+from replyguard.engine.canon import Canonical, canonical
 from replyguard.engine.context_marks import Refusing
 from replyguard.engine.detectors import DETECTORS, Detector, Finder, KeywordsIn
 from replyguard.engine.layout import html_table, needs_lines, open_layout
 from replyguard.engine.lists import listed_unnamed
+from replyguard.engine.plain import plain
 from replyguard.engine.plan import Plan, Tuned
 from replyguard.engine.text import (
     has_invisible,

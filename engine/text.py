@@ -12,7 +12,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 
-from replyguard.engine.canon import NO_WORK, canonical, not_ascii, plain
+from replyguard.engine.canon import canonical
+from replyguard.engine.plain import NO_WORK, not_ascii, plain
 
 
 def _accent_table() -> dict[int, str]:

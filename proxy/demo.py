@@ -29,7 +29,7 @@ from replyguard.config.files import read_document
 from replyguard.config.rules import load_rules
 from replyguard.config.settings import load_settings
 from replyguard.proxy.app import create_app
-from replyguard.proxy.fake_script import SHOP_SCRIPT, seed_script
+from replyguard.proxy.fake_script import SHOP_SCRIPT, scripted_model
 from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.store import open_store
 
@@ -150,7 +150,7 @@ async def run_demo(rules_path: str, chunk_chars: int = 4) -> int:
 
 
 async def _run(rules_path: str, chunk_chars: int, store_url: str) -> int:
-    upstream = ScriptedUpstream(seed_script(DEMO_SCRIPT), chunk_chars=chunk_chars)
+    upstream = ScriptedUpstream(scripted_model(DEMO_SCRIPT), chunk_chars=chunk_chars)
     upstream_url = await upstream.start()
     settings = load_settings(None, env={}, overrides={
         "upstream.base_url": upstream_url, "replies.rules": rules_path, "log.access": False,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SHOP_SCRIPT", "Reply", "Script", "last_user_turn", "message_text", "seed_script"]
+__all__ = ["SHOP_SCRIPT", "Reply", "Script", "last_user_turn", "message_text", "scripted_model"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def last_user_turn(messages: list[dict]) -> str:
     return message_text(users[-1].get("content")) if users else ""
 
 
-def seed_script(script: Mapping[str, tuple[dict | None, str]], *, echo: bool = False
+def scripted_model(script: Mapping[str, tuple[dict | None, str]], *, echo: bool = False
                 ) -> Script:
     """The scripted model: keyed by the last user message's content; if the conversation ends with
     the user message and a call is given, answer with that tool call; else the reply text.

@@ -22,7 +22,7 @@ from replyguard.proxy.fake_script import (
     Script,
     last_user_turn,
     message_text,
-    seed_script,
+    scripted_model,
 )
 from replyguard.proxy.sse import DONE, encode_event
 
@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=9000)
     parser.add_argument("--chunk-chars", type=int, default=4)
     args = parser.parse_args(argv)
-    script = seed_script(SHOP_SCRIPT, echo=True)
+    script = scripted_model(SHOP_SCRIPT, echo=True)
 
     def shown(messages: list[dict]) -> Reply:
         """The script's reply, each turn received printed first (what the proxy forwarded)."""

@@ -24,7 +24,7 @@ from prometheus_client import (
 from replyguard.engine.rules import CLASSES
 
 #: Every count a turn or a reply reports, exported under exactly that name (+ `_total`).
-SEED_COUNTS: tuple[str, ...] = (
+REPLY_COUNTS: tuple[str, ...] = (
     "reply_temperature_kept",
     "reply_temperature_varied",
     "reply_exact_reply",
@@ -85,7 +85,7 @@ class Metrics:
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
         self.seed = {
-            name: Counter(name, f"reply count {name}", registry=r) for name in SEED_COUNTS
+            name: Counter(name, f"reply count {name}", registry=r) for name in REPLY_COUNTS
         }
         self.requests = Counter("replyguard_requests", "HTTP requests by route, status and API",
                                 ("route", "status", "api"), registry=r)

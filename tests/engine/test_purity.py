@@ -19,6 +19,14 @@ def _forbidden(name: str) -> bool:
     return any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN)
 
 
+def _absolute(node: ast.ImportFrom) -> str:
+    """The absolute name of the module a `from ... import` in an engine module names."""
+    if node.level == 0:
+        return node.module or ""
+    package = "replyguard.engine".split(".")[: 2 - (node.level - 1)]
+    return ".".join([*package, *([node.module] if node.module else [])])
+
+
 def _impurities(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found = []
@@ -26,10 +34,12 @@ def _impurities(path: Path) -> list[str]:
         if isinstance(node, ast.Import):
             found += [f"line {node.lineno}: imports {alias.name}" for alias in node.names
                       if _forbidden(alias.name)]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        elif isinstance(node, ast.ImportFrom):
             # `from replyguard import proxy` imports `replyguard.proxy`: the module, or the
-            # child module a name may be (the first forbidden one is reported).
-            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            # child module a name may be (the first forbidden one is reported); a relative
+            # import by the absolute name it stands for (`from ..proxy import app`).
+            module = _absolute(node)
+            names = [module, *(f"{module}.{a.name}" for a in node.names)]
             found += [f"line {node.lineno}: imports {n}" for n in names if _forbidden(n)][:1]
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and node.func.id == "open"):
@@ -60,6 +70,9 @@ def test_engine_module_is_pure(path: Path) -> None:
         ("from replyguard.proxy import app", ["line 1: imports replyguard.proxy"]),
         ("import asyncio.tasks", ["line 1: imports asyncio.tasks"]),
         ("data = open('x').read()", ["line 1: open(...)"]),
+        ("from ..proxy import app", ["line 1: imports replyguard.proxy"]),
+        ("from .. import config", ["line 1: imports replyguard.config"]),
+        ("from . import find", []),
         ("from replyguard.engine import find", []),
         ("from replyguard.engine.views import Views", []),
     ],

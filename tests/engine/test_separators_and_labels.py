@@ -15,7 +15,7 @@ from released import every_way
 from released import released as _released
 
 from replyguard.engine import find, split_sentences
-from replyguard.engine.canon import ONE_FOR_ONE, _letter_forms
+from replyguard.engine.chars import ONE_FOR_ONE, _letter_forms
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
 
 REDACT_ALL = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")

@@ -22,7 +22,7 @@ from replyguard.config.rules import load_rules
 from replyguard.config.settings import load_settings
 from replyguard.engine.rules import ReplyRules
 from replyguard.proxy.app import create_app
-from replyguard.proxy.fake_script import SHOP_SCRIPT, Reply, seed_script
+from replyguard.proxy.fake_script import SHOP_SCRIPT, Reply, scripted_model
 from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.ops_thread import Heartbeat
 from replyguard.proxy.sse import SSEDecoder
@@ -164,7 +164,7 @@ async def stack() -> AsyncIterator[StartUpstream]:
     async def start(upstream: Any = None, rules: ReplyRules | None = SHOP_RULES,
                     heartbeat: bool = False, **overrides: Any) -> Stack:
         if upstream is None:
-            upstream = ScriptedUpstream(seed_script(SHOP_SCRIPT), created=1)
+            upstream = ScriptedUpstream(scripted_model(SHOP_SCRIPT), created=1)
         elif isinstance(upstream, Reply):
             upstream = ScriptedUpstream(lambda _messages, r=upstream: r, created=1)
         if isinstance(upstream, str):

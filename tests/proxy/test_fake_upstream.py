@@ -12,7 +12,7 @@ import pytest
 from openai import AsyncOpenAI, InternalServerError, RateLimitError
 
 from replyguard.proxy.fake_chat import fake_embedding
-from replyguard.proxy.fake_script import SHOP_SCRIPT, Reply, seed_script
+from replyguard.proxy.fake_script import SHOP_SCRIPT, Reply, scripted_model
 from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.sse import SSEDecoder
 
@@ -76,7 +76,7 @@ async def test_exact_sse_bytes(aiohttp_client) -> None:
 
 
 async def test_tool_call_stream(aiohttp_client) -> None:
-    up = ScriptedUpstream(seed_script(SHOP_SCRIPT), chunk_chars=16, created=1)
+    up = ScriptedUpstream(scripted_model(SHOP_SCRIPT), chunk_chars=16, created=1)
     client = await aiohttp_client(up.app())
     async with client.post("/v1/chat/completions", json=user(PARCEL) | {"stream": True}) as resp:
         events = chunks(await resp.read())
@@ -122,7 +122,7 @@ async def test_include_usage_adds_final_chunk(aiohttp_client) -> None:
 
 
 async def test_non_stream_json(aiohttp_client) -> None:
-    up = ScriptedUpstream(seed_script(SHOP_SCRIPT), created=1)
+    up = ScriptedUpstream(scripted_model(SHOP_SCRIPT), created=1)
     client = await aiohttp_client(up.app())
     async with client.post("/v1/chat/completions", json=user(CARD)) as resp:
         assert resp.content_type == "application/json"
@@ -140,7 +140,7 @@ async def test_non_stream_json(aiohttp_client) -> None:
 
 
 async def test_non_stream_tool_call_has_null_content(aiohttp_client) -> None:
-    client = await aiohttp_client(ScriptedUpstream(seed_script(SHOP_SCRIPT)).app())
+    client = await aiohttp_client(ScriptedUpstream(scripted_model(SHOP_SCRIPT)).app())
     async with client.post("/v1/chat/completions", json=user(PARCEL)) as resp:
         choice = (await resp.json())["choices"][0]
     assert choice["finish_reason"] == "tool_calls"
@@ -198,7 +198,7 @@ async def test_client_disconnect_counts_cancelled(aiohttp_client) -> None:
 
 
 async def test_seen_and_last_user_turns(aiohttp_client) -> None:
-    up = ScriptedUpstream(seed_script(SHOP_SCRIPT))
+    up = ScriptedUpstream(scripted_model(SHOP_SCRIPT))
     client = await aiohttp_client(up.app())
     call = {"id": "call_1", "type": "function",
             "function": {"name": "refund_card", "arguments": "{}"}}  # fmt: skip
@@ -218,14 +218,14 @@ async def test_seen_and_last_user_turns(aiohttp_client) -> None:
     assert up.seen_auth == ["Bearer k"] * 3
 
 
-def test_seed_script_unknown_turn() -> None:
-    model = seed_script(SHOP_SCRIPT)
+def test_scripted_model_unknown_turn() -> None:
+    model = scripted_model(SHOP_SCRIPT)
     assert model([{"role": "user", "content": "what?"}]) == Reply(content="")
     assert model([{"role": "system", "content": "s"}]) == Reply(content="")
 
 
 async def test_openai_sdk_non_stream(served) -> None:
-    url = await served(ScriptedUpstream(seed_script(SHOP_SCRIPT)))
+    url = await served(ScriptedUpstream(scripted_model(SHOP_SCRIPT)))
     async with AsyncOpenAI(base_url=url, api_key="x", max_retries=0) as client:
         r = await client.chat.completions.create(model="m", messages=user(CARD)["messages"])
         assert r.choices[0].message.content == SHOP_SCRIPT[CARD][1]
@@ -237,7 +237,7 @@ async def test_openai_sdk_non_stream(served) -> None:
 
 
 async def test_openai_sdk_stream(served) -> None:
-    url = await served(ScriptedUpstream(seed_script(SHOP_SCRIPT), chunk_chars=3))
+    url = await served(ScriptedUpstream(scripted_model(SHOP_SCRIPT), chunk_chars=3))
     async with AsyncOpenAI(base_url=url, api_key="x", max_retries=0) as client:
         text = ""
         stream = await client.chat.completions.create(

@@ -8,7 +8,7 @@ from typing import Any
 
 from conftest import events, streamed_text, user
 
-from replyguard.proxy.metrics import SEED_COUNTS
+from replyguard.proxy.metrics import REPLY_COUNTS
 
 TURNS = (
     "my card is 4111 1111 1111 1111, is it on file?",
@@ -79,9 +79,9 @@ async def test_seed_counts_after_the_shop_conversation(stack) -> None:
     assert replies[2] == ("I've refunded 12.50 pounds for order 4412. Refunds reach the card "
                           "in three to five working days.")
     got = samples(await s.metrics_text())
-    seed = {f"{name}_total": got[f"{name}_total"] for name in SEED_COUNTS}
+    seed = {f"{name}_total": got[f"{name}_total"] for name in REPLY_COUNTS}
     assert seed == {f"{name}_total": SHOP_COUNTS.get(f"{name}_total", 0.0)
-                    for name in SEED_COUNTS}
+                    for name in REPLY_COUNTS}
 
 
 async def test_requests_streams_and_histograms(stack) -> None:

@@ -117,9 +117,9 @@ async def test_shop_with_async_client(stack, stream: bool) -> None:
 
 @pytest.mark.parametrize("chunk_chars", [1, 3, 7, 64])
 async def test_shop_any_chunking(stack, chunk_chars: int) -> None:
-    from replyguard.proxy.fake_script import SHOP_SCRIPT, seed_script
+    from replyguard.proxy.fake_script import SHOP_SCRIPT, scripted_model
 
-    s = await stack(ScriptedUpstream(seed_script(SHOP_SCRIPT), chunk_chars=chunk_chars))
+    s = await stack(ScriptedUpstream(scripted_model(SHOP_SCRIPT), chunk_chars=chunk_chars))
     async with openai.AsyncOpenAI(base_url=s.base_url, api_key="k", max_retries=0) as client:
         replies, _ = await shop_conversation(async_ask(client, True))
     assert replies == SEED_REPLIES

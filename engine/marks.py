@@ -1,0 +1,133 @@
+"""Markdown's emphasis and code marks (`*`, `_`, `~`, `` ` ``): whether a run of them at a
+word's edge or inside a word is markup the canonical view reads through, or part of the word
+(`DB_PASSWORD`, a mask `**** 1111`)."""
+
+from __future__ import annotations
+
+import re
+
+from replyguard.engine.chars import in_word
+
+
+def marks_at_edge(one: str, start: int, end: int) -> bool:
+    """Is the run of marks `one[start:end]` at a word's edge, as emphasis or a code span is:
+    opening (the start, a space, punctuation or a letter of a script written without spaces
+    before it: `(**x`, `:_x`, `-**6789`, `は__4111`), or closing (a word before it, then
+    anything else: `x**-`, `x__|`; but `_` then `.` or `-` and a word, as inside a token:
+    `eyJ…_.eyJ…`). Marks inside a word are kept (`DB_PASSWORD`, `ghp\\_abc`); a mark escaped
+    by a backslash at a word's edge is read as one (`\\_123-45-6789\\_`)."""
+    size = len(one)
+    before = one[start - 1] if start else " "
+    if _a_mask(one, start, end):
+        return False
+    if before == "\\":  # (escaped, `\_` shows as `_`: at a word's edge, read as a mark)
+        before = one[start - 2] if start > 1 else " "
+    if not in_word(before):
+        return one[start] != "_" or _closed(one, start, end)
+    after = one[end] if end < size else " "
+    if in_word(after):
+        return False
+    if one[start] != "_" or after not in ".-":
+        return one[start] != "_" or _opened(one, start, end)
+    following = one[end + 1] if end + 1 < size else " "
+    return (not following.isalnum() and _opened(one, start, end)) or _closes(one, start, end)
+
+
+def _closes(one: str, start: int, end: int) -> bool:
+    """Does the run of marks `one[start:end]` close the same run opened at the start of the
+    word before it (`@_example_.com`: a domain's label in emphasis), not a mark inside a
+    token (`eyJ…_.eyJ…`)?"""
+    word = start
+    while word > 0 and in_word(one[word - 1]):
+        word -= 1
+    opening = word - (end - start)
+    return (word < start and opening >= 0 and one[opening:word] == one[start:end]
+            and not in_word(one[opening - 1] if opening else " "))
+
+
+def inner_stars(one: str, start: int, end: int) -> int | None:
+    """Where the emphasis in a run of marks inside a word starts, when it pairs with a run
+    at the token's edge (so a key typed with part of it in bold is read whole): `**` closing
+    what opened the token (`**AKIA**IOSFODNN7EXAMPLE`), or the `**` after a key's own `_`
+    opening what closes the token (`ghp_**1234…**`, `pass**word**:` too). None: the run is
+    part of the word (a value split by marks inside a word, `4111**1111**1111**1111`, is not
+    read)."""
+    run = one[start:end]
+    stars = run.lstrip("_")
+    if not stars or stars.strip("*"):
+        return None
+    if stars == run and _closing_the_opening(one, start, run):
+        return start
+    stop = min(len(one), end + 256)
+    after = end
+    while after < stop and not one[after].isspace():
+        after += 1
+    tail = one[end:after].rstrip(".,;:!?)]}\"'")
+    if tail.endswith(stars) and not tail[: -len(stars)].endswith("*"):
+        return end - len(stars)
+    return None
+
+
+def _closing_the_opening(one: str, start: int, run: str) -> bool:
+    """Does a run of `*` inside a word at `start` close the same run opening its token
+    (`**AKIA**IOSFODNN7EXAMPLE`), found within 64 characters before it?"""
+    floor = max(0, start - 64)
+    token = max(one.rfind(" ", floor, start), one.rfind("\n", floor, start)) + 1
+    if token == 0 and floor > 0:
+        return False
+    head = one[token:start].lstrip("([{\"'")
+    return head.startswith(run) and not head[len(run):].startswith("*")
+
+
+#: How far a run of `_` looks for the run that pairs with it, within its paragraph (`_closed`).
+_PAIR_REACH = 256
+
+
+#: A run of 1-4 `_` closing a word (after a character that is no space, before none of a
+#: word) and opening one (after none of a word, before a character that is no space), by
+#: its length (`_closed`, `_opened`).
+_WORD = "0-9A-Za-z\u00c0-\u024f\u0370-\u052f"  # (letters of scripts written with spaces)
+
+
+_CLOSING = {n: re.compile(rf"(?<=[^\s_])_{{{n}}}(?![{_WORD}_])") for n in range(1, 5)}
+
+
+_OPENING = {n: re.compile(rf"(?<![{_WORD}_])_{{{n}}}(?=[^\s_])") for n in range(1, 5)}
+
+
+def _closed(one: str, start: int, end: int) -> bool:
+    """Is the run of `_` opening a word at `one[start:end]` closed later in its paragraph (the
+    same run after a character that is no space, before none of a word), as emphasis is?
+    An unpaired one is part of a token (`glpat-_bCdEf…`, a key's body starting with `_`).
+    (One search of at most `_PAIR_REACH` characters: linear in the text.)"""
+    closing = _CLOSING.get(end - start)
+    if closing is None:
+        return True
+    stop = min(len(one), end + _PAIR_REACH)
+    blank = one.find("\n\n", end, stop)
+    return closing.search(one, end, stop if blank == -1 else blank) is not None
+
+
+def _opened(one: str, start: int, end: int) -> bool:
+    """Is the run of `_` closing a word at `one[start:end]` opened earlier in its paragraph (the
+    same run after none of a word, before a character that is no space)? An unpaired one
+    ends a token (`glpat-…xYz_`)."""
+    opening = _OPENING.get(end - start)
+    if opening is None:
+        return True
+    floor = max(0, start - _PAIR_REACH)
+    floor = max(floor, one.rfind("\n\n", floor, start) + 1)
+    return opening.search(one, floor, start) is not None
+
+
+def _a_mask(one: str, start: int, end: int) -> bool:
+    """Is `one[start:end]` a mask ReplyGuard writes (`**** 1111`, `j***@example.com`): four
+    stars or more, or three stars between an address's first character and its `@`? Kept, so
+    that screening a screened text changes nothing. (Emphasis closing before an `@`,
+    `**jane.doe**@example.com`, is no mask.)"""
+    if one.count("*", start, end) != end - start:
+        return False
+    if end - start >= 4:
+        return True
+    return (end - start == 3 and one[end:end + 1] == "@" and start > 0
+            and not in_word(one[start - 2] if start > 1 else " "))
