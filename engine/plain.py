@@ -34,15 +34,21 @@ def plain(text: str) -> bool:
         text = text.rstrip(" \n")
     if text.isascii():
         return (not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
-                and "%20" not in text and not ("+" in text and "=" in text)
+                and not _url_space(text) and not ("+" in text and "=" in text)
                 and not _encoded(text) and not _obfuscated(text))
     try:
         rest = text.encode("latin-1").translate(None, NO_WORK)
     except UnicodeEncodeError:
         return False
     return (not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text
-            and "%20" not in text and not ("+" in text and "=" in text)
+            and not _url_space(text) and not ("+" in text and "=" in text)
             and not _encoded(text) and not _obfuscated(text))
+
+
+def _url_space(text: str) -> bool:
+    """Does `text` hold `%20`? Looked for only where it holds a `%` (a `memchr`: a search for
+    `%20` itself reads every character, ~3.5k instructions a KB of prose)."""
+    return "%" in text and "%20" in text
 
 
 #: How `=`, `:`, `@` and `&` are encoded where the view reads them as those (`EDIT`'s

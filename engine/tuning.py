@@ -44,6 +44,14 @@ class Tuning:
     #: `count` digits at least (more than `min_digits`, the least for a run holding it).
     unmarked_digits: tuple[str, int] | None = None
     start: re.Pattern[str] | None = None
+    #: With `reach=(0, after)`: every match starts a word or a camelCase word's part, as a
+    #: password's name does (`_PASSWORD_NAME`: `password`, `dbPassword`), so a keyword
+    #: occurrence after an ASCII letter or digit (`shopping`'s `pin`) is passed over unless
+    #: it is a capital `P` or `S` after a small letter (`engine.find._starting_words`).
+    word_start: bool = False
+    #: With `min_digits`: every match starts as a number does (`NUMBER_START`), so a run where
+    #: no number can start is not searched (the tail of a UUID, `…-a716-446655440000`).
+    number_start: bool = False
 
 
 UNTUNED = Tuning()
@@ -64,17 +72,26 @@ _DOTTED_QUAD = (".", 3)
 #: characters past its end (its look-aheads read at most 4 past a run: `,12/`).
 _NEAR_RUN = (0, 5)
 
+#: Where every match of a number detector (a card's, an SSN's, a CPF's, a phone's) may start,
+#: found at the character before it: a `+` or `(` after no word character, or a digit after
+#: none, not after a digit and a space, dot or hyphen (`4111-1111`) but after eleven digits
+#: and one of those or after a digit and a space or tab (the second of two cards, a CPF's
+#: check digits). Each detector's own start (`engine.detectors`: `_START_NUM`, `_START_CARD`,
+#: `_START_SSN`, `_START_CPF`) is one of these: where this finds nothing, none of them
+#: matches (`engine.find._number_starts`).
+NUMBER_START = re.compile(r"\W(?=[+(]|\d(?:(?<!\d[ .-]\d)|(?<=\d{11}[ .-]\d)|(?<=\d[ \t]\d)))")
+
 #: The built-in detectors' tunings, by detector id.
 TUNING: Mapping[str, Tuning] = MappingProxyType({
     "api_key": Tuning(reach=(11, 1100)),
     "aws_access_key": Tuning(reach=(0, 20)),
     # (A qualifier, `password (temporary)`, between the name and its value: 1200.)
-    "password_assignment": Tuning(reach=(0, 1200)),
+    "password_assignment": Tuning(reach=(0, 1200), word_start=True),
     "secret_assignment": Tuning(reach=(0, 1200)),
     "password_label": Tuning(reach=(0, 1200)),
-    "password_quoted": Tuning(reach=(0, 1200)),
-    "password_argument": Tuning(reach=(0, 1200)),
-    "password_list": Tuning(reach=(0, 4200)),
+    "password_quoted": Tuning(reach=(0, 1200), word_start=True),
+    "password_argument": Tuning(reach=(0, 1200), word_start=True),
+    "password_list": Tuning(reach=(0, 4200), word_start=True),
     # (A heading up to 96 characters before its keyword, the value on a line below.)
     "password_layout": Tuning(reach=(96, 400)),
     # (The header's keyword; its column's cells in the lines below.)
@@ -92,14 +109,16 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "url_password": Tuning(reach=(0, 200)),
     # (Each branch tried only where a run of its characters starts: ~2.5x cheaper.)
     "email": Tuning(reach=(65, 600), start=EMAIL_START),
-    "credit_card": Tuning(min_digits=13, reach=_NEAR_RUN),
-    "card_in_other_groups": Tuning(min_digits=13, run_filter=many_groups, reach=_NEAR_RUN),
+    "credit_card": Tuning(min_digits=13, reach=_NEAR_RUN, number_start=True),
+    "card_in_other_groups": Tuning(min_digits=13, run_filter=many_groups, reach=_NEAR_RUN,
+                                   number_start=True),
     "iban": Tuning(reach=(0, 72)),
-    "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN),
+    "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN, number_start=True),
     "uk_nino": Tuning(reach=(0, 12)),
-    "br_cpf": Tuning(min_digits=11, reach=_NEAR_RUN),
+    "br_cpf": Tuning(min_digits=11, reach=_NEAR_RUN, number_start=True),
     # (Its validator's numbers: 8 digits at least after a `+`, 10 written nationally.)
-    "phone_number": Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3)),
+    "phone_number": Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3),
+                           number_start=True),
     "ipv4_address": Tuning(min_digits=4, run_marks=_DOTTED_QUAD, reach=_NEAR_RUN),
     "ipv6_address": Tuning(gate=COLON_PAIR, reach=(8, 60)),
 })

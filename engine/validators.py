@@ -260,6 +260,11 @@ _DATE = re.compile(
 _CPF_SHAPE = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
 
 
+def _separated_twice(value: str) -> bool:
+    """Does `value` hold two of `-./` (every match of `_DATE` and of `_CPF_SHAPE` does)?"""
+    return value.count("-") + value.count(".") + value.count("/") >= 2
+
+
 def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     """A phone number valid in its numbering plan (ITU-T E.164, Google's libphonenumber
     metadata: `engine.phone_numbers`): written with `+` and 8 to 15 digits, valid for the
@@ -272,8 +277,7 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     least, most = (8, 15) if value.startswith("+") else (10, 11)
     if not least <= len(number) <= most:  # (first: most candidates, dates too, end here)
         return False
-    if (("-" in value or "." in value or "/" in value)  # (in every date and CPF)
-            and (_DATE.search(value) or _CPF_SHAPE.fullmatch(value))):
+    if _separated_twice(value) and (_DATE.search(value) or _CPF_SHAPE.fullmatch(value)):
         return False
     return phone_numbers.phone(value, number, regions)
 
