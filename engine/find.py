@@ -133,8 +133,9 @@ def _anchored(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.M
     for at, end in places:
         if at < last:
             continue
-        if back is not None:
-            head = back.search(text, max(at - before, last), end)
+        if back is not None:  # (from the last space before the keyword: `start` holds none)
+            lo = max(at - before, last)
+            head = back.search(text, max(lo, text.rfind(" ", lo, at) + 1), end)
             if head is None:
                 continue
             at = head.start()

@@ -70,13 +70,18 @@ def _encoded(text: str) -> bool:
         for _ in range(64):
             if at == -1:
                 break
-            if text.startswith(codes, at + 1):
+            if text[at + 1:at + 2] in _CODE_STARTS and text.startswith(codes, at + 1):
                 return True
             at = text.find(sign, at + 1)
         else:
             if any(sign + code in text for code in codes):
                 return True
     return False
+
+
+#: What every code of `_ENCODINGS` starts with: a sign followed by another character (`15%
+#: off`) is passed over with one test.
+_CODE_STARTS = frozenset(code[0] for _, codes in _ENCODINGS for code in codes)
 
 
 #: The closing brackets of an address's `(at)` and `(dot)` (`_obfuscated`), and what a
@@ -90,15 +95,15 @@ _OBFUSCATION_WORDS = frozenset({"(at", "[at", "{at", "(dot", "[dot", "{dot"})
 def _obfuscated(text: str) -> bool:
     """Does `text` hold an address's `@` or `.` written as a word in brackets (`(at)`,
     `[dot]`, any case: `EDIT`'s `obfuscated`)? Each closing bracket is looked for with
-    `str.find` and the bracket's words checked; where they are dense, the pattern is
-    searched for."""
+    `str.find` and the bracket's words checked (each ends in `t`); where they are dense, the
+    pattern is searched for."""
     for close in _OBFUSCATION_CLOSERS:
         at = text.find(close)
         for _ in range(64):
             if at == -1:
                 break
-            if (text[at - 3:at].lower() in _OBFUSCATION_WORDS
-                    or text[at - 4:at].lower() in _OBFUSCATION_WORDS):
+            if text[at - 1:at] in "tT" and (text[at - 3:at].lower() in _OBFUSCATION_WORDS
+                                             or text[at - 4:at].lower() in _OBFUSCATION_WORDS):
                 return True
             at = text.find(close, at + 1)
         else:

@@ -21,8 +21,9 @@ class Tuning:
 
     With `reach=(before, after)`, only from `before` characters before to `after` characters
     after each keyword occurrence or each `gate` match; with `reach=(0, after)`, only at each
-    keyword occurrence (every match starts at one); with `start`, only where `start`, searched
-    from `before` characters back, reaches the end of a keyword occurrence; with `min_digits`,
+    keyword occurrence (every match starts at one); with `start` (whose matches hold no space),
+    only where `start`, searched from `before` characters back (from the last space in them),
+    reaches the end of a keyword occurrence; with `min_digits`,
     only around runs of digits and separators (` .()/+-_,:|\\~'`) holding at least that many digits
     (and `run_marks`, `unmarked_digits`) and passing `run_filter` (from the run's start less
     `before` to its end plus `after`; every match must be a stretch of those characters
