@@ -80,6 +80,12 @@ class _Checker:
             return None
         return value
 
+    def fields(self, key: str, entry: dict[str, object], first: str, *others: str
+               ) -> list[str | None]:
+        """The text fields of an entry at `key`: `first` (required), then `others`."""
+        return [self.text(f"{key}.{name}", entry.get(name), required=name == first)
+                for name in (first, *others)]
+
     def texts(self, key: str, value: object) -> tuple[str, ...]:
         if value is None:
             return ()
@@ -132,9 +138,7 @@ def _must_accompany(check: _Checker, key: str, value: object) -> MustAccompany |
     entry = check.entry(key, value, MUST_ACCOMPANY_KEYS)
     if entry is None:
         return None
-    add = check.text(f"{key}.add", entry.get("add"), required=True)
-    done = check.text(f"{key}.when_done", entry.get("when_done"))
-    cited = check.text(f"{key}.when_cited", entry.get("when_cited"))
+    add, done, cited = check.fields(key, entry, "add", "when_done", "when_cited")
     if "when_done" not in entry and "when_cited" not in entry:
         check.fail(key, "needs when_done or when_cited")
     if add is None:
@@ -146,9 +150,7 @@ def _reply_exactly(check: _Checker, key: str, value: object) -> ReplyExactly | N
     entry = check.entry(key, value, REPLY_EXACTLY_KEYS)
     if entry is None:
         return None
-    say = check.text(f"{key}.say", entry.get("say"), required=True)
-    asked = check.text(f"{key}.when_asked", entry.get("when_asked"))
-    cited = check.text(f"{key}.when_cited", entry.get("when_cited"))
+    say, asked, cited = check.fields(key, entry, "say", "when_asked", "when_cited")
     words = check.texts(f"{key}.words", entry.get("words"))
     if ("when_asked" in entry) == ("when_cited" in entry):
         check.fail(key, "needs exactly one of when_asked or when_cited")

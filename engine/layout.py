@@ -44,7 +44,21 @@ def needs_lines(text: str) -> bool:
     return "\n" in text and _NAMED.search(text) is not None
 
 
-class AtLineStarts:
+class _LineFinder:
+    """A finder that reads a text line by line: `search` is the first of its `finditer`."""
+
+    __slots__ = ()
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None
+                 ) -> Iterator[re.Match[str]]:
+        raise NotImplementedError
+
+    def search(self, text: str, pos: int = 0, endpos: int | None = None
+               ) -> re.Match[str] | None:
+        return next(self.finditer(text, pos, endpos), None)
+
+
+class AtLineStarts(_LineFinder):
     """A compiled pattern all of whose matches start at a line's start (`(?m)^...`), tried
     only at each line's start in `[pos, endpos)` (`re` would try it at every character):
     `finditer`, `search` and `match` give what the pattern's own would."""
@@ -71,10 +85,6 @@ class AtLineStarts:
             if at == 0:
                 return
 
-    def search(self, text: str, pos: int = 0, endpos: int | None = None
-               ) -> re.Match[str] | None:
-        return next(self.finditer(text, pos, endpos), None)
-
     def match(self, text: str, pos: int = 0, endpos: int | None = None
               ) -> re.Match[str] | None:
         return self.pattern.match(text, pos, len(text) if endpos is None else endpos)
@@ -83,7 +93,7 @@ class AtLineStarts:
         return f"AtLineStarts({self.pattern!r})"
 
 
-class Columns:
+class Columns(_LineFinder):
     """The cells under a header cell naming a password, in a table (`|`) or a CSV (`,` `;`)
     whose rows have as many cells as its header: each a match of one word (`_TOKEN`), in
     order of position, as `finditer` gives a pattern's. A header is looked for in
@@ -107,10 +117,6 @@ class Columns:
             at = max(line_end, block_end) + 1
             if at >= end:
                 return
-
-    def search(self, text: str, pos: int = 0, endpos: int | None = None
-               ) -> re.Match[str] | None:
-        return next(self.finditer(text, pos, endpos), None)
 
     def match(self, text: str, pos: int = 0, endpos: int | None = None
               ) -> re.Match[str] | None:

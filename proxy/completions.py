@@ -21,10 +21,7 @@ from replyguard.engine.tools import CompiledTools
 from replyguard.proxy import direct
 from replyguard.proxy.body import read_json
 from replyguard.proxy.completions_reply import Turn, forward
-from replyguard.proxy.errors import (
-    ProxyError,
-    ScreeningFailed,
-)
+from replyguard.proxy.errors import ProxyError, ScreeningFailed
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.output import OutputStage
 from replyguard.proxy.permissions import CallFilter, offered_tools
@@ -32,26 +29,15 @@ from replyguard.proxy.record import RECORD
 from replyguard.proxy.request_side import check_output_kinds, verdict_chat, verdict_text
 from replyguard.proxy.responses_request import verdict_responses
 from replyguard.proxy.screen_pool import WorkerLost
-from replyguard.proxy.state import (
-    GUARDRAILS,
-    METRICS,
-    OFFLOAD,
-    SCREEN_CACHE,
-    SESSION,
-    SETTINGS,
-)
+from replyguard.proxy.state import GUARDRAILS, METRICS, OFFLOAD, SCREEN_CACHE, SETTINGS
 from replyguard.proxy.turn import (
     Kind,
+    blocked_reply,
     compiled_rules,
     compiled_tools,
     output_stage,
     product_reply,
     screen_maker,
-    turn_text,
-    user_text,
-)
-from replyguard.proxy.upstream import (
-    upstream_headers,
 )
 
 
@@ -164,20 +150,8 @@ async def _input_guardrails(request: web.Request, kind: Kind, body: dict[str, An
                             stage: OutputStage | None) -> web.StreamResponse | None:
     """The input guardrails (on) on the screened turn: the answer to a blocked one, else
     None."""
-    app = request.app
-    settings, guard, record = app[SETTINGS], app[GUARDRAILS], request[RECORD]
-    check, how = await guard.check_turn(app[SESSION], turn_text(verdict, kind),
-                                        str(body.get("model") or ""),
-                                        upstream_headers(request, settings),
-                                        user_text(verdict, kind), api=record.api)
-    if check is None:
-        return None
-    app[METRICS].guardrail_blocks_by(check, record.api).inc()
-    record.verdict, record.guardrail = "blocked", f"{check} ({how})"
-    reply = guard.block_message(check, rules.language)
-    if settings.reply_temperature > 0 and stage is not None:
-        reply = await product_reply(stage, reply, rules.language)
-    return await direct.answer(request, body, reply, kind)
+    reply = await blocked_reply(request, body, verdict, kind, rules, stage)
+    return None if reply is None else await direct.answer(request, body, reply, kind)
 
 
 def _forward_body(kind: Kind, body: dict[str, Any], fields: dict[str, Any],

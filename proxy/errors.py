@@ -43,34 +43,42 @@ class ProxyError(Exception):
             self.status = status
         self.param = param
 
+    def __init_subclass__(cls, *, status: int | None = None, error_type: str | None = None,
+                          code: str | None = None, **kwargs: Any) -> None:
+        """A kind of error declared with its entry in the table:
+        `class NotFound(ProxyError, status=404, error_type="invalid_request_error",
+        code="unknown_route")`; what is not given is its parent's."""
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status = status
+        if error_type is not None:
+            cls.type = error_type
+        if code is not None:
+            cls.code = code
+
     def body(self) -> dict[str, Any]:
         """The OpenAI error object."""
         return {"error": {"message": self.message, "type": self.type, "param": self.param,
                           "code": self.code}}
 
 
-class BadRequest(ProxyError):
-    status = 400
-    type = "invalid_request_error"
-    code = "invalid_request"
+class BadRequest(ProxyError, status=400, error_type="invalid_request_error",
+                 code="invalid_request"):
+    """Malformed JSON, invalid UTF-8, missing fields."""
 
 
-class BodyTooLarge(ProxyError):
-    status = 413
-    type = "invalid_request_error"
-    code = "body_too_large"
+class BodyTooLarge(ProxyError, status=413, error_type="invalid_request_error",
+                   code="body_too_large"):
+    """A body over `limits.max_body_bytes`."""
 
 
-class NotFound(ProxyError):
-    status = 404
-    type = "invalid_request_error"
-    code = "unknown_route"
+class NotFound(ProxyError, status=404, error_type="invalid_request_error", code="unknown_route"):
+    """A route ReplyGuard does not serve."""
 
 
-class Unauthorized(ProxyError):
-    status = 401
-    type = "invalid_request_error"
-    code = "invalid_admin_token"
+class Unauthorized(ProxyError, status=401, error_type="invalid_request_error",
+                   code="invalid_admin_token"):
+    """An admin route without the right bearer token."""
 
 
 #: The `replyguard_upstream_errors_total` kind of each upstream error code that has one
@@ -110,10 +118,8 @@ class OutputBlocked(ProxyError):
     code = "reply_blocked"
 
 
-class ScreeningFailed(ProxyError):
-    status = 500
-    type = "server_error"
-    code = "screening_failed"
+class ScreeningFailed(ProxyError, status=500, error_type="server_error", code="screening_failed"):
+    """Screening raised; nothing unscreened was released."""
 
 
 def error_response(error: ProxyError, headers: dict[str, str] | None = None) -> web.Response:

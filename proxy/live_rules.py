@@ -42,10 +42,12 @@ NOT_LIVE = ("the settings (file and REPLYGUARD_* variables) are read at start on
             "change to them needs a restart")
 
 
-def read_rules(source: str, content_type: str) -> tuple[ReplyRules, object]:
+def read_rules(source: str, content_type: str, name: str | None = None
+               ) -> tuple[ReplyRules, object]:
     """(rules, parsed document) of a rules document: JSON for a JSON content type, else YAML.
-    Raises ConfigError listing every problem (`personal_data.cardd: unknown class ...`)."""
-    name = "rules.json" if "json" in content_type else "rules.yaml"
+    Raises ConfigError listing every problem (`personal_data.cardd: unknown class ...`),
+    each starting with `name` (the file's; `rules.yaml` or `rules.json` by default)."""
+    name = name or ("rules.json" if "json" in content_type else "rules.yaml")
     document = parse_document(source, name)
     return parse_rules(document, name), document if document is not None else {}
 
@@ -219,9 +221,11 @@ class LiveRules:
 
     async def sync_file(self, *, startup: bool = False, force: bool = False) -> bool:
         """Read the rules file when it changed and then stayed as it was for one look (at
-        once with `force`, SIGHUP): a content no version has becomes a new version, active at
-        once (without a store: the rules in force). A content seen before adds nothing and
-        activates nothing. True when the rules changed.
+        once with `force`, SIGHUP): its content is put in force, as a new version when no
+        version has it, else as the version that has it (a file put back as it was brings
+        back its rules); without a store, as the rules in force. At start, a file whose
+        content is not the active version's changes nothing (the fleet's active version
+        stays) and says so in the log. True when the rules changed.
         """
         if self.file is None:
             return False
@@ -246,7 +250,7 @@ class LiveRules:
         from replyguard.proxy.store.base import source_hash
 
         digest = source_hash(text)
-        if digest == self._file_hash and not startup:
+        if digest == self._file_hash and not (startup or force):
             return False
         self._file_hash = digest
         return await self._file_changed(text, startup)
@@ -255,7 +259,7 @@ class LiveRules:
         assert self.file is not None
         kind = content_type_of(self.file)
         try:
-            await asyncio.to_thread(read_rules, text, kind)
+            await asyncio.to_thread(read_rules, text, kind, self.file.name)
         except ConfigError as exc:
             self.metrics.rules_reloads.labels("error").inc()
             log.error(json.dumps({"event": "rules_reload_failed", "file": str(self.file),
@@ -267,11 +271,33 @@ class LiveRules:
             return await self._apply(text, kind, None)
         version, created = await self.store.add_version(
             text, kind, comment=f"file {self.file.name}", only_new=True)
-        if not created:
+        if created:
+            log.info(json.dumps({"event": "rules_version_added", "version": version,
+                                 "source": "file", "file": str(self.file)}))
+        elif not await self._stored_file_in_force(version, startup):
             return False
-        log.info(json.dumps({"event": "rules_version_added", "version": version,
-                             "source": "file", "file": str(self.file)}))
         return await self.poll()
+
+    async def _stored_file_in_force(self, version: int, startup: bool) -> bool:
+        """The file's content is stored as `version` already: make it the active version (a
+        change of the file, SIGHUP), or at start only say where it stands. True when the
+        active version changed."""
+        assert self.store is not None and self.file is not None
+        active = await self.store.active_version()
+        if active == version:
+            if not startup:
+                log.info(json.dumps({"event": "rules_file_in_force", "version": version,
+                                     "file": str(self.file)}))
+            return False
+        if startup:
+            log.warning(json.dumps({"event": "rules_file_not_in_force", "file": str(self.file),
+                                    "file_version": version, "active_version": active,
+                                    "hint": "SIGHUP puts the file's rules in force"}))
+            return False
+        await self.store.activate(version)
+        log.info(json.dumps({"event": "rules_version_activated", "version": version,
+                             "source": "file", "file": str(self.file)}))
+        return True
 
     async def reload(self) -> bool:
         """SIGHUP: read the rules file now (and the store's active version)."""

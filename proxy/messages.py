@@ -24,6 +24,7 @@ from replyguard.engine.request import RequestVerdict
 from replyguard.engine.rules import CompiledRules
 from replyguard.engine.screen import screen_text
 from replyguard.engine.tools import CompiledTools
+from replyguard.proxy import turn
 from replyguard.proxy.api_messages import (
     THINKING_UNSIGNED,
     error_body,
@@ -49,18 +50,8 @@ from replyguard.proxy.state import (
     METRICS,
     OFFLOAD,
     SCREEN_CACHE,
-    SESSION,
     SETTINGS,
     prepare,
-)
-from replyguard.proxy.turn import (
-    compiled_rules,
-    compiled_tools,
-    output_stage,
-    product_reply,
-    screen_maker,
-    turn_text,
-    user_text,
 )
 from replyguard.proxy.upstream import (
     copy_headers,
@@ -69,7 +60,6 @@ from replyguard.proxy.upstream import (
     read_body,
     returned_headers,
 )
-from replyguard.proxy.upstream import upstream_headers as openai_headers
 from replyguard.proxy.upstream_reply import call_upstream
 
 __all__ = ["FORWARDED", "RETURNED", "answer", "messages", "reply_message", "upstream_headers"]
@@ -137,13 +127,13 @@ async def _messages(request: web.Request) -> web.StreamResponse:
     settings, record = app[SETTINGS], request[RECORD]
     started = time.perf_counter()
     body = await read_json(request, settings.limits.max_body_bytes)
-    rules = compiled_rules(request)
-    tools = compiled_tools(request, rules.language)
+    rules = turn.compiled_rules(request)
+    tools = turn.compiled_tools(request, rules.language)
     verdict, fields = await _verdict(request, body, rules, tools)
     record.counts.update(verdict.counts)
     record.verdict = verdict.kind
     guard = app[GUARDRAILS]
-    stage = output_stage(request, body, rules, False) \
+    stage = turn.output_stage(request, body, rules, False) \
         if guard.output or settings.reply_temperature > 0 else None
     if verdict.kind != "forward":
         assert verdict.reply is not None
@@ -157,7 +147,7 @@ async def _messages(request: web.Request) -> web.StreamResponse:
     forward = {**body, **fields}
     if tools is not None:
         forward = offered_tools(tools, forward)
-    make_screen = screen_maker(settings, "chat", verdict, rules, tools, False)
+    make_screen = turn.screen_maker(settings, "chat", verdict, rules, tools, False)
     calls = CallFilter(rules, tools)
     pieces = stage is not None
     return await _forward(request, settings, forward, body.get("stream") is True, stage,
@@ -171,27 +161,16 @@ async def _product(stage: OutputStage | None, reply: str, rules: CompiledRules,
     rewording is on (`reply_temperature`); an exact reply (`product` False) as it is."""
     if stage is None or not product or stage.temperature <= 0:
         return reply
-    return await product_reply(stage, reply, rules.language)
+    return await turn.product_reply(stage, reply, rules.language)
 
 
 async def _input_checks(request: web.Request, body: dict[str, Any], verdict: RequestVerdict,
                         rules: CompiledRules, stage: OutputStage | None
                         ) -> web.StreamResponse | None:
-    """The input guardrails on the screened turn, as on chat completions (their judges and
-    moderation called at the OpenAI upstream, with its key): the answer to a blocked turn,
-    else None."""
-    app = request.app
-    settings, guard, record = app[SETTINGS], app[GUARDRAILS], request[RECORD]
-    check, how = await guard.check_turn(app[SESSION], turn_text(verdict, "chat"),
-                                        str(body.get("model") or ""),
-                                        openai_headers(request, settings),
-                                        user_text(verdict, "chat"), api=record.api)
-    if check is None:
-        return None
-    app[METRICS].guardrail_blocks_by(check, record.api).inc()
-    record.verdict, record.guardrail = "blocked", f"{check} ({how})"
-    reply = await _product(stage, guard.block_message(check, rules.language), rules)
-    return await answer(request, body, reply)
+    """The input guardrails on the screened turn, as on chat completions: the answer to a
+    blocked turn, else None."""
+    reply = await turn.blocked_reply(request, body, verdict, "chat", rules, stage)
+    return None if reply is None else await answer(request, body, reply)
 
 
 async def _forward(request: web.Request, settings: Settings, forward: dict[str, Any],
@@ -236,7 +215,7 @@ async def _refused(request: web.Request, upstream: aiohttp.ClientResponse) -> we
     """An upstream error status as the client's Anthropic error (its text masked)."""
     request.app[METRICS].upstream_errors_by(f"http_{upstream.status // 100}xx",
                                             request[RECORD].api).inc()
-    rules = compiled_rules(request)
+    rules = turn.compiled_rules(request)
     error = await error_from_status(upstream,
                                     request.app[SETTINGS].upstream.anthropic_base_url,
                                     lambda text: screen_text(text, rules, "tool").text)

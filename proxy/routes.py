@@ -24,14 +24,7 @@ from replyguard.proxy.errors import (
 from replyguard.proxy.paths import AmbiguousPath, canonical_path
 from replyguard.proxy.record import RECORD
 from replyguard.proxy.request_side import other_fields
-from replyguard.proxy.state import (
-    METRICS,
-    OFFLOAD,
-    SCREEN_CACHE,
-    SESSION,
-    SETTINGS,
-    prepare,
-)
+from replyguard.proxy.state import METRICS, OFFLOAD, SCREEN_CACHE, SESSION, SETTINGS, prepare
 from replyguard.proxy.turn import compiled_rules
 from replyguard.proxy.upstream import (
     error_from_status,

@@ -26,10 +26,8 @@ T = TypeVar("T")
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
 
 
-class Forbidden(ProxyError):
-    status = 403
-    type = "invalid_request_error"
-    code = "admin_disabled"
+class Forbidden(ProxyError, status=403, error_type="invalid_request_error", code="admin_disabled"):
+    """An admin route while the admin API is off."""
 
 
 class InvalidRules(BadRequest):
@@ -47,16 +45,13 @@ class InvalidRules(BadRequest):
         return out
 
 
-class PreconditionFailed(ProxyError):
-    status = 412
-    type = "invalid_request_error"
-    code = "version_mismatch"
+class PreconditionFailed(ProxyError, status=412, error_type="invalid_request_error",
+                         code="version_mismatch"):
+    """An `If-Match` that names no version of the rules, or not the active one."""
 
 
-class StoreUnavailable(ProxyError):
-    status = 503
-    type = "server_error"
-    code = "store_unavailable"
+class StoreUnavailable(ProxyError, status=503, error_type="server_error", code="store_unavailable"):
+    """The rules store cannot be reached."""
 
 
 def require_token(request: web.Request) -> None:

@@ -27,6 +27,7 @@ from replyguard.proxy.record import RECORD
 from replyguard.proxy.state import (
     AUDIENCES,
     GUARDRAILS,
+    METRICS,
     PINNED,
     RULES,
     SESSION,
@@ -35,8 +36,9 @@ from replyguard.proxy.state import (
 )
 from replyguard.proxy.upstream import upstream_headers
 
-__all__ = ["AUDIENCE_HEADER", "LANGUAGE_HEADER", "Kind", "compiled_rules", "compiled_tools",
-           "output_stage", "product_reply", "screen_maker", "turn_text", "user_text"]
+__all__ = ["AUDIENCE_HEADER", "LANGUAGE_HEADER", "Kind", "blocked_reply", "compiled_rules",
+           "compiled_tools", "output_stage", "product_reply", "screen_maker", "turn_text",
+           "user_text"]
 
 #: The API a screened route speaks: chat completions, legacy completions, Responses.
 Kind = Literal["chat", "text", "responses"]
@@ -104,6 +106,29 @@ async def product_reply(stage: OutputStage, text: str, language: str) -> str:
     sentence a product sentence (reworded at `reply_temperature`)."""
     pieces = tuple(Piece(s, True) for s in split_sentences(text, language))
     return await stage(Text("content", "".join(p.text for p in pieces), pieces))
+
+
+async def blocked_reply(request: web.Request, body: dict[str, Any], verdict: RequestVerdict,
+                        kind: Kind, rules: CompiledRules, stage: OutputStage | None
+                        ) -> str | None:
+    """The input guardrails on the screened turn (their judges and moderation called at the
+    OpenAI upstream, with its key): for a blocked turn, the reply the client gets (the
+    check's block message, through the output stage when rewording is on), the block
+    counted and recorded; else None."""
+    app = request.app
+    settings, guard, record = app[SETTINGS], app[GUARDRAILS], request[RECORD]
+    check, how = await guard.check_turn(app[SESSION], turn_text(verdict, kind),
+                                        str(body.get("model") or ""),
+                                        upstream_headers(request, settings),
+                                        user_text(verdict, kind), api=record.api)
+    if check is None:
+        return None
+    app[METRICS].guardrail_blocks_by(check, record.api).inc()
+    record.verdict, record.guardrail = "blocked", f"{check} ({how})"
+    reply = guard.block_message(check, rules.language)
+    if settings.reply_temperature > 0 and stage is not None:
+        reply = await product_reply(stage, reply, rules.language)
+    return reply
 
 
 def user_text(verdict: RequestVerdict, kind: Kind) -> str:

@@ -72,34 +72,31 @@ def test_invalid_rules_file(tmp_path: Path, text: str, errors: list[str]) -> Non
     assert _errors(path) == errors
 
 
-def test_yaml_syntax_error_names_file_and_line(tmp_path: Path) -> None:
-    path = tmp_path / "rules.yaml"
-    path.write_text("personal_data:\n  card: redact\n  email: [allow\n", encoding="utf-8")
-    assert _errors(path) == [f"{path}:4: expected ',' or ']', but got '<stream end>'"]
+#: (file name, its text, its errors, `{path}` standing for the file's path)
+BAD_FILES = [
+    ("rules.yaml", "personal_data:\n  card: redact\n  email: [allow\n",
+     ["{path}:4: expected ',' or ']', but got '<stream end>'"]),
+    ("rules.yaml", "personal_data:\n  card: redact\n  card: allow\n",
+     ["{path}:3: duplicate key 'card'"]),
+    ("rules.json", '{\n  "never_say": ["x"],\n  "offers": {\n}\n',
+     ["{path}:5: Expecting ',' delimiter"]),
+    ("rules.json", '{"personal_data": {"card": "redact", "card": "allow"}}',
+     ["{path}: duplicate key 'card'"]),
+    ("rules.json", '{"personal_data": {"card": "mask"}}',
+     ["personal_data.card: 'mask' is not one of redact, withhold, allow"]),
+]
 
 
-def test_yaml_duplicate_key_names_file_and_line(tmp_path: Path) -> None:
-    path = tmp_path / "rules.yaml"
-    path.write_text("personal_data:\n  card: redact\n  card: allow\n", encoding="utf-8")
-    assert _errors(path) == [f"{path}:3: duplicate key 'card'"]
-
-
-def test_json_syntax_error_names_file_and_line(tmp_path: Path) -> None:
-    path = tmp_path / "rules.json"
-    path.write_text('{\n  "never_say": ["x"],\n  "offers": {\n}\n', encoding="utf-8")
-    assert _errors(path) == [f"{path}:5: Expecting ',' delimiter"]
-
-
-def test_json_duplicate_key(tmp_path: Path) -> None:
-    path = tmp_path / "rules.json"
-    path.write_text('{"personal_data": {"card": "redact", "card": "allow"}}', encoding="utf-8")
-    assert _errors(path) == [f"{path}: duplicate key 'card'"]
-
-
-def test_json_wrong_action(tmp_path: Path) -> None:
-    path = tmp_path / "rules.json"
-    path.write_text('{"personal_data": {"card": "mask"}}', encoding="utf-8")
-    assert _errors(path) == ["personal_data.card: 'mask' is not one of redact, withhold, allow"]
+@pytest.mark.parametrize(("name", "text", "errors"), BAD_FILES,
+                         ids=["yaml syntax error names file and line",
+                              "yaml duplicate key names file and line",
+                              "json syntax error names file and line", "json duplicate key",
+                              "json wrong action"])
+def test_a_bad_file_is_named_in_its_errors(tmp_path: Path, name: str, text: str,
+                                           errors: list[str]) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    assert _errors(path) == [error.format(path=path) for error in errors]
 
 
 def test_missing_file(tmp_path: Path) -> None:

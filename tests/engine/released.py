@@ -4,6 +4,10 @@ beside it (pytest puts this folder on `sys.path`; tests/ is no package)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from replyguard.engine import ReplyScreen
 from replyguard.engine.reply import screen_reply
 from replyguard.engine.rules import CLASSES, CompiledRules, ReplyRules, compile_rules
@@ -38,3 +42,10 @@ def every_way(text: str, rules: CompiledRules = REDACT_ALL) -> set[str]:
     out |= {streamed(text, [cut], rules) for cut in range(1, len(text))}
     out.add(streamed(text, list(range(1, len(text))), rules))
     return out
+
+
+def cases(tables: dict[str, list[tuple[str, str]]]) -> list[Any]:
+    """Tables of `(text, as released)` by what they hold, as one list of test cases, each
+    named by its table's key and its row."""
+    return [pytest.param(text, out, id=f"{kind} {row}")
+            for kind, table in tables.items() for row, (text, out) in enumerate(table)]

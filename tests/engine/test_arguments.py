@@ -95,7 +95,7 @@ _json = st.recursive(
     max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(document=_json)
 def test_the_json_stays_valid_and_no_card_is_left(document: Any) -> None:
     out, _ = screen_arguments(json.dumps(document), RULES)

@@ -316,13 +316,16 @@ def test_findings_are_frozen() -> None:
 
 
 def test_check_reply_is_linear_on_a_large_draft(cpu_time) -> None:
+    """A small guard: four times the draft (64 KB -> 256 KB) takes about four times as long
+    (quadratic time would take 16); tests/bench/bench_cuts.py measures each rule's doubling
+    ratios up to 1 MB."""
     unit = ("Hi, pod api-7d9f8b6c5-x2x7k logged 2024-05-01T12:00:00Z ERROR at fn (a.js:1:2) "
             "for bob@example.com; v1.2.3 on db.internal. ")
-    one = unit * ((1 << 18) // len(unit))
+    one = unit * ((1 << 16) // len(unit))
 
-    small = cpu_time(check_reply, one, None, 1 << 30, repeat=2)
-    large = cpu_time(check_reply, one + one, None, 1 << 30, repeat=2)
-    assert large < 3 * small + 0.05
+    small = cpu_time(check_reply, one, None, 1 << 30)
+    large = cpu_time(check_reply, one * 4, None, 1 << 30)
+    assert large < 8 * small + 0.01, (small, large)
 
 
 def test_check_reply_imports_only_the_standard_library_and_engine() -> None:

@@ -4,8 +4,6 @@ category or None), the normaliser on exact inputs, whole-message reading and lin
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Callable
 
 import pytest
 
@@ -140,26 +138,16 @@ def test_adversarial_megabyte_is_processed(text: str, category: str | None) -> N
     assert (found.category if found else None) == category
 
 
-def _cpu_time(run: Callable[[], object]) -> float:
-    start = time.process_time()
-    run()
-    return time.process_time() - start
-
-
-def test_time_is_linear() -> None:
-    """time(2 MB) / time(1 MB) < 3, on the best of up to three runs of each (a quadratic
-    search gives 4; stopping at the first pair under 3 keeps the test short)."""
+def test_time_is_linear(cpu_time) -> None:  # type: ignore[no-untyped-def]
+    """A small guard: four times the text (64 KB -> 256 KB) takes about four times as long (a
+    quadratic search gives 16); tests/bench/bench_injection.py measures the doubling ratio
+    from 1 MB to 2 MB."""
     words = ("Thanks, the parcel came today but the lid was cracked; could you send "
              "a new one? Here's the photo and my order number. ")
-    one = (words * (_MB // len(words) + 1))[:_MB]
-    two = one + one
-    best_one = best_two = float("inf")
-    for _ in range(3):
-        best_one = min(best_one, _cpu_time(lambda: detect_injection(one)))
-        best_two = min(best_two, _cpu_time(lambda: detect_injection(two)))
-        if best_two / best_one < 3:
-            break
-    assert best_two / best_one < 3
+    one = (words * (65_536 // len(words) + 1))[:65_536]
+    small = cpu_time(detect_injection, one)
+    large = cpu_time(detect_injection, one * 4)
+    assert large < 8 * small + 0.01, (small, large)
 
 
 def _pattern(**changes: object) -> InjectionPattern:

@@ -1,6 +1,6 @@
 """engine.ReplyScreen: per-sentence screening, wording rules, additions, exact replies, counts.
 
-The first tests reproduce seed 000's shop example exactly, at the engine level.
+The first tests reproduce the shop's example conversation exactly, at the engine level.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ REFUND = [user("the parcel for 4412 vanished"),
           result({"status": "refunded", "order_id": "4412", "amount": 12.5})]
 
 
-# -- seed 000, "The shop's replies, screened" ---------------------------------------------------
+# -- the shop's replies, screened --------------------------------------------------------------
 
 def test_shop_card_turn_reaches_the_model_masked() -> None:
     verdict = screen_request([user(f"my card is {CARD}, is it on file?")], SHOP)
@@ -192,23 +192,30 @@ WORDING = compile_rules(ReplyRules(
     offers_markers=("discount", "voucher"), offers_allowed=("free delivery",)))
 
 
-@pytest.mark.parametrize(
-    ("sentence", "removed"),
-    [
-        ("It is a guaranteed refund.", True),
-        ("It is a GUARANTEED   Refund.", True),
-        ("A guaranteed\nrefund is yours.", True),
-        ("Guaranteed refund!", True),
-        ("We give guaranteed refunds.", False),  # whole words: "refunds" is not "refund"
-        ("It is an unguaranteed refund.", False),
-        ("The refund is guaranteed.", False),
-        ("Please act now.", True),
-        ("We enact nowhere.", False),
-    ],
-)
-def test_never_say(sentence: str, removed: bool) -> None:
+#: (a sentence, the count of its removal: never_say's, offers', None when it is kept)
+WORDING_CASES = [
+    ("It is a guaranteed refund.", "reply_wording_removed"),
+    ("It is a GUARANTEED   Refund.", "reply_wording_removed"),
+    ("A guaranteed\nrefund is yours.", "reply_wording_removed"),
+    ("Guaranteed refund!", "reply_wording_removed"),
+    ("We give guaranteed refunds.", None),  # whole words: "refunds" is not "refund"
+    ("It is an unguaranteed refund.", None),
+    ("The refund is guaranteed.", None),
+    ("Please act now.", "reply_wording_removed"),
+    ("We enact nowhere.", None),
+    ("Here is a discount for you.", "reply_offer_removed"),
+    ("Use this VOUCHER today!", "reply_offer_removed"),
+    ("A discount with free delivery.", None),
+    ("Discounts apply.", None),  # whole words
+    ("Free  Delivery and a voucher.", None),
+    ("No offers here.", None),
+]
+
+
+@pytest.mark.parametrize(("sentence", "removed_by"), WORDING_CASES)
+def test_never_say_and_offers(sentence: str, removed_by: str | None) -> None:
     reply = sentence + " Thanks."
-    expected = ("Thanks.", {"reply_wording_removed": 1}) if removed else (reply, {})
+    expected = ("Thanks.", {removed_by: 1}) if removed_by else (reply, {})
     assert screen_reply(reply, WORDING) == expected
 
 
@@ -217,23 +224,6 @@ def test_never_say_in_a_list_item_continued_on_the_next_line() -> None:
     # whole and the item is removed; the next item is kept.
     reply = "- It is a guaranteed\n  refund for you.\n- Thanks."
     assert screen_reply(reply, WORDING) == ("- Thanks.", {"reply_wording_removed": 1})
-
-
-@pytest.mark.parametrize(
-    ("sentence", "removed"),
-    [
-        ("Here is a discount for you.", True),
-        ("Use this VOUCHER today!", True),
-        ("A discount with free delivery.", False),
-        ("Discounts apply.", False),  # whole words
-        ("Free  Delivery and a voucher.", False),
-        ("No offers here.", False),
-    ],
-)
-def test_offers(sentence: str, removed: bool) -> None:
-    reply = sentence + " Thanks."
-    expected = ("Thanks.", {"reply_offer_removed": 1}) if removed else (reply, {})
-    assert screen_reply(reply, WORDING) == expected
 
 
 def test_never_say_checked_before_offers() -> None:

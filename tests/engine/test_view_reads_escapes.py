@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from released import every_way
+from released import cases, every_way
 
 from replyguard.engine import find
 from replyguard.engine.reply import screen_reply
@@ -225,18 +225,6 @@ PHONES = [
 ]
 
 
-@pytest.mark.parametrize(("text", "released"), REFERENCES)
-def test_an_invisible_character_or_a_line_break_however_written(text: str, released: str
-                                                                ) -> None:
-    assert _released(text) == released
-
-
-@pytest.mark.parametrize(("text", "released"), CONTEXT_CHARACTERS_WRITTEN)
-def test_a_separator_or_bracket_written_as_a_reference_or_escape(text: str, released: str
-                                                                 ) -> None:
-    assert _released(text) == released
-
-
 @pytest.mark.parametrize("text", CONTEXT_CHARACTERS_NO_VALUE)
 def test_a_separator_or_bracket_written_so_where_no_value_is(text: str) -> None:
     assert find(text) == []
@@ -277,23 +265,19 @@ def test_a_decoded_separator_maps_back_onto_its_reference() -> None:
     assert view.span(end, len(view.text)) == (text.index("6467") + 4, len(text))
 
 
-@pytest.mark.parametrize(("text", "released"), WRAPS)
-def test_a_value_wrapped_inside_itself_then_another_sentence(text: str, released: str) -> None:
-    assert _released(text) == released
+#: Each table of values as written, by what it holds: (the text, the reply as released).
+RELEASED = {
+    "an invisible character or a line break however written": REFERENCES,
+    "a separator or bracket written as a reference or escape": CONTEXT_CHARACTERS_WRITTEN,
+    "a value wrapped inside itself then another sentence": WRAPS,
+    "separators between groups": SEPARATORS,
+    "printed groupings of ibans, cpfs and ninos": IDS,
+    "phones and addresses as written": PHONES,
+}
 
 
-@pytest.mark.parametrize(("text", "released"), SEPARATORS)
-def test_separators_between_groups(text: str, released: str) -> None:
-    assert _released(text) == released
-
-
-@pytest.mark.parametrize(("text", "released"), IDS)
-def test_printed_groupings_of_ibans_cpfs_and_ninos(text: str, released: str) -> None:
-    assert _released(text) == released
-
-
-@pytest.mark.parametrize(("text", "released"), PHONES)
-def test_phones_and_addresses_as_written(text: str, released: str) -> None:
+@pytest.mark.parametrize(("text", "released"), cases(RELEASED))
+def test_each_value_is_released_masked_however_it_is_written(text: str, released: str) -> None:
     assert _released(text) == released
 
 

@@ -25,6 +25,7 @@ from replyguard.proxy.app import create_app
 from replyguard.proxy.fake_script import SHOP_SCRIPT, Reply, scripted_model
 from replyguard.proxy.fake_upstream import ScriptedUpstream
 from replyguard.proxy.ops_thread import Heartbeat
+from replyguard.proxy.server import Server
 from replyguard.proxy.sse import SSEDecoder
 from replyguard.proxy.state import BEAT, METRICS
 from replyguard.proxy.store import open_store
@@ -41,6 +42,20 @@ DONE = b"data: [DONE]\n\n"
 def user(text: str, **extra: Any) -> dict[str, Any]:
     """A chat request body with one user message."""
     return {"model": "m", "messages": [{"role": "user", "content": text}], **extra}
+
+
+def whole_completion(content: str) -> dict[str, Any]:
+    """The whole chat completion the scripted upstream answers the shop's card turn with
+    (one choice, `content`), as the client gets it."""
+    return {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
+        "system_fingerprint": "fp_fake",
+        "choices": [{
+            "index": 0, "message": {"role": "assistant", "content": content, "refusal": None},
+            "logprobs": None, "finish_reason": "stop",
+        }],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 17, "total_tokens": 26},
+    }  # fmt: skip
 
 
 def events(raw: bytes) -> list[Any]:
@@ -197,6 +212,36 @@ async def stack() -> AsyncIterator[StartUpstream]:
     yield start
     for close in reversed(closers):
         await close()
+
+
+@pytest.fixture
+async def closers() -> AsyncIterator[list[Callable[[], Awaitable[None]]]]:
+    """What a test started, each as its async close, closed after the test in reverse order."""
+    started: list[Callable[[], Awaitable[None]]] = []
+    yield started
+    for close in reversed(started):
+        await close()
+
+
+async def on_server(app: web.Application, closers: list[Callable[[], Awaitable[None]]],
+                    main: Any, admin: Any = None) -> None:
+    """Serve `app` on the server `replyguard serve` runs (proxy.server), on the bound socket
+    `main` and the admin listener's `admin` (None: none); closed with `closers`."""
+    server = Server(app)
+    await server.start(main, admin)
+    closers.append(server.close)
+
+
+async def answering_ok(closers: list[Callable[[], Awaitable[None]]], **overrides: Any
+                       ) -> web.Application:
+    """ReplyGuard's app (settings overrides with "__" for ".") in front of a scripted
+    upstream that answers "Ok." to everything; the upstream's close is added to `closers`."""
+    up = ScriptedUpstream(lambda _m: Reply(content="Ok."), created=1)
+    url = await up.start()
+    closers.append(up.close)
+    return create_app(load_settings(None, env={}, overrides={
+        "upstream.base_url": url, "log.access": False,
+        **{k.replace("__", "."): v for k, v in overrides.items()}}))
 
 
 def _async(stop: Callable[[], None]) -> Callable[[], Awaitable[None]]:

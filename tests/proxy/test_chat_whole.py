@@ -10,7 +10,7 @@ import orjson
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
-from conftest import DONE, RawUpstream, events, streamed_text, user
+from conftest import DONE, RawUpstream, events, streamed_text, user, whole_completion
 
 from replyguard.engine.request import WITHHELD_REPLY
 from replyguard.engine.rules import ReplyExactly, ReplyRules
@@ -33,15 +33,7 @@ async def test_whole_reply_screened_envelope_and_usage_kept(stack) -> None:
     s = await stack()
     status, got = await post(s, user(CARD_TURN))
     assert status == 200
-    assert got == {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
-        "system_fingerprint": "fp_fake",
-        "choices": [{
-            "index": 0, "message": {"role": "assistant", "content": CARD_REPLY, "refusal": None},
-            "logprobs": None, "finish_reason": "stop",
-        }],
-        "usage": {"prompt_tokens": 9, "completion_tokens": 17, "total_tokens": 26},
-    }  # fmt: skip
+    assert got == whole_completion(CARD_REPLY)
 
 
 async def test_whole_reply_n2_each_choice_screened(stack) -> None:

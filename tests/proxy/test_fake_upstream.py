@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable
 import aiohttp
 import orjson
 import pytest
+from conftest import whole_completion
 from openai import AsyncOpenAI, InternalServerError, RateLimitError
 
 from replyguard.proxy.fake_chat import fake_embedding
@@ -128,15 +129,7 @@ async def test_non_stream_json(aiohttp_client) -> None:
         assert resp.content_type == "application/json"
         got = await resp.json()
     text = "Your card 4111 1111 1111 1111 is on file; the card 4111 1111 1111 1112 is not."
-    assert got == {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
-        "system_fingerprint": "fp_fake",
-        "choices": [{
-            "index": 0, "message": {"role": "assistant", "content": text, "refusal": None},
-            "logprobs": None, "finish_reason": "stop",
-        }],
-        "usage": {"prompt_tokens": 9, "completion_tokens": 17, "total_tokens": 26},
-    }  # fmt: skip
+    assert got == whole_completion(text)
 
 
 async def test_non_stream_tool_call_has_null_content(aiohttp_client) -> None:

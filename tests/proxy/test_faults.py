@@ -46,45 +46,42 @@ async def post(stack: Any, body: Any, **kwargs: Any) -> tuple[int, bytes, Any]:
 
 # -- the upstream ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("stream", [False, True])
-async def test_upstream_down_is_502(stack, stream: bool) -> None:
-    url = f"http://127.0.0.1:{free_port()}/v1"
-    s = await stack(url)
-    status, raw, _ = await post(s, user("hi", stream=stream))
-    assert status == 502
-    assert orjson.loads(raw) == {"error": {
-        "message": f"the upstream at {url} refused the connection or cannot be reached",
-        "type": "upstream_error", "param": None, "code": "upstream_unreachable"}}
+#: (the upstream: None for one that is down, its reply else; settings overrides; the
+#: client's status; its error's message, `{url}` for the upstream's; its error's code)
+UPSTREAM_FAULTS = {
+    "down is 502": (None, {}, 502,
+                    "the upstream at {url} refused the connection or cannot be reached",
+                    "upstream_unreachable"),
+    "slow is 504": (Reply(content="late", delay_s=0.3), {"upstream__read_timeout_s": 0.05}, 504,
+                    "the upstream at {url} did not answer in time", "upstream_timeout"),
+    "500 is 502 without its unscreened message": (
+        Reply(status=500), {}, 502, "the upstream at {url} answered HTTP 500", "upstream_failed"),
+}
 
 
 @pytest.mark.parametrize("stream", [False, True])
-async def test_upstream_slow_is_504(stack, stream: bool) -> None:
-    s = await stack(Reply(content="late", delay_s=0.3), upstream__read_timeout_s=0.05)
-    status, raw, _ = await post(s, user("hi", stream=stream))
-    assert status == 504
-    assert orjson.loads(raw) == {"error": {
-        "message": f"the upstream at {s.upstream_url} did not answer in time",
-        "type": "upstream_error", "param": None, "code": "upstream_timeout"}}
+@pytest.mark.parametrize(("upstream", "overrides", "status", "message", "code"),
+                         UPSTREAM_FAULTS.values(), ids=UPSTREAM_FAULTS.keys())
+async def test_an_upstream_fault_is_an_upstream_error(
+        stack, stream: bool, upstream: Reply | None, overrides: dict[str, float], status: int,
+        message: str, code: str) -> None:
+    s = await stack(upstream or f"http://127.0.0.1:{free_port()}/v1", **overrides)
+    answered, raw, _ = await post(s, user("hi", stream=stream))
+    assert (answered, orjson.loads(raw)) == (status, {"error": {
+        "message": message.format(url=s.upstream_url), "type": "upstream_error", "param": None,
+        "code": code}})
 
 
 async def test_upstream_stalls_mid_stream(stack) -> None:
-    s = await stack(Reply(content="Hello there. Held back", chunk_delay_s=0.05, drop_after=None),
-                    upstream__read_timeout_s=0.03)
+    # (the read timeout leaves a loaded machine time to answer the headers and first chunk;
+    # the pause between chunks is well past it)
+    s = await stack(Reply(content="Hello there. Held back", chunk_delay_s=0.6, drop_after=None),
+                    upstream__read_timeout_s=0.25)
     status, raw, _ = await post(s, user("hi", stream=True))
     assert status == 200
     assert raw == chunk(ROLE) + error_event(
         "the upstream stream broke off (SocketTimeoutError); nothing unscreened was sent",
         "upstream_dropped") + DONE
-
-
-@pytest.mark.parametrize("stream", [False, True])
-async def test_upstream_500_is_502_without_its_unscreened_message(stack, stream: bool) -> None:
-    s = await stack(Reply(status=500))
-    status, raw, _ = await post(s, user("hi", stream=stream))
-    assert status == 502
-    assert orjson.loads(raw) == {"error": {
-        "message": f"the upstream at {s.upstream_url} answered HTTP 500",
-        "type": "upstream_error", "param": None, "code": "upstream_failed"}}
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -8,7 +8,7 @@ import asyncio
 import logging
 
 import pytest
-from conftest import RawUpstream, user
+from conftest import RawUpstream, Stack, user
 
 from replyguard.proxy.fake_script import Reply
 from replyguard.proxy.request_id import client_request_id
@@ -115,18 +115,23 @@ async def _raw_exchange(port: int, data: bytes) -> bytes:
     return got
 
 
+async def _head_then(s: Stack, then: bytes) -> tuple[bytes, bytes]:
+    """HEAD /v1/models then `then` (a GET that closes) on one kept-alive connection to the
+    proxy: the HEAD's status line and headers, and all that came after them."""
+    port = s.client.port
+    assert port is not None
+    raw = await _raw_exchange(port, b"HEAD /v1/models HTTP/1.1\r\nHost: x\r\n\r\n" + then)
+    first, _, rest = raw.partition(b"\r\n\r\n")
+    return first, rest
+
+
 async def test_head_is_forwarded_as_head_and_answered_without_a_body(stack) -> None:
     body = b'{"object":"list","data":[]}'
     up = RawUpstream([body], content_type="application/json")
-    s = await stack(up)
-    port = s.client.port
-    assert port is not None
     # HEAD then GET on one kept-alive connection: the GET's answer must be read as the second
     # response, whole, so the HEAD's carried no body.
-    raw = await _raw_exchange(port, (
-        b"HEAD /v1/models HTTP/1.1\r\nHost: x\r\n\r\n"
-        b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
-    first, _, rest = raw.partition(b"\r\n\r\n")
+    first, rest = await _head_then(
+        await stack(up), b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     assert first.startswith(b"HTTP/1.1 200 OK\r\n")
     assert rest.startswith(b"HTTP/1.1 200 OK\r\n")
     second_head, _, second_body = rest.partition(b"\r\n\r\n")
@@ -136,12 +141,8 @@ async def test_head_is_forwarded_as_head_and_answered_without_a_body(stack) -> N
 
 
 async def test_head_error_has_no_body(stack) -> None:
-    s = await stack("http://127.0.0.1:9/v1")  # nothing listens: a 502, as HEAD
-    port = s.client.port
-    assert port is not None
-    raw = await _raw_exchange(port, (
-        b"HEAD /v1/models HTTP/1.1\r\nHost: x\r\n\r\n"
-        b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
-    first, _, rest = raw.partition(b"\r\n\r\n")
+    first, rest = await _head_then(
+        await stack("http://127.0.0.1:9/v1"),  # nothing listens: a 502, as HEAD
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     assert first.startswith(b"HTTP/1.1 502 Bad Gateway\r\n")
     assert rest.startswith(b"HTTP/1.1 200 OK\r\n")

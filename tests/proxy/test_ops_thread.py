@@ -7,19 +7,15 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 import pytest
 from aiohttp import web
+from conftest import answering_ok, on_server
 
-from replyguard.config.settings import load_settings
 from replyguard.proxy import ops_thread
-from replyguard.proxy.app import create_app
-from replyguard.proxy.fake_script import Reply
-from replyguard.proxy.fake_upstream import ScriptedUpstream
-from replyguard.proxy.server import Server
 from replyguard.proxy.workers import bind
 
 
@@ -36,18 +32,13 @@ def _get(port: int, path: str) -> tuple[int, Any]:
 
 
 @pytest.fixture
-async def served() -> AsyncIterator[Callable[..., Any]]:
+def served(closers: list[Any]) -> Callable[..., Any]:
     """`await served(block) -> (main port, admin port)`: the proxy with its admin listener,
     and a route `/block` on the main port that holds the main loop while `block(admin port)`
     runs in another thread; `/block` answers what `block` returned."""
-    closers: list[Any] = []
 
     async def start(block: Callable[[int], Any]) -> tuple[int, int]:
-        up = ScriptedUpstream(lambda _m: Reply(content="Ok."), created=1)
-        url = await up.start()
-        closers.append(up.close)
-        app = create_app(load_settings(None, env={}, overrides={
-            "upstream.base_url": url, "log.access": False}))
+        app = await answering_ok(closers)
         main, admin = bind("127.0.0.1", 0, 128), bind("127.0.0.1", 0, 128)
         admin_port = admin.getsockname()[1]
 
@@ -59,14 +50,10 @@ async def served() -> AsyncIterator[Callable[..., Any]]:
             return web.json_response(out[0] if out else "no answer")
 
         app.router.add_get("/block", blocking)
-        server = Server(app)
-        await server.start(main, admin)
-        closers.append(server.close)
+        await on_server(app, closers, main, admin)
         return main.getsockname()[1], admin_port
 
-    yield start
-    for close in reversed(closers):
-        await close()
+    return start
 
 
 async def test_probes_are_answered_while_the_main_loop_is_held(served) -> None:

@@ -146,12 +146,53 @@ async def test_the_rules_file_live(proxy, store_url: str, tmp_path: Path) -> Non
     reloads = client.app[METRICS].rules_reloads
     assert reloads.labels("error")._value.get() == 1.0
     await client.post("/v1/reply-rules/versions/1/activate", headers=AUTH)  # a rollback
-    rules.write_text("never_say: [guaranteed refund]\n")  # version 2's content: nothing new
-    assert await settled(live) is False
+    assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "1")
+    rules.write_text("never_say: [guaranteed refund]\n")  # version 2's content: in force again
+    assert await settled(live) is True
+    assert await _reply(client) == ("Thanks.", "2")
+    rules.write_text("never_say: [cheap]\n")  # the file put back as it was: version 1
+    assert await settled(live) is True
     assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "1")
     resp = await client.get("/v1/reply-rules/versions", headers=AUTH)
     assert [(v["version"], v["active"], v["comment"]) for v in (await resp.json())["data"]] \
         == [(2, False, "file rules.yaml"), (1, True, "file rules.yaml")]
+
+
+async def test_a_bad_edit_names_the_rules_file(proxy, store_url: str, tmp_path: Path,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    rules = tmp_path / "shop-rules.yaml"
+    rules.write_text("never_say: [cheap]\n")
+    client = await proxy(store_url, REFUND, replies__rules=str(rules))
+    rules.write_text("never_say: [cheap\n")
+    with caplog.at_level("ERROR", logger="replyguard"):
+        assert await client.app[LIVE].reload() is False
+    failed = [orjson.loads(r.getMessage()) for r in caplog.records
+              if "rules_reload_failed" in r.getMessage()]
+    assert [e["errors"][0].split(":")[0] for e in failed] == ["shop-rules.yaml"]
+    assert [e["kept_version"] for e in failed] == [1]
+
+
+async def test_at_start_a_file_of_another_version_is_logged_and_sighup_puts_it_in_force(
+    proxy, store_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("never_say: [cheap]\n")
+    first = await proxy(store_url, REFUND, replies__rules=str(rules))
+    rules.write_text("never_say: [guaranteed refund]\n")
+    assert await settled(first.app[LIVE]) is True  # version 2 active
+    rules.write_text("never_say: [cheap]\n")  # put back while no process watches it
+    with caplog.at_level("INFO", logger="replyguard"):
+        client = await proxy(store_url, REFUND, replies__rules=str(rules))
+        assert await _reply(client) == ("Thanks.", "2")  # the fleet's active version stays
+        assert await client.app[LIVE].reload() is True  # SIGHUP: the file's rules
+        assert await _reply(client) == ("It is a guaranteed refund. Thanks.", "1")
+        assert await client.app[LIVE].reload() is False  # again: in force already
+    events = [orjson.loads(r.getMessage()) for r in caplog.records
+              if r.getMessage().startswith("{")]
+    assert [(e["event"], e.get("file_version", e.get("version"))) for e in events
+            if e["event"].startswith("rules_")] == [
+        ("rules_file_not_in_force", 1), ("rules_reloaded", 2), ("rules_version_activated", 1),
+        ("rules_reloaded", 1), ("rules_file_in_force", 1)]
 
 
 async def test_without_a_store_the_rules_file_at_start_is_no_reload(proxy,

@@ -9,45 +9,28 @@ import asyncio
 import logging
 import shutil
 import subprocess
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
 import pytest
-from conftest import user
+from conftest import answering_ok, on_server, user
 
-from replyguard.config.settings import load_settings
-from replyguard.proxy.app import create_app
-from replyguard.proxy.fake_script import Reply
-from replyguard.proxy.fake_upstream import ScriptedUpstream
-from replyguard.proxy.server import Server
 from replyguard.proxy.state import METRICS
 from replyguard.proxy.workers import bind
 
 
 @pytest.fixture
-async def served() -> AsyncIterator[Any]:
+def served(closers: list[Any]) -> Any:
     """`await served(**overrides) -> (port, app)`: the proxy on the guarded server, in front
     of a scripted upstream answering "Ok."."""
-    closers: list[Any] = []
 
     async def start(**overrides: Any) -> tuple[int, Any]:
-        up = ScriptedUpstream(lambda _m: Reply(content="Ok."), created=1)
-        url = await up.start()
-        closers.append(up.close)
-        settings = load_settings(None, env={}, overrides={
-            "upstream.base_url": url, "log.access": False,
-            **{k.replace("__", "."): v for k, v in overrides.items()}})
-        app = create_app(settings)
+        app = await answering_ok(closers, **overrides)
         sock = bind("127.0.0.1", 0, 128)
-        server = Server(app)
-        await server.start(sock, None)
-        closers.append(server.close)
+        await on_server(app, closers, sock)
         return sock.getsockname()[1], app
 
-    yield start
-    for close in reversed(closers):
-        await close()
+    return start
 
 
 async def _exchange(port: int, *parts: bytes, pause_s: float = 0.0) -> bytes:
