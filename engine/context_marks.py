@@ -120,6 +120,14 @@ def _id_key(tail: str) -> bool:
 _UNIT_AFTER = re.compile(r"[ \t]?(?:bytes?|[KMGT]i?B|ms|ns|\u00b5s|us|secs?|seconds|tokens"
                          r"|rows|records|items|chars|characters|words|lines|views|downloads)"
                          r"(?![A-Za-z])")
+#: What a unit of `_UNIT_AFTER` starts with (a space or a tab before it, or its first letter).
+_UNIT_FIRST = frozenset(" \tbKMGTmn\u00b5ustricwlvd")
+
+
+def _unit_after(text: str, end: int) -> bool:
+    """Does a unit or a count follow `text[:end]` (`_UNIT_AFTER`)? Its first character is
+    tested first: after most numbers (`.`, `,`) the pattern is not tried."""
+    return text[end:end + 1] in _UNIT_FIRST and _UNIT_AFTER.match(text, end) is not None
 
 
 def not_a_phone(text: str, start: int, end: int) -> bool:
@@ -129,7 +137,7 @@ def not_a_phone(text: str, start: int, end: int) -> bool:
     or a last group of other than four digits; `1.800.555.0143` is a phone)."""
     if text.count(".", start, end) >= 3 and _version(text[start:end]):
         return True
-    if _UNIT_AFTER.match(text, end) is not None:
+    if _unit_after(text, end):
         return True
     return marked_as_other(text, start, end)
 
@@ -174,7 +182,7 @@ def not_a_card(text: str, start: int, end: int) -> bool:
     if not text[start:end].isdigit():
         return text.find(":", start, end) != -1 and a_ratio(text, start)
     tail = text[max(0, start - LOOK_BACK):start]
-    if tail.endswith(_ID_BEFORE) or _UNIT_AFTER.match(text, end) is not None:
+    if tail.endswith(_ID_BEFORE) or _unit_after(text, end):
         return True
     tail = tail.rstrip(" \t\"'`#")
     if any(name in tail[-24:].lower() for name in CARD_NAMES):

@@ -41,7 +41,7 @@ from replyguard.engine.text import (
     spaced_by_invisible,
     visible,
 )
-from replyguard.engine.tuning import Tuning
+from replyguard.engine.tuning import NUMBER_START, Tuning
 from replyguard.engine.views import Views
 
 _MASKS = {d.id: d.mask for d in DETECTORS}
@@ -128,11 +128,14 @@ def _anchored(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.M
         return
     if len(detector.keywords) > 1:
         places.sort()
+    if tuning.word_start:
+        places = _starting_words(text, places)
     for at, end in places:
         if at < last:
             continue
-        if back is not None:
-            head = back.search(text, max(at - before, last), end)
+        if back is not None:  # (from the last space before the keyword: `start` holds none)
+            lo = max(at - before, last)
+            head = back.search(text, max(lo, text.rfind(" ", lo, at) + 1), end)
             if head is None:
                 continue
             at = head.start()
@@ -140,6 +143,18 @@ def _anchored(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.M
         if match is not None:
             last = match.end()
             yield match
+
+
+_ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _starting_words(text: str, places: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The keyword `places` where a password's name can start (`Tuning.word_start`): after no
+    ASCII letter or digit, or as a capital `P` or `S` after a small letter (`dbPassword`,
+    `userSenha`)."""
+    return [(at, end) for at, end in places
+            if text[at - 1:at] not in _ASCII_ALNUM
+            or (text[at] in "PS" and "a" <= text[at - 1] <= "z")]
 
 
 def _windows(views: Views, detector: Detector, tuning: Tuning) -> Spans | None:
@@ -177,7 +192,7 @@ def _near_runs(views: Views, detectors: list[Tuned], pending: list[Candidate],
     """
     text = views.text
     length = len(text)
-    by_digits = _runs_by_digits(views.runs(), detectors)
+    by_digits = _runs_by_digits(text, views.runs(), detectors)
     lowest = min(c[0] for c in pending) if pending else _NO_PRIORITY
     for detector, tuning in detectors:
         priority = detector.priority
@@ -190,7 +205,8 @@ def _near_runs(views: Views, detectors: list[Tuned], pending: list[Candidate],
         before, after = tuning.reach or (0, 0)
         group = detector.group
         last = 0
-        for start, end, _ in _runs_searched(text, by_digits[tuning.min_digits], tuning):
+        runs = by_digits[tuning.min_digits, tuning.number_start]
+        for start, end, _ in _runs_searched(text, runs, tuning):
             if claimed[start] and _held(claimed, text, start, end):
                 continue
             lo = start - before if start - before > last else last
@@ -209,19 +225,33 @@ _NO_PRIORITY = 1 << 30
 Run = tuple[int, int, int]
 
 
-def _runs_by_digits(runs: list[Run], detectors: list[Tuned]) -> dict[int, list[Run]]:
-    """For each of the detectors' `min_digits`, the runs (`Views.runs`) holding at least that
-    many digits, in order: each list filtered from the one of the next lower count, so that
-    the runs are walked once a count, not once a detector."""
-    by_digits: dict[int, list[Run]] = {}
+def _runs_by_digits(text: str, runs: list[Run], detectors: list[Tuned]
+                    ) -> dict[tuple[int, bool], list[Run]]:
+    """For each of the detectors' `min_digits` and `number_start`, the runs (`Views.runs`)
+    holding at least that many digits and, with `number_start`, where a number may start, in
+    order: each list filtered from the one of the next lower count, so that the runs are
+    walked once a count, not once a detector, and `NUMBER_START` is searched once a run.
+    It is searched from 3 characters before the run (a window starts at most 2 before it,
+    and the character before a start is read) to 5 after it (where a window ends at the
+    latest); a run near the text's start is kept."""
+    by_digits: dict[tuple[int, bool], list[Run]] = {}
     for least in sorted({tuning.min_digits for _, tuning in detectors}):
         runs = [run for run in runs if run[2] >= least]
-        by_digits[least] = runs
+        by_digits[least, False] = runs
+    started: list[Run] | None = None
+    search = NUMBER_START.search
+    for least in sorted({tuning.min_digits for _, tuning in detectors if tuning.number_start}):
+        if started is None:
+            started = [run for run in by_digits[least, False]
+                       if run[0] < 3 or search(text, run[0] - 3, run[1] + 5) is not None]
+        started = [run for run in started if run[2] >= least]
+        by_digits[least, True] = started
     return by_digits
 
 
 def _runs_searched(text: str, runs: list[Run], tuning: Tuning) -> list[Run]:
-    """Those of `runs` (holding the tuning's `min_digits`) that hold its `run_marks` and its
+    """Those of `runs` (holding the tuning's `min_digits`, and where a number may start with
+    its `number_start`: `_runs_by_digits`) that hold its `run_marks` and its
     `unmarked_digits` and pass its `run_filter`: where a digit-run detector is searched."""
     if tuning.unmarked_digits is not None:
         mark, least = tuning.unmarked_digits

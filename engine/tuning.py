@@ -21,8 +21,9 @@ class Tuning:
 
     With `reach=(before, after)`, only from `before` characters before to `after` characters
     after each keyword occurrence or each `gate` match; with `reach=(0, after)`, only at each
-    keyword occurrence (every match starts at one); with `start`, only where `start`, searched
-    from `before` characters back, reaches the end of a keyword occurrence; with `min_digits`,
+    keyword occurrence (every match starts at one); with `start` (whose matches hold no space),
+    only where `start`, searched from `before` characters back (from the last space in them),
+    reaches the end of a keyword occurrence; with `min_digits`,
     only around runs of digits and separators (` .()/+-_,:|\\~'`) holding at least that many digits
     (and `run_marks`, `unmarked_digits`) and passing `run_filter` (from the run's start less
     `before` to its end plus `after`; every match must be a stretch of those characters
@@ -44,6 +45,14 @@ class Tuning:
     #: `count` digits at least (more than `min_digits`, the least for a run holding it).
     unmarked_digits: tuple[str, int] | None = None
     start: re.Pattern[str] | None = None
+    #: With `reach=(0, after)`: every match starts a word or a camelCase word's part, as a
+    #: password's name does (`_PASSWORD_NAME`: `password`, `dbPassword`), so a keyword
+    #: occurrence after an ASCII letter or digit (`shopping`'s `pin`) is passed over unless
+    #: it is a capital `P` or `S` after a small letter (`engine.find._starting_words`).
+    word_start: bool = False
+    #: With `min_digits`: every match starts as a number does (`NUMBER_START`), so a run where
+    #: no number can start is not searched (the tail of a UUID, `…-a716-446655440000`).
+    number_start: bool = False
 
 
 UNTUNED = Tuning()
@@ -64,19 +73,28 @@ _DOTTED_QUAD = (".", 3)
 #: characters past its end (its look-aheads read at most 4 past a run: `,12/`).
 _NEAR_RUN = (0, 5)
 
+#: Where every match of a number detector (a card's, an SSN's, a CPF's, a phone's) may start,
+#: found at the character before it: a `+` or `(` after no word character, or a digit after
+#: none, not after a digit and a space, dot or hyphen (`4111-1111`) but after eleven digits
+#: and one of those or after a digit and a space or tab (the second of two cards, a CPF's
+#: check digits). Each detector's own start (`engine.detectors`: `_START_NUM`, `_START_CARD`,
+#: `_START_SSN`, `_START_CPF`) is one of these: where this finds nothing, none of them
+#: matches (`engine.find._number_starts`).
+NUMBER_START = re.compile(r"\W(?=[+(]|\d(?:(?<!\d[ .-]\d)|(?<=\d{11}[ .-]\d)|(?<=\d[ \t]\d)))")
+
 #: The built-in detectors' tunings, by detector id.
 TUNING: Mapping[str, Tuning] = MappingProxyType({
     "api_key": Tuning(reach=(11, 1100)),
     "aws_access_key": Tuning(reach=(0, 20)),
     # (A qualifier, `password (temporary)`, between the name and its value: 1200.)
-    "password_assignment": Tuning(reach=(0, 1200)),
+    "password_assignment": Tuning(reach=(0, 1200), word_start=True),
     "secret_assignment": Tuning(reach=(0, 1200)),
     # (A `Cookie` header's pairs: up to 64 of them.)
     "cookie_value": Tuning(reach=(0, 8400)),
     "password_label": Tuning(reach=(0, 1200)),
-    "password_quoted": Tuning(reach=(0, 1200)),
-    "password_argument": Tuning(reach=(0, 1200)),
-    "password_list": Tuning(reach=(0, 4200)),
+    "password_quoted": Tuning(reach=(0, 1200), word_start=True),
+    "password_argument": Tuning(reach=(0, 1200), word_start=True),
+    "password_list": Tuning(reach=(0, 4200), word_start=True),
     # (A heading up to 96 characters before its keyword, the value on a line below.)
     "password_layout": Tuning(reach=(96, 400)),
     # (The header's keyword; its column's cells in the lines below.)
@@ -97,15 +115,17 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     # (Its keywords, a space beside `@` or a spaced dot, are rare: the windows around them
     # are read whole.)
     "email_spaced": Tuning(reach=(200, 400)),
-    "credit_card": Tuning(min_digits=13, reach=_NEAR_RUN),
-    "card_in_other_groups": Tuning(min_digits=13, run_filter=many_groups, reach=_NEAR_RUN),
+    "credit_card": Tuning(min_digits=13, reach=_NEAR_RUN, number_start=True),
+    "card_in_other_groups": Tuning(min_digits=13, run_filter=many_groups, reach=_NEAR_RUN,
+                                   number_start=True),
     "card_in_quoted_strings": Tuning(reach=(10, 400)),
     "iban": Tuning(reach=(0, 72)),
-    "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN),
+    "us_ssn": Tuning(min_digits=9, reach=_NEAR_RUN, number_start=True),
     "uk_nino": Tuning(reach=(0, 12)),
-    "br_cpf": Tuning(min_digits=11, reach=_NEAR_RUN),
+    "br_cpf": Tuning(min_digits=11, reach=_NEAR_RUN, number_start=True),
     # (Its validator's numbers: 8 digits at least after a `+`, 10 written nationally.)
-    "phone_number": Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3)),
+    "phone_number": Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3),
+                           number_start=True),
     "phone_carrier_code": Tuning(reach=(1, 40)),
     "ipv4_address": Tuning(min_digits=4, run_marks=_DOTTED_QUAD, reach=_NEAR_RUN),
     "ipv4_in_other_bases": Tuning(reach=(16, 24)),

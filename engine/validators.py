@@ -16,7 +16,6 @@ from functools import cache
 
 import orjson
 from stdnum import iban as _iban
-from stdnum import luhn
 from stdnum.br import cpf as _cpf
 from stdnum.exceptions import ValidationError
 from stdnum.gb import nhs as _nhs
@@ -58,14 +57,16 @@ def card(value: str) -> bool:
     """13 to 19 digits whose Luhn checksum holds (ISO/IEC 7812) and that start as an issuer's
     cards of that length do (`CARD_PREFIXES`); all-zero runs are not cards.
 
-    python-stdnum's `luhn.checksum` decides (on the digits already cleaned to ASCII, so its
-    per-character Unicode clean-up is skipped); a quick Luhn sum first refuses the
-    candidates that fail it (most: an IBAN's account digits, order numbers) for ~1/8 of
-    stdnum's cost. It cannot accept anything."""
+    The Luhn sum is computed on the ASCII digits in two slices and a translation
+    (`_luhn_sum_holds`), what python-stdnum's `luhn.checksum(number) == 0` says, for ~1/8 of
+    its cost (tests/engine/test_validators.py checks the two agree). A value too short to
+    hold 13 digits besides its spaces (a candidate cut short at a group, `engine.find`) is
+    refused before its digits are read."""
+    if len(value) - value.count(" ") < 13:
+        return False
     number = digits(value)
     return (13 <= len(number) <= 19 and number.strip("0") != "" and _issued(number)
-            and _luhn_sum_holds(number)
-            and luhn.checksum(number) == 0)  # stdnum's Luhn; `number` is clean ASCII digits
+            and _luhn_sum_holds(number))
 
 
 #: Maestro's ranges (50, 56-69; 6 is in every length's list): 12 to 19 digits.
@@ -135,20 +136,46 @@ def _issued(number: str) -> bool:
 #: What stands between an IBAN's groups as printed: a space, a hyphen, and each separator
 #: of `engine.detectors.GROUP_PUNCTUATION` (`GB82|WEST|1234|…`, `GB82~WEST~…`).
 _IBAN_SEPARATORS = dict.fromkeys(map(ord, " -./_,:|\\~'"))
-_IBAN_DIGITS = {ord(c): str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+
+
+#: `_IBAN_SEPARATORS` as bytes, for an ASCII value.
+_IBAN_SEPARATOR_BYTES = bytes(_IBAN_SEPARATORS)
+#: An IBAN's letters as two digits (`A` is 10, `Z` 35, ISO 13616), written as two bytewise
+#: translations: the first digit (a digit as itself) and the second (a digit as `x`, dropped).
+_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_FIRST_DIGIT = bytes.maketrans(_LETTERS, bytes(str(10 + i)[0].encode()[0] for i in range(26)))
+_SECOND_DIGIT = bytes.maketrans(_LETTERS + b"0123456789",
+                                bytes(str(10 + i)[1].encode()[0] for i in range(26)) + b"x" * 10)
 
 
 def iban(value: str) -> bool:
     """An IBAN of its country's length whose mod-97 check digits hold (ISO 13616).
 
     python-stdnum decides; a quick ISO 7064 mod 97-10 test on Python ints first refuses the
-    many candidates that fail it for ~1/40 of stdnum's cost (it cannot accept anything)."""
-    compact = value.translate(_IBAN_SEPARATORS).upper()
+    many candidates that fail it for ~1/40 of stdnum's cost (it cannot accept anything). An
+    ASCII value is compacted bytewise (a translation with bytes to delete, ~1/3 of
+    `str.translate`'s cost)."""
+    if value.isascii():
+        compact = value.encode().translate(None, _IBAN_SEPARATOR_BYTES).upper().decode()
+    else:
+        compact = value.translate(_IBAN_SEPARATORS).upper()
     if not 15 <= len(compact) <= 34 or not compact.isalnum() or not compact.isascii():
         return False
-    if int((compact[4:] + compact[:4]).translate(_IBAN_DIGITS)) % 97 != 1:
+    if _mod_97(compact[4:] + compact[:4]) != 1:
         return False
     return _stdnum_iban_is_valid(compact)
+
+
+def _mod_97(number: str) -> int:
+    """ISO 7064's mod 97 of `number` (ASCII capitals and digits), each letter read as two
+    digits (`A` 10 to `Z` 35): the two digits of each character are written by two bytewise
+    translations into alternate bytes, a digit's second one dropped (a third of the cost of
+    `str.translate` with a table of strings)."""
+    raw = number.encode()
+    pairs = bytearray(2 * len(raw))
+    pairs[::2] = raw.translate(_FIRST_DIGIT)
+    pairs[1::2] = raw.translate(_SECOND_DIGIT)
+    return int(pairs.translate(None, b"x")) % 97
 
 
 #: python-stdnum's IBAN registry (SWIFT's), by country code: each entry's name and BBAN
@@ -187,10 +214,20 @@ def _bban_pattern(structure: str) -> re.Pattern[str]:
     return _iban._struct_to_re(structure)
 
 
+#: Numbers the SSA published as never valid (python-stdnum's `us.ssn` blacklist), as digits.
+_SSN_INVALID = frozenset(number.replace("-", "") for number in _ssn._ssn_blacklist)
+
+
 def us_ssn(value: str) -> bool:
-    """A structurally valid US SSN: area not 000, 666 or 900-999, group not 00, serial not
-    0000, and not one of the SSA's published invalid numbers (python-stdnum)."""
-    return bool(_ssn.is_valid(digits(value)))
+    """A structurally valid US SSN: nine digits, area not 000, 666 or 900-999, group not 00,
+    serial not 0000, and not one of the SSA's published invalid numbers: python-stdnum's
+    `us.ssn.is_valid` on the digits, its rules read on a string of ASCII digits (its
+    clean-up and pattern are ~10x the cost; tests/engine/test_validators.py checks the two
+    agree)."""
+    number = digits(value)
+    return (len(number) == 9 and number.isascii() and number[:3] not in ("000", "666")
+            and number[0] != "9" and number[3:5] != "00" and number[5:] != "0000"
+            and number not in _SSN_INVALID)
 
 
 def br_cpf(value: str) -> bool:
@@ -227,6 +264,11 @@ _DATE = re.compile(
 _CPF_SHAPE = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
 
 
+def _separated_twice(value: str) -> bool:
+    """Does `value` hold two of `-./` (every match of `_DATE` and of `_CPF_SHAPE` does)?"""
+    return value.count("-") + value.count(".") + value.count("/") >= 2
+
+
 def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     """A phone number valid in its numbering plan (ITU-T E.164, Google's libphonenumber
     metadata: `engine.phone_numbers`): written with `+` and 8 to 15 digits, valid for the
@@ -248,7 +290,7 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
         least, most = (10, 18) if number.startswith("0") else (10, 11)
     if not least <= len(number) <= most:  # (first: most candidates, dates too, end here)
         return False
-    if _DATE.search(value) or _CPF_SHAPE.fullmatch(value):
+    if _separated_twice(value) and (_DATE.search(value) or _CPF_SHAPE.fullmatch(value)):
         return False
     if len(number) <= 15 and phone_numbers.phone(value, number, regions):
         return True

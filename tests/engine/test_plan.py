@@ -76,12 +76,12 @@ def test_a_shape_keyword_without_a_digit_is_refused() -> None:
 
 @pytest.mark.parametrize(("detector", "tuning"), [
     (IBAN, Tuning(reach=(0, 72))),
-    (PHONE, Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3))),
+    (PHONE, Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3), number_start=True)),
     # another validator (phone numbers read in other regions): the same regex, the same search
     (replace(PHONE, validate=partial(validators.phone, regions=("BR",))),
-     Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3))),
+     Tuning(min_digits=8, unmarked_digits=("+", 10), reach=(2, 3), number_start=True)),
     # a validator of one's own: every run its regex may match in
-    (replace(PHONE, validate=bool), Tuning(min_digits=8, reach=(2, 3))),
+    (replace(PHONE, validate=bool), Tuning(min_digits=8, reach=(2, 3), number_start=True)),
     (replace(IBAN, id="my_iban"), UNTUNED),  # an id the table does not hold
     (replace(IBAN, regex=re.compile(IBAN.regex.pattern + "(?!x)")), UNTUNED),  # another regex
     (replace(IBAN, keywords=("AA00",)), UNTUNED),  # other keywords
