@@ -21,8 +21,9 @@ from replyguard.engine.actions import (
 from replyguard.engine.arguments import screen_arguments, screen_arguments_value
 from replyguard.engine.check_reply import DETECTOR_REASONS, MAX_FINDINGS, ReplyFinding, check_reply
 from replyguard.engine.context import Passage, ToolCall, TurnContext, read_context
+from replyguard.engine.detector import Detector
 from replyguard.engine.detector_sets import PHONE_REGIONS_BY_LANGUAGE, detectors_for
-from replyguard.engine.detectors import DETECTORS, Detector
+from replyguard.engine.detectors import DETECTORS
 from replyguard.engine.facts import (
     FACTS_CONFLICT,
     FACTS_OUT_OF_RANGE,

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from replyguard.engine.detectors import DETECTORS, Detector
+from replyguard.engine.detector import Detector
+from replyguard.engine.detectors import DETECTORS
 from replyguard.engine.find import find
 from replyguard.engine.internals import REPLY_RULES, ReplyRule
 from replyguard.engine.text import fold

@@ -11,7 +11,8 @@ from functools import cache, partial
 from types import MappingProxyType
 
 from replyguard.engine import validators
-from replyguard.engine.detectors import DETECTORS, Detector
+from replyguard.engine.detector import Detector
+from replyguard.engine.detectors import DETECTORS
 from replyguard.engine.phone_numbers import DEFAULT_PHONE_REGIONS, PHONE_REGIONS
 from replyguard.engine.plan import DetectorSet
 

@@ -29,11 +29,13 @@ from operator import attrgetter
 
 from replyguard.engine.canon import Canonical, canonical
 from replyguard.engine.context_marks import Refusing
-from replyguard.engine.detectors import DETECTORS, Detector, Finder, KeywordsIn, value_end
+from replyguard.engine.detector import Detector, Finder, KeywordsIn
+from replyguard.engine.detectors import DETECTORS
 from replyguard.engine.layout import html_table, needs_lines, open_layout
 from replyguard.engine.lists import listed_unnamed
 from replyguard.engine.plain import plain
 from replyguard.engine.plan import Plan, Tuned
+from replyguard.engine.secret_shapes import value_end
 from replyguard.engine.text import (
     has_invisible,
     invisible_as_spaces,
@@ -298,7 +300,7 @@ def _last_separator(text: str, start: int, end: int) -> int:
 def _confirmed(text: str, detector: Detector, match: re.Match[str]) -> tuple[int, int] | None:
     """The span of the value `match` holds once `detector.validate` confirms it, else None.
     A value its pattern read only the start of (group `cut`: a password longer than
-    `detectors.VALUE_READ`) is read on to its end (`detectors.value_end`)."""
+    `secret_shapes.VALUE_READ`) is read on to its end (`secret_shapes.value_end`)."""
     start, end = match.span(detector.group)
     if "cut" in match.re.groupindex and match.start("cut") != -1:
         end = value_end(text, match, end)

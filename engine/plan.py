@@ -16,7 +16,7 @@ try:  # Vectorscan/Hyperscan (BSD-3), optional: where its wheel is missing, `in`
 except ImportError:  # pragma: no cover - the wheel exists for Linux x86_64, where tests run
     hyperscan = None  # type: ignore[assignment]
 
-from replyguard.engine.detectors import Detector, KeywordsIn
+from replyguard.engine.detector import Detector, KeywordsIn
 from replyguard.engine.tuning import Tuning, tuning_of
 from replyguard.engine.views import Views
 

@@ -22,9 +22,10 @@ from typing import NamedTuple
 
 from replyguard.engine.actions import ActionCheck
 from replyguard.engine.context import TurnContext, compact
-from replyguard.engine.detectors import DETECTORS, KEY_BEGIN, KEY_BODY, KEY_BODY_START, KEY_END
+from replyguard.engine.detectors import DETECTORS
 from replyguard.engine.find import Finding, apply_masks, find
 from replyguard.engine.internals import internal_spans
+from replyguard.engine.key_block import KEY_BEGIN, KEY_BODY, KEY_BODY_START, KEY_END
 from replyguard.engine.layout import open_layout, row_spans
 from replyguard.engine.lists import READ_BACK
 from replyguard.engine.rules import Action, CompiledRules

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
+from replyguard.engine.detector import Detector
 from replyguard.engine.detector_sets import PHONE_REGIONS_BY_LANGUAGE, detectors_for, phone_regions
-from replyguard.engine.detectors import Detector
 from replyguard.engine.text import PhrasePattern, phrase_pattern, wording, wording_spans
 
 Action = Literal["redact", "withhold", "allow"]

@@ -12,7 +12,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
 
-from replyguard.engine.detectors import DETECTORS, EMAIL_START, Detector
+from replyguard.engine.address_shapes import EMAIL_START
+from replyguard.engine.detector import Detector
+from replyguard.engine.detectors import DETECTORS
 
 
 @dataclass(frozen=True, slots=True)

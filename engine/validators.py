@@ -134,7 +134,7 @@ def _issued(number: str) -> bool:
 
 #: What stands between an IBAN's groups (`engine.detectors`), dropped before its check.
 #: What stands between an IBAN's groups as printed: a space, a hyphen, and each separator
-#: of `engine.detectors.GROUP_PUNCTUATION` (`GB82|WEST|1234|…`, `GB82~WEST~…`).
+#: of `engine.number_shapes.GROUP_PUNCTUATION` (`GB82|WEST|1234|…`, `GB82~WEST~…`).
 _IBAN_SEPARATORS = dict.fromkeys(map(ord, " -./_,:|\\~'"))
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from replyguard.engine.detectors import KeywordsIn
+from replyguard.engine.detector import KeywordsIn
 
-# Digits and the separators numbers are written with (`detectors.GROUP_PUNCTUATION` among
+# Digits and the separators numbers are written with (`number_shapes.GROUP_PUNCTUATION` among
 # them) -> "0", space -> "1", anything else -> "_".
 _RUN_TABLE = bytes(
     48 if chr(b) in "0123456789.()/+-_,;:|\\~'" else 49 if b == 32 else 95 for b in range(256)

@@ -1,0 +1,561 @@
+"""The detectors of secrets: private key blocks, JWTs, vendor API keys, AWS access keys,
+passwords in every syntax and layout, a URL's password (one declaration each)."""
+
+
+
+from __future__ import annotations
+
+import re
+
+from replyguard.engine import masks, validators
+from replyguard.engine.context_marks import (
+    Refusing,
+    a_ticket_pass,
+    no_password_named_before,
+)
+from replyguard.engine.detector import Detector
+from replyguard.engine.key_block import KEY_BLOCK, KEY_BODY, KEY_END, KEY_TAIL
+from replyguard.engine.layout import Columns
+from replyguard.engine.secret_shapes import (
+    ASSIGNED,
+    ATTRIBUTES,
+    BLOCK_SCALAR,
+    IN_LIST,
+    KIND,
+    LAYOUT,
+    LAYOUT_KEYWORDS,
+    LAYOUT_WIDE_KEYWORDS,
+    OPERATOR,
+    PASSWORD_KEYWORDS,
+    PASSWORD_NAME,
+    RUNS_ON,
+    RUNS_ON_QUOTED,
+    SET_TO,
+    VALUE,
+    VALUE_READ,
+    key_at,
+    quoted_or,
+)
+
+SECRET_DETECTORS: tuple[Detector, ...] = (
+    Detector(
+        id="private_key",
+        category="private_key",
+        regex=re.compile(
+            KEY_BLOCK + "|" + KEY_TAIL
+        ),
+        keywords=("private key", "private_key"),
+        keywords_in="lower",
+        validate=None,
+        mask=masks.private_key,
+        priority=0,
+        rest=re.compile(KEY_BODY + "*(?:" + KEY_END + ")?"),
+        examples=(
+            "-----BEGIN RSA PRIVATE KEY-----\n"
+            "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4\n"
+            "-----END RSA PRIVATE KEY-----",
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"
+            "lQOYBF0Tj0sBCADIxTk7bZKq5m3kO1VZ9x\n=Zx9Q\n-----END PGP PRIVATE KEY BLOCK-----",
+            "-----BEGIN RSA PRIVATE KEY-----\n> MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy\n"
+            "> 1tPf9Cnzj4p4\n> -----END RSA PRIVATE KEY-----",
+        ),
+        counterexamples=("-----BEGIN PUBLIC KEY-----\nMFwwDQYJKoZIhvcNAQEBBQADSwAwSAJBAKj34Gkx\n",
+                         "the private key is kept in the vault",
+                         "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF0Tj0sBCADIxTk7bZKq\n",
+                         "Keep your PRIVATE KEY safe."),
+    ),
+    Detector(
+        id="jwt",
+        category="jwt",
+        # Header, payload and signature (RFC 7519); a token cut short by the end of the text
+        # read, after its payload has started, is a token too (its rest: `rest`).
+        regex=re.compile(
+            r"e(?<![\w-]e)yJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}+(?:\.[A-Za-z0-9_-]*+|\Z)"
+            r"(?![\w-])"
+        ),
+        keywords=("eyJ",),
+        validate=validators.jwt,
+        mask=masks.jwt,
+        priority=1,
+        rest=re.compile(r"[A-Za-z0-9_.-]*+"),
+        examples=(
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+            "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        ),
+        counterexamples=("eyJub3Rqc29u.eyJub3Rqc29u.abc", "keyJoin.eyJ.x"),
+    ),
+    Detector(
+        id="api_key",
+        category="api_key",
+        regex=re.compile(
+            "(?:" + key_at("s") + r"k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,1024}"
+            "|" + key_at("[sr]") + r"k_(?:live|test)_[A-Za-z0-9]{16,1024}"
+            "|" + key_at("p") + r"k_live_[A-Za-z0-9]{16,1024}"
+            "|" + key_at("g") + r"h[pousr]_[A-Za-z0-9]{36,1024}"
+            "|" + key_at("g") + r"ithub_pat_[A-Za-z0-9_]{22,1024}"
+            "|" + key_at("g") + r"lpat-[A-Za-z0-9_-]{20,64}"
+            "|" + key_at("x") + r"ox[abprs]-[A-Za-z0-9-]{10,200}"
+            "|" + key_at("A") + r"Iza[0-9A-Za-z_-]{35}|" + key_at("h") + r"f_[A-Za-z0-9]{30,64}"
+            "|" + key_at("n") + r"pm_[A-Za-z0-9]{36}"
+            "|" + key_at("w") + r"hsec_[A-Za-z0-9+/]{24,1024}={0,2}"
+            "|" + key_at("h") + r"ooks\.slack\.com/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}"
+            r"/[A-Za-z0-9]{24}"
+            "|" + key_at("S") + r"G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9])"
+        ),
+        # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ whsec_ (one fast scan for
+        # all); a Slack webhook's URL (its path is the secret) is read from its host.
+        keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG.", "hooks.slack.com/services/"),
+        validate=validators.api_key,
+        mask=masks.api_key,
+        priority=2,
+        examples=(
+            "sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD",
+            "sk_live_51H8abcDEFghiJKLmnopQRst",
+            "ghp_1234567890abcdefghijABCDEFGHIJ123456",
+            "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+            "xoxb-1234567890-abcdefghij",
+            "ghp_A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5F6g7H8",
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            "hooks.slack.com/services/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",
+        ),
+        counterexamples=("sk-short", "the task-list", "ghp_tooshort", "risk-free options",
+                         "help.example.com/how-to-mask-your-personal-data-safely",
+                         "the desk-top-printer-setup-guide-for-windows page",
+                         "the-best-sk-Learn2024-course", "ghp_1234567890abcdefghijABCDEFGHIJ12345",
+                         "whsec_short", "https://hooks.slack.com/services/",
+                         "hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/short"),
+    ),
+    Detector(
+        id="aws_access_key",
+        category="aws_access_key",
+        regex=re.compile(r"(?:AKIA|ASIA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        keywords=("AKIA", "ASIA"),
+        validate=validators.aws_access_key,
+        mask=masks.aws_access_key,
+        priority=3,
+        examples=("AKIAIOSFODNN7EXAMPLE", "ASIAY34FZKBOKMUTVV7A"),
+        counterexamples=("AKIAIOSFODNN7EXAMPLEX", "XAKIAIOSFODNN7EXAMPLE", "AKIA is a prefix",
+                         "AKIAXXXXXXXXXXXXXXXX", "ASIA0000000000000000"),
+    ),
+    Detector(
+        id="password_quoted",
+        category="password",
+        # A password's name assigned a quoted string (`{"password": "sunshine"}`,
+        # `password = "correct horse battery staple"`, escapes read: `"Qz7x\\"K2mP9w"`), or an
+        # environment variable naming one (`DB_PASSWORD=sunshine`, no suffix after the name:
+        # `PASSWORD_MIN_LENGTH=12` names a setting): the syntax says a password is given, so
+        # any value is one but an obvious non-secret (`validators.assigned_password`), nor
+        # another name and its operator (`"password": "password": "..."`).
+        regex=Refusing(re.compile(
+            r"(?:(?-i:P(?<![A-Za-z0-9]P)ASS(?:WORD|WD)?|P(?<![A-Za-z0-9]P)WD)\d?=(?=[^\s\"'`])"
+            r"(?P<env>)|" + PASSWORD_NAME + r"s?\d?(?:[\"'`]?\]?)[ \t]{0,8}" + OPERATOR
+            + r"[ \t]{0,8}(?![\"']" + ASSIGNED + "))"
+            + quoted_or("env", r"[^\s\"'`]{0,1023}[^\s\"'`.,;:)]",
+                         f"[^\\s\"'`]{{{VALUE_READ}}}(?=[^\\s\"'`])")
+        ), a_ticket_pass),
+        keywords=PASSWORD_KEYWORDS,
+        keywords_in="lower",
+        validate=validators.assigned_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        rest=RUNS_ON_QUOTED,
+        examples=("sunshine", "correct horse battery staple", "Qz7x\\\"K2mP9w"),
+        counterexamples=('{"password": ""}', '{"password": "****"}', "password = '<your password>'",
+                         'password: "${DB_PASSWORD}"', '"password": "Password"',
+                         "PASSWORD_MIN_LENGTH=12", "DB_PASSWORD=$DB_PASSWORD",
+                         "'password' => 'required|min:8'", '"password": null',
+                         '"password": "at least 12 characters"'),
+    ),
+    Detector(
+        id="password_assignment",
+        category="password",
+        # The name, in any case and after any non-alphanumeric character or inside a
+        # camelCase name (`dbPassword`), with an optional `_`/`.`/`-` suffix
+        # (`password_hash`, `PASSWORD_DB`), a qualifier (`password for bob`,
+        # `password (temporary)`) and a closing quote or bracket (`$config['password']`);
+        # the operator (`OPERATOR`: `:` `=` `:=` `=>` `==`, an arrow, a dash); the value
+        # (`VALUE`; never a name and its operator again: `ASSIGNED`), or the first string of
+        # a list or of an object (`{"password": ["..."]}`, `{"password": {"value": "..."}}`).
+        # `pass` after a word naming a ticket (`Season pass:`) names no password.
+        regex=Refusing(re.compile(
+            ASSIGNED + r"[ \t]{0,8}" + BLOCK_SCALAR + IN_LIST + "(?!" + ASSIGNED + ")"
+            + VALUE
+        ), a_ticket_pass),
+        keywords=PASSWORD_KEYWORDS,
+        keywords_in="lower",
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        rest=RUNS_ON,
+        examples=("hunter2Secret!", "S3cr3t-value"),
+        counterexamples=("password: reset it from the link", "your password is safe",
+                         "passport: see the counter", "compass: north", "dbpassword=S3cret!x",
+                         "pass-through: enabled", "password == null",
+                         "senha: nova", "password: Reset.", "password: ********",
+                         "password: [REDACTED]", "password: https://shop.example.com/reset",
+                         "pass_rate: 0.95", "PWD=/home/alice/project",
+                         "password=${DB_PASSWORD}", "password: YOUR_PASSWORD",
+                         "password = os.environ['DB_PASSWORD']", "DB_PASS=process.env.DB_PASS",
+                         "const password = req.body.password;",
+                         "if password == confirmPassword:", "password = input('Password: ')",
+                         "password: null", "ALTER ROLE bob WITH PASSWORD NULL;",
+                         "password: (hidden)", "password = db_password",
+                         "Password: (none)", "password: (see above)", "password: <your-password>",
+                         "    password: Optional[str] = None", "    password: SecretStr",
+                         "password: Mapped[str] = mapped_column(String(128))",
+                         "  password: string;", "password for the account: see the link",
+                         "password: {{password}}",
+                         "Season pass: Gold2025", "boarding pass = Zone4B",
+                         'password: <code class="pw">'),
+    ),
+    Detector(
+        id="password_argument",
+        category="password",
+        # A password's name as a quoted key, then its value: the next argument of a call
+        # (`define('DB_PASSWORD', '...')`, `setProperty("password", "...")`, `map.put(...)`,
+        # `os.getenv("DB_PASSWORD", "...")`), an element's `value` attribute
+        # (`<property name="password" value="..."/>`) or its text (`<param
+        # name="password">...</param>`), other attributes between them (`<input
+        # type="password" id="pw" value="...">`); or a call named so with a quoted argument
+        # (SQL's `PASSWORD('...')`, `check_password("...")`); or a label naming a password
+        # before an input's `value` (`<label>Password</label><input value="...">`: the view
+        # reads the label's tags as spaces).
+        regex=re.compile(
+            PASSWORD_NAME + r"\d?(?:[\"'](?:[ \t]*,[ \t]*|" + ATTRIBUTES + "value[ \t]*=[ \t]*"
+            r"|(?P<el>>))|[ \t]*\([ \t]*(?=[\"'])"
+            r"|[ \t]{0,4}:?[ \t\n]{0,8}<(?i:input)(?=[ \t\n])" + ATTRIBUTES
+            + r"(?i:value)[ \t]*=[ \t]*(?=[\"']))"
+            + quoted_or("el", r"[^<>\s\"'`]{1,128}(?=</)")
+        ),
+        keywords=PASSWORD_KEYWORDS,
+        keywords_in="lower",
+        validate=validators.assigned_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        rest=RUNS_ON_QUOTED,
+        examples=("sunshine", "Qz7xK2mP9w"),
+        counterexamples=('input("Password: ")', 't("password", "Password")',
+                         'os.getenv("DB_PASSWORD", "")', '<label for="password">Password</label>',
+                         'prompt_password("Enter your password")'),
+    ),
+    Detector(
+        id="password_list",
+        category="password",
+        # Passwords listed after a plural name (`passwords: Qz7xK2mP9w, Xy9pL3kQ2z`): the
+        # list, each item a password's value (`validators.password_list`).
+        regex=re.compile(
+            r"p(?<![A-Za-z0-9]p)(?i:asswords|asscodes|ins)[ \t]{0,8}[:=][ \t]{0,8}"
+            r"(?P<value>[^\s,;\"'`]{0,127}[^\s,;\"'`.:)](?:,[ \t]{0,4}"
+            r"[^\s,;\"'`]{0,127}[^\s,;\"'`.:)]){0,31})"
+        ),
+        keywords=("pass", "pin"),
+        keywords_in="lower",
+        validate=validators.password_list,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w, Xy9pL3kQ2z", "Qz7xK2mP9w"),
+        counterexamples=("Passwords: at least 12 characters", "passwords: none, yet"),
+    ),
+    Detector(
+        id="secret_assignment",
+        category="password",
+        # A secret, a token or an API key assigned to its name (`secret:`, `client_secret=`,
+        # `SECRET_KEY=`, `AWS_SECRET_ACCESS_KEY=`, `access_token:`, `api_key=`), a private,
+        # signing or encryption key's (`private_key:`, `signing_key=`, `encryptionKey=`; a
+        # key block after it is `private_key`'s) or a session's (`session_id=`,
+        # `SESSION_TOKEN=`): the name as a word of its own or after `_`/`-`/`.` (not
+        # `max_tokens`, `token_count`; `the private key: …` in words names none), the value
+        # as a password's.
+        regex=re.compile(
+            r"(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key"
+            r"|(?:p(?<![A-Za-z0-9]p)rivate|s(?<![A-Za-z0-9]s)igning"
+            r"|e(?<![A-Za-z0-9]e)ncryption)[_.-]?key|s(?<![A-Za-z0-9]s)ession[_.-]?(?:id|key|token))"
+            r"(?i:[_.-](?:access|key|token|value)){0,2}(?:[\"'`]?\]?)[ \t]{0,8}"
+            + OPERATOR + r"[ \t]{0,8}" + VALUE
+        ),
+        keywords=("secret", "token", "api", "private", "signing", "encryption", "session"),
+        keywords_in="lower",
+        validate=validators.secret,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        rest=RUNS_ON,
+        examples=("Qz7xK2mP9w", "hunter2Secret!", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        counterexamples=("max_tokens: 1024", "token_count: 4096", "secret: true",
+                         "the private key: stored in the vault", "session_id: 42",
+                         "session: Q3-2024 planning", "privateKeyPath: /etc/ssl/key.pem",
+                         "the secret: be kind", "tokens: 1200", "api_key=${API_KEY}",
+                         "token: <your-token>", "secretary: Ann", "SECRET_KEY=os.environ['K']",
+                         "max token: 4096", "token: 128,000", "secret: 42"),
+    ),
+    Detector(
+        id="bearer_token",
+        category="password",
+        # A bearer token (RFC 6750's b64token) after the word `Bearer`, as an HTTP
+        # `Authorization` header gives it (`Authorization: Bearer …`, curl's `-H`, a headers
+        # map in code or JSON): 16 or more of its characters, a digit among them, looking
+        # like a secret.
+        regex=re.compile(r"(?i:b(?<![A-Za-z0-9]b)earer)[ \t]+"
+                         r"(?P<value>(?=[A-Za-z\-._~+/]*[0-9])(?:[A-Za-z0-9\-._~+/]{1024}"
+                         r"(?=[A-Za-z0-9\-._~+/=])(?P<cut>)|[A-Za-z0-9\-._~+/]{16,1024}=*"
+                         r"(?![A-Za-z0-9\-._~+/=])))"),
+        keywords=("bearer",),
+        keywords_in="lower",
+        validate=validators.secret,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        rest=RUNS_ON,
+        examples=("4fJk29Pz8XvTn7QmW2bLs9Hd3RtYu6Vc", "ya29.a0AfH6SMBx-Kq3_Lz9P~7w+Tq/Rv=="),
+        counterexamples=("the bearer of this letter", "Bearer <token>",
+                         "Authorization: Bearer ${TOKEN}", "Bearer authentication_required",
+                         "Bearer token"),
+    ),
+    Detector(
+        id="cookie_value",
+        category="password",
+        # A cookie's value in an HTTP header (RFC 6265), a session's id as good as a password:
+        # `Set-Cookie: sid=…; Path=/` (the first pair's value; the attributes after it are
+        # kept), `Cookie: session=…` (every pair's value up to the line's end: its first
+        # name is kept), a quote ending it (`-H 'Cookie: sid=…'`). A value looking like a
+        # secret (`validators.secret`: `theme=dark` is none).
+        regex=re.compile(
+            r"(?:(?i:c(?<=set-c)ookie)(?P<set>)|(?i:c(?<![A-Za-z0-9-]c)ookie))[ \t]*:[ \t]*"
+            r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=(?P<value>[^\s;,\"'`\\]{1,4096}"
+            r"(?(set)|(?:;[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=[^\s;,\"'`\\]{0,4096}){0,64}))"
+            r"(?![^\s;,\"'`\\])"
+        ),
+        keywords=("cookie",),
+        keywords_in="lower",
+        validate=validators.secret,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9wLs8aB3", "s%3AQz7xK2mP9w.Ls8aB3"),
+        counterexamples=("Cookie: theme=dark", "Set-Cookie: lang=en; Path=/",
+                         "the cookie: session=expired", "Cookie: chocolate chip"),
+    ),
+    Detector(
+        id="password_label",
+        category="password",
+        # A password after a label in another script: Russian `пароль` (read through the
+        # look-alike letters the view folds to ASCII), Japanese `パスワード`, Chinese `密码`,
+        # Korean `비밀번호`, Japanese `暗証番号` (a PIN), Chinese `口令`; then `:`, `=`, a
+        # full-width colon (read as `:`) or a particle
+        # (`は`, `是`, `는`).
+        regex=re.compile(
+            r"(?:(?i:\u043f[a\u0430][p\u0440][o\u043e]\u043b[\u044cb])|\u30d1\u30b9\u30ef"
+            r"\u30fc\u30c9|\u5bc6[\u7801\u78bc]|\ube44\ubc00\ubc88\ud638|\u6697\u8a3c\u756a\u53f7"
+            r"|\u53e3\u4ee4)"
+            r"(?:[ \t]{0,8}[:=]|[ \t]{0,4}(?:\u306f|\u662f|\u4e3a|\u70ba|\ub294|\uc740):?)"
+            r"[ \t]{0,8}" + VALUE
+        ),
+        # (Keywords as the view reads them, look-alike letters folded.)
+        keywords=("\u043fap", "\u041fap", "\u041fAP", "\u30d1\u30b9\u30ef", "\u5bc6\u7801",
+                  "\u5bc6\u78bc", "\ube44\ubc00", "\u6697\u8a3c\u756a\u53f7", "\u53e3\u4ee4"),
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        rest=RUNS_ON,
+        examples=("Qz7xK2mP9w",),
+        counterexamples=("\u043f\u0430\u0440\u043e\u043b\u044c: \u043d\u043e\u0432\u044b\u0439",
+                         "\u30d1\u30b9\u30ef\u30fc\u30c9\u3092\u5fd8\u308c\u305f",
+                         "\u5bc6\u7801\uff1a\u89c1\u4e0a"),
+    ),
+    Detector(
+        id="password_confirm",
+        category="password",
+        # A `"confirm"` field beside a password's (`{"new_password": "...", "confirm": "..."}`):
+        # its confirmation, the same password (`"confirm_password"` is a password's name).
+        regex=Refusing(re.compile(
+            r"[\"'](?i:confirm(?:ation)?)[\"'][ \t]{0,8}(?::|=>?)[ \t]{0,8}(?P<q>[\"'])"
+            r"(?P<value>[^\s\"']{0,1023}[^\s\"'.,;:)])(?P=q)"
+        ), no_password_named_before),
+        keywords=('"confirm', "'confirm"),
+        keywords_in="lower",
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("S3cret!x", "hunter2Secret!"),
+        counterexamples=('{"confirm": "S3cret!x"}', '{"password": "", "confirm": true}',
+                         '{"pass": 1, "confirm": "yes"}'),
+    ),
+    Detector(
+        id="cli_password",
+        category="password",
+        # A password on a command line: MySQL's and MariaDB's `-p` glued to it (`mysql -u root
+        # -pS3cret!`; `-p` alone asks for one), sshpass's `-p`, curl's `-u`/`--user`
+        # `user:password` (`--password=` is `password_phrase`'s), `redis-cli -a`, and a
+        # container registry's `login ... -p` (`docker login -u bob -p ...`).
+        regex=re.compile(
+            r"(?:(?i:mysql(?:dump|admin|import|sh)?|mariadb(?:-dump|-admin)?)(?![\w-])"
+            r"(?:[ \t]+(?!-p)[^\s|;&]{1,200}){0,16}?[ \t]+-p(?=\S)"
+            r"|sshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*"
+            r"|redis-cli(?:[ \t]+(?!-a)[^\s|;&]{1,200}){0,16}?[ \t]+-a[ \t]+"
+            r"|(?<![\w-])(?:docker|podman|nerdctl|buildah|skopeo|helm[ \t]+registry|oc"
+            r"|az(?:[ \t]+acr)?)(?![\w-])[ \t]+login(?:[ \t]+(?!-p)[^\s|;&]{1,200}){0,16}?"
+            r"[ \t]+-p[ \t]+"
+            r"|(?P<user>curl(?:[ \t]+(?!-u|--user)[^\s|;&]{1,200}){0,16}?[ \t]+(?:-u|--user)"
+            r"(?:[ \t]+|=)?))"
+            r"(?P<q>[\"']?)(?(user)[^\s:\"']{1,64}:)"
+            r"(?P<value>[^\s\"']{0,127}[^\s\"'.,;:)])(?P=q)"
+        ),
+        keywords=("mysql", "mariadb", "sshpass", "curl", "redis-cli", "docker", "podman",
+                  "nerdctl", "buildah", "skopeo", "helm", "oc ", "az "),
+        keywords_in="lower",
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("S3cret!Pw9", "hunter2Secret!"),
+        counterexamples=("mysql -u root -p mydb", "curl -u admin https://example.com",
+                         "mysql -P 3306 -h db", "sshpass -f ~/.pw ssh host",
+                         "curl -u admin: https://example.com"),
+    ),
+    Detector(
+        id="password_phrase",
+        category="password",
+        # A password given in words or by a command rather than assigned: SQL's `IDENTIFIED
+        # BY '...'` and `WITH PASSWORD '...'`, Redis's `requirepass`, a `--password` flag,
+        # `setPassword("...")`, an XML `<password>` element, `your password is: ...`,
+        # `new password: ...`, Portuguese `senha provisória: ...`.
+        regex=re.compile(
+            r"(?i:identified[ \t]+by|password(?<=with[ \t]password)"
+            r"|password(?<=with[ \t]encrypted[ \t]password)|requirepass"
+            r"|--pass(?:word|wd)?[= ]|password(?<=[a-z0-9]-password)[= ]"
+            r"|passwd(?<=[a-z0-9]-passwd)[= ]|set_?password[ \t]*\(|<password>"
+            r"|(?:password|passcode|p(?<![a-z0-9]p)in(?:[ \t]code)?)[ \t]+"
+            r"(?:is|was|has[ \t]+been|will[ \t]+be|remains)"
+            r"(?:[ \t]+(?:now|still|currently|temporarily|set|changed|reset|updated)){0,2}"
+            r"(?:[ \t]+to)?|password[ \t]+(?:set|changed|reset|updated)[ \t]+to"
+            r"|(?:" + SET_TO + r")[ \t]+to|login[ \t]+[^\s:/]{1,64}[ \t]+password[ \t]+"
+            r"|password(?=[ \t]+')|password[ \t]*\|"
+            r"|password(?:[ \t]+[\w'\u2019-]{1,20}){1,4}[ \t]*:"
+            r"|key=\"password\"[ \t]+value="
+            r"|type=\"password\"(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
+            r"|'[^'<>]{0,100}'|[^\s\"'<>]{1,100}))*?[ \t]+value="
+            r"|(?:login|credentials?)[ \t]*:[ \t]*[^\s/:]{1,64}[ \t]*/"
+            r"|" + KIND + r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
+            r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
+            r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
+            r"(?P<value>[^\s\"'`<>()|]{1024}(?=[^\s\"'`<>()|])(?P<cut>)"
+            r"|[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?(cut)|(?P=q))"
+        ),
+        # (Every match starts at one of its keywords: `with`/`new` before `password` are
+        # read behind it, so that the regex is tried at each keyword alone.)
+        keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
+                  "<password>", "password", "senha ", 'key="password"', 'type="password"',
+                  "login", "credential", "passcode", "pin"),
+        keywords_in="lower",
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        rest=RUNS_ON,
+        examples=("S3cret!x", "hunter2Secret!", "Zone-99x"),
+        counterexamples=("your password is safe", "the new password: see the link below",
+                         "your password is now set.", "Login: admin / admin",
+                         "Login: see https://example.com/login",
+                         "the password you choose: must be long",
+                         '<input type="password" value="">',
+                         "the password policy for all accounts: Use a manager",
+                         "password reset link: example.com/reset",
+                         "the password | is required", "A senha é nova.",
+                         "IDENTIFIED BY ''", "--password-file /run/secrets/db",
+                         "<password></password>", "requirepass yes"),
+    ),
+    Detector(
+        id="password_layout",
+        category="password",
+        # A password on a line of its own under a line naming it (a heading `### Password`,
+        # `Password:`, `**New password**`, then the value, blank lines between), or a line
+        # of the name and the value alone (`Password<TAB>Qz7xK2mP9w`: a tab reads as a space;
+        # dot leaders, `Password........ Qz7xK2mP9w`).
+        # Lines are read apart where a text names a password (`layout.needs_lines`).
+        regex=LAYOUT,
+        keywords=LAYOUT_KEYWORDS,
+        keywords_in="lower",
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w", "hunter2Secret!"),
+        counterexamples=("### Password\n\nReset it from the link below.\n",
+                         "Password\nManager\n", "## Password policy\n\nUse 12 characters.\n",
+                         "Forgot password?\n\nClick here.\n", "passport\nAB12345\n",
+                         "Season pass: Gold2025"),
+    ),
+    Detector(
+        id="password_column",
+        category="password",
+        # The cells of a table's or a CSV's column whose header names a password
+        # (`| user | password |`, `user,password`): `engine.layout.Columns`.
+        regex=Columns(),
+        keywords=LAYOUT_KEYWORDS,
+        keywords_in="lower",
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        examples=("Qz7xK2mP9w", "hunter2Secret!"),
+        counterexamples=("| name | password policy |\n|---|---|\n| bob | Strong |",
+                         "| user | password |\n|---|---|\n| bob | (hidden) |",
+                         "| user | password |\n|---|---|\n| bob | see the vault |",
+                         "user,passport\nbob,AB123456"),
+    ),
+    Detector(
+        id="password_column_wide",
+        category="password",
+        # `password_column` under a header naming a password in another script
+        # (`| ユーザー | パスワード |`).
+        regex=Columns(),
+        keywords=LAYOUT_WIDE_KEYWORDS,
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        examples=("Qz7xK2mP9w",),
+        counterexamples=("| \u30e6\u30fc\u30b6\u30fc | \u30d1\u30b9\u30ef\u30fc\u30c9 |\n"
+                         "|---|---|\n| bob | (hidden) |",),
+    ),
+    Detector(
+        id="password_layout_wide",
+        category="password",
+        # `password_layout` under a name of a password in another script (`パスワード`, then
+        # the value on a line of its own).
+        regex=LAYOUT,
+        keywords=LAYOUT_WIDE_KEYWORDS,
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w",),
+        counterexamples=("\u30d1\u30b9\u30ef\u30fc\u30c9\n\n\u5fd8\u308c\u305f\n",),
+    ),
+    Detector(
+        id="url_password",
+        category="password",
+        # RFC 3986 section 3.2.1: `scheme://user:password@host`, the password being the
+        # userinfo after its first `:`. The userinfo ends at the last `@` before the host (as
+        # `urllib.parse` reads it): a password with an unescaped `@` is hidden whole.
+        regex=re.compile(
+            r":(?<=[A-Za-z0-9+.-]:)//(?:[A-Za-z0-9._~%!$&'()*+,;=-]{0,64}):"
+            r"(?P<value>[A-Za-z0-9._~%!$&'()*+,;=:@-]{1,128})@(?=[\w\[%~-])"
+        ),
+        keywords=("://",),
+        validate=validators.url_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("s3cr3tPa55", "pass", "p%40ss:w0rd", "p@ss!"),
+        counterexamples=("https://user@example.com/x", "http://example.com:8080/",
+                         "mailto:jane@example.com", "ssh://git@github.com:22/x",
+                         "postgres://admin:****@db.internal/shop", "redis://user:@cache:6379",
+                         "see https://example.com/a:b@c", "://user:pass@host"),
+    ),
+)
