@@ -13,6 +13,7 @@ from replyguard.engine.context_marks import (
     a_ticket_pass,
     no_password_named_before,
 )
+from replyguard.engine.cookies import CookiePairs
 from replyguard.engine.detector import Detector
 from replyguard.engine.key_block import KEY_BLOCK, KEY_BODY, KEY_END, KEY_TAIL
 from replyguard.engine.layout import Columns
@@ -266,19 +267,23 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         category="password",
         # A secret, a token or an API key assigned to its name (`secret:`, `client_secret=`,
         # `SECRET_KEY=`, `AWS_SECRET_ACCESS_KEY=`, `access_token:`, `api_key=`), a private,
-        # signing or encryption key's (`private_key:`, `signing_key=`, `encryptionKey=`; a
-        # key block after it is `private_key`'s) or a session's (`session_id=`,
-        # `SESSION_TOKEN=`): the name as a word of its own or after `_`/`-`/`.` (not
-        # `max_tokens`, `token_count`; `the private key: …` in words names none), the value
-        # as a password's.
+        # signing, encryption, master or account key's (`private_key:`, `signing_key=`,
+        # `encryptionKey=`, `masterKey:`, `AccountKey=`; a key block after it is
+        # `private_key`'s) or a session's (`session_id=`, `SESSION_TOKEN=`): the name as a
+        # word of its own or after `_`/`-`/`.`, or `Secret`/`Token` as a camelCase name's
+        # part (`clientSecret`, `accessToken`, `SecretAccessKey`; not `max_tokens`,
+        # `token_count`, `maxTokens`, `tokenCount`; `the private key: …` in words names
+        # none), the value as a password's.
         regex=re.compile(
-            r"(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key"
-            r"|(?:p(?<![A-Za-z0-9]p)rivate|s(?<![A-Za-z0-9]s)igning"
-            r"|e(?<![A-Za-z0-9]e)ncryption)[_.-]?key|s(?<![A-Za-z0-9]s)ession[_.-]?(?:id|key|token))"
-            r"(?i:[_.-](?:access|key|token|value)){0,2}(?:[\"'`]?\]?)[ \t]{0,8}"
-            + OPERATOR + r"[ \t]{0,8}" + VALUE
+            r"(?:(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key"
+            r"|(?:p(?<![A-Za-z0-9]p)rivate|s(?<![A-Za-z0-9]s)igning|e(?<![A-Za-z0-9]e)ncryption"
+            r"|m(?<![A-Za-z0-9]m)aster|a(?<![A-Za-z0-9]a)ccount)[_.-]?key"
+            r"|s(?<![A-Za-z0-9]s)ession[_.-]?(?:id|key|token))|S(?<=[a-z]S)ecret|T(?<=[a-z]T)oken)"
+            r"(?:(?i:[_.-](?:access|key|token|value))|Access|Key|Token|Value){0,2}"
+            r"(?:[\"'`]?\]?)[ \t]{0,8}" + OPERATOR + r"[ \t]{0,8}" + VALUE
         ),
-        keywords=("secret", "token", "api", "private", "signing", "encryption", "session"),
+        keywords=("secret", "token", "api", "private", "signing", "encryption", "session",
+                  "master", "account"),
         keywords_in="lower",
         validate=validators.secret,
         mask=masks.password,
@@ -291,7 +296,8 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
                          "session: Q3-2024 planning", "privateKeyPath: /etc/ssl/key.pem",
                          "the secret: be kind", "tokens: 1200", "api_key=${API_KEY}",
                          "token: <your-token>", "secretary: Ann", "SECRET_KEY=os.environ['K']",
-                         "max token: 4096", "token: 128,000", "secret: 42"),
+                         "max token: 4096", "token: 128,000", "secret: 42",
+                         "tokenCount: 4096", "maxTokens: 4096", "the access token expires"),
     ),
     Detector(
         id="bearer_token",
@@ -321,24 +327,21 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         category="password",
         # A cookie's value in an HTTP header (RFC 6265), a session's id as good as a password:
         # `Set-Cookie: sid=…; Path=/` (the first pair's value; the attributes after it are
-        # kept), `Cookie: session=…` (every pair's value up to the line's end: its first
-        # name is kept), a quote ending it (`-H 'Cookie: sid=…'`). A value looking like a
-        # secret (`validators.secret`: `theme=dark` is none).
-        regex=re.compile(
-            r"(?:(?i:c(?<=set-c)ookie)(?P<set>)|(?i:c(?<![A-Za-z0-9-]c)ookie))[ \t]*:[ \t]*"
-            r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=(?P<value>[^\s;,\"'`\\]{1,4096}"
-            r"(?(set)|(?:;[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=[^\s;,\"'`\\]{0,4096}){0,64}))"
-            r"(?![^\s;,\"'`\\])"
-        ),
+        # kept), `Cookie: theme=dark; session=…` (each pair's value on its own, the names and
+        # the other values kept), a quote ending it (`-H 'Cookie: sid=…'`): `CookiePairs`.
+        # A value looking like a secret (`validators.cookie`: `theme=dark`, `lang=en-US` are
+        # none).
+        regex=CookiePairs(),
         keywords=("cookie",),
         keywords_in="lower",
-        validate=validators.secret,
+        validate=validators.cookie,
         mask=masks.password,
         priority=4,
         group="value",
         examples=("Qz7xK2mP9wLs8aB3", "s%3AQz7xK2mP9w.Ls8aB3"),
         counterexamples=("Cookie: theme=dark", "Set-Cookie: lang=en; Path=/",
-                         "the cookie: session=expired", "Cookie: chocolate chip"),
+                         "the cookie: session=expired", "Cookie: chocolate chip",
+                         "Cookie: theme=dark; lang=en", "Set-Cookie: lang=en-US; Path=/"),
     ),
     Detector(
         id="password_label",

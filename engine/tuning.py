@@ -91,8 +91,9 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     # (A qualifier, `password (temporary)`, between the name and its value: 1200.)
     "password_assignment": Tuning(reach=(0, 1200), word_start=True),
     "secret_assignment": Tuning(reach=(0, 1200)),
-    # (A `Cookie` header's pairs: up to 64 of them.)
-    "cookie_value": Tuning(reach=(0, 8400)),
+    # (A `Cookie` header's pairs: up to 64 of them; a match for each, so not only at the
+    # keyword: from the character before it.)
+    "cookie_value": Tuning(reach=(1, 8400)),
     "password_label": Tuning(reach=(0, 1200)),
     "password_quoted": Tuning(reach=(0, 1200), word_start=True),
     "password_argument": Tuning(reach=(0, 1200), word_start=True),

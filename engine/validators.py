@@ -500,6 +500,17 @@ def secret(value: str) -> bool:
     return password(value) and not small_number(value)
 
 
+def cookie(value: str) -> bool:
+    """A cookie's value that looks like a secret, a session's id: a secret's (`secret`) of 8
+    characters at least, a letter and a digit among them (`theme=dark`, `lang=en-US`,
+    `visits=12345678` hold none)."""
+    return (len(value) >= 8 and _LETTER_AND_DIGIT.search(value) is not None
+            and secret(value))
+
+
+_LETTER_AND_DIGIT = re.compile(r"[A-Za-z].*?[0-9]|[0-9].*?[A-Za-z]")
+
+
 #: A number of at most 7 digits, thousands grouped or not (`4096`, `128,000`, `1_000_000`).
 _SMALL_NUMBER = re.compile(r"[0-9]{1,3}(?:([,_.])[0-9]{3})?(?:\1[0-9]{3})?|[0-9]{1,7}")
 

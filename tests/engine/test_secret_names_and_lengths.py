@@ -28,7 +28,12 @@ MASKED = [
     ('{"private_key": "Qz7xK2mP9wLs8"}', '{"private_key": "****"}'),
     # A cookie's value in an HTTP header.
     ("Cookie: session=Qz7xK2mP9wLs8aB3", "Cookie: session=****"),
-    ("Cookie: session=Qz7xK2mP9wLs8aB3; csrftoken=Xy9pL3kQ2zW8", "Cookie: session=****"),
+    ("Cookie: session=Qz7xK2mP9wLs8aB3; csrftoken=Xy9pL3kQ2zW8",
+     "Cookie: session=****; csrftoken=****"),
+    ("Cookie: session=Qz7xK2mP9wQz7xK2mP9w; theme=dark", "Cookie: session=****; theme=dark"),
+    ("Cookie: theme=dark; session=Qz7xK2mP9wQz7xK2mP9w; lang=en",
+     "Cookie: theme=dark; session=****; lang=en"),
+    ("Cookie: a=; sid=Qz7xK2mP9wLs8aB3", "Cookie: a=; sid=****"),
     ("Set-Cookie: sid=Qz7xK2mP9wLs8aB3; Path=/", "Set-Cookie: sid=****; Path=/"),
     ("set-cookie: sid=Qz7xK2mP9wLs8aB3; HttpOnly; Secure",
      "set-cookie: sid=****; HttpOnly; Secure"),
@@ -59,6 +64,10 @@ UNCHANGED = [
     "session: Q3-2024 planning",
     "Cookie: theme=dark",
     "Set-Cookie: lang=en; Path=/",
+    "Cookie: theme=dark; lang=en",
+    "Cookie: a=1; b=2",
+    "Set-Cookie: lang=en-US; Path=/",
+    "Set-Cookie: visits=12345678; Path=/",
     "the cookie: session=expired",
     "whsec_short",
     "https://hooks.slack.com/services/",
@@ -68,6 +77,47 @@ UNCHANGED = [
     "the p/w policy",
     "a pass word is long",
 ]
+
+
+_CAMEL_NAMES = ("clientSecret", "ClientSecret", "accessToken", "AccessToken", "refreshToken",
+                "authToken", "idToken", "bearerToken", "csrfToken", "secretKey",
+                "SecretAccessKey", "secretAccessKey", "webhookSecret", "appSecret",
+                "consumerSecret", "masterKey", "AccountKey", "master_key", "ACCOUNT_KEY")
+
+#: A secret under a camelCase or PascalCase name, as JSON, an assignment and YAML write it.
+CAMEL_CASE = [
+    (written.format(name, "Qz7xK2mP9wQz7xK2mP9w"), written.format(name, "****"))
+    for name in _CAMEL_NAMES
+    for written in ('"{}": "{}"', "{}={}", "{}: {}")
+] + [
+    ('{"AccessKeyId": "AKIAIOSFODNN7EXAMPLE", '
+     '"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}',
+     '{"AccessKeyId": "AKIA****MPLE", "SecretAccessKey": "****"}'),
+]
+
+NOT_NAMING_A_SECRET = [
+    "the access token expires",
+    "tokenCount: 4096",
+    "maxTokens: 4096",
+    "accountKey: 12345",
+    "the master key: kept in the safe",
+]
+
+
+@pytest.mark.parametrize(("text", "screened"), CAMEL_CASE, ids=[t[:32] for t, _ in CAMEL_CASE])
+def test_secret_under_camel_case_name_masked(text: str, screened: str) -> None:
+    assert released(text) == screened
+
+
+@pytest.mark.parametrize("text", NOT_NAMING_A_SECRET)
+def test_camel_case_word_naming_no_secret_comes_back_as_it_is(text: str) -> None:
+    assert released(text) == text
+
+
+def test_cookie_pairs_found_each_on_its_own() -> None:
+    text = "Cookie: theme=dark; sid=Qz7xK2mP9wLs8aB3; csrf=Xy9pL3kQ2zW8; lang=en"
+    assert [(f.detector, f.start, f.end) for f in find(text)] == [
+        ("cookie_value", 24, 40), ("cookie_value", 47, 59)]
 
 
 @pytest.mark.parametrize(("text", "screened"), MASKED, ids=[t[:32] for t, _ in MASKED])
@@ -82,7 +132,9 @@ def test_no_secret_comes_back_as_it_is(text: str) -> None:
 
 @pytest.mark.parametrize(("text", "screened"), [
     ("Set-Cookie: sid=Qz7xK2mP9wLs8aB3; Path=/", "Set-Cookie: sid=****; Path=/"),
+    ("Cookie: theme=dark; sid=Qz7xK2mP9wLs8aB3; lang=en", "Cookie: theme=dark; sid=****; lang=en"),
     ("signing_key=Qz7xK2mP9wLs8", "signing_key=****"),
+    ('"clientSecret": "Qz7xK2mP9wLs8"', '"clientSecret": "****"'),
 ])
 def test_secret_masked_however_a_stream_is_cut(text: str, screened: str) -> None:
     assert every_way(text) == {screened}
