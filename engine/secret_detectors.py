@@ -267,8 +267,9 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         category="password",
         # A secret, a token or an API key assigned to its name (`secret:`, `client_secret=`,
         # `SECRET_KEY=`, `AWS_SECRET_ACCESS_KEY=`, `access_token:`, `api_key=`), a private,
-        # signing, encryption, master or account key's (`private_key:`, `signing_key=`,
-        # `encryptionKey=`, `masterKey:`, `AccountKey=`; a key block after it is
+        # signing or encryption key's (`private_key:`, `signing_key=`, `encryptionKey=`), a
+        # master or an account key's written as one name (`masterKey:`, `AccountKey=`; a key
+        # block after it is
         # `private_key`'s) or a session's (`session_id=`, `SESSION_TOKEN=`): the name as a
         # word of its own or after `_`/`-`/`.`, or `Secret`/`Token` as a camelCase name's
         # part (`clientSecret`, `accessToken`, `SecretAccessKey`; not `max_tokens`,
@@ -276,14 +277,16 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         # none), the value as a password's.
         regex=re.compile(
             r"(?:(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key"
-            r"|(?:p(?<![A-Za-z0-9]p)rivate|s(?<![A-Za-z0-9]s)igning|e(?<![A-Za-z0-9]e)ncryption"
-            r"|m(?<![A-Za-z0-9]m)aster|a(?<![A-Za-z0-9]a)ccount)[_.-]?key"
+            r"|(?:p(?<![A-Za-z0-9]p)rivate|s(?<![A-Za-z0-9]s)igning"
+            r"|e(?<![A-Za-z0-9]e)ncryption)[_.-]?key"
+            r"|(?:m(?<![A-Za-z0-9]m)aster|a(?<![A-Za-z0-9]a)ccount)key"
             r"|s(?<![A-Za-z0-9]s)ession[_.-]?(?:id|key|token))|S(?<=[a-z]S)ecret|T(?<=[a-z]T)oken)"
             r"(?:(?i:[_.-](?:access|key|token|value))|Access|Key|Token|Value){0,2}"
             r"(?:[\"'`]?\]?)[ \t]{0,8}" + OPERATOR + r"[ \t]{0,8}" + VALUE
         ),
+        # (`masterkey`, `accountkey`: not `master`, `account`, words of ordinary replies.)
         keywords=("secret", "token", "api", "private", "signing", "encryption", "session",
-                  "master", "account"),
+                  "masterkey", "accountkey"),
         keywords_in="lower",
         validate=validators.secret,
         mask=masks.password,

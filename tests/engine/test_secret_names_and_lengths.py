@@ -82,7 +82,7 @@ UNCHANGED = [
 _CAMEL_NAMES = ("clientSecret", "ClientSecret", "accessToken", "AccessToken", "refreshToken",
                 "authToken", "idToken", "bearerToken", "csrfToken", "secretKey",
                 "SecretAccessKey", "secretAccessKey", "webhookSecret", "appSecret",
-                "consumerSecret", "masterKey", "AccountKey", "master_key", "ACCOUNT_KEY")
+                "consumerSecret", "masterKey", "AccountKey", "MASTERKEY")
 
 #: A secret under a camelCase or PascalCase name, as JSON, an assignment and YAML write it.
 CAMEL_CASE = [
