@@ -307,13 +307,16 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         category="password",
         # A bearer token (RFC 6750's b64token) after the word `Bearer`, as an HTTP
         # `Authorization` header gives it (`Authorization: Bearer …`, curl's `-H`, a headers
-        # map in code or JSON): 16 or more of its characters, a digit among them, looking
-        # like a secret.
-        regex=re.compile(r"(?i:b(?<![A-Za-z0-9]b)earer)[ \t]+"
+        # map in code or JSON), or the credentials of an `Authorization` header of another
+        # scheme or of none (`Authorization: Token …`, `Bot …`, `Basic …`, `Authorization:
+        # …`): 16 or more of its characters, a digit among them, looking like a secret.
+        regex=re.compile(r"(?:(?i:b(?<![A-Za-z0-9]b)earer)"
+                         r"|(?i:a(?<![A-Za-z0-9]a)uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
+                         r"(?:(?i:token|bot|basic|digest|apikey|key)(?=[ \t]))?)[ \t]*"
                          r"(?P<value>(?=[A-Za-z\-._~+/]*[0-9])(?:[A-Za-z0-9\-._~+/]{1024}"
                          r"(?=[A-Za-z0-9\-._~+/=])(?P<cut>)|[A-Za-z0-9\-._~+/]{16,1024}=*"
                          r"(?![A-Za-z0-9\-._~+/=])))"),
-        keywords=("bearer",),
+        keywords=("bearer", "authorization"),
         keywords_in="lower",
         validate=validators.secret,
         mask=masks.password,

@@ -125,7 +125,8 @@ def _if_match(request: web.Request) -> Any:
     try:
         return int(tag)
     except ValueError:
-        raise PreconditionFailed(f"If-Match: {given!r} is no version's ETag") from None
+        raise PreconditionFailed('If-Match: no version\'s ETag (a version\'s ETag is "N", N '
+                                 'its id; "none" before any)') from None
 
 
 async def put_rules(request: web.Request) -> web.Response:
@@ -178,15 +179,14 @@ async def list_versions(request: web.Request) -> web.Response:
 def _id(request: web.Request) -> int:
     text = request.match_info["id"]
     if not text.isdigit() or len(text) > 18:
-        raise NotFound(f"no rules version {text[:40]!r}")
+        raise NotFound("no rules version with that id")
     return int(text)
 
 
 async def get_version(request: web.Request) -> web.Response:
     """`GET /v1/reply-rules/versions/{id}` -> one version, its source included."""
     _, store = _live(request)
-    version = await stored(store.version(_id(request)),
-                           f"no rules version {request.match_info['id']}")
+    version = await stored(store.version(_id(request)), "no rules version with that id")
     return web.json_response(_version_json(version))
 
 

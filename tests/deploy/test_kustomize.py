@@ -125,6 +125,23 @@ def test_standalone_service_hpa_and_workers(tmp_path: Path) -> None:
     assert container["resources"]["limits"]["cpu"] == "2"  # auto: 2 workers per pod
 
 
+@pytest.mark.parametrize("overlay", ["sidecar", "standalone"])
+def test_the_sqlite_store_is_on_a_writable_volume(overlay: str, tmp_path: Path) -> None:
+    """The root filesystem is read-only: the store's file must be on a mounted volume that
+    is not (a relative path would name the read-only working directory)."""
+    docs = render(overlay)
+    url = _settings(docs, tmp_path).store.url
+    assert url.startswith("sqlite:////")
+    folder = str(Path(url.removeprefix("sqlite:///")).parent)
+    (deployment,) = _by_kind(docs)["Deployment"]
+    spec = deployment["spec"]["template"]["spec"]
+    (container,) = [c for c in spec.get("initContainers", []) + spec["containers"]
+                    if c["name"] == "replyguard"]
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    writable = [m["mountPath"] for m in container["volumeMounts"] if not m.get("readOnly")]
+    assert writable == [folder]
+
+
 def test_an_unknown_field_is_refused_by_the_schemas() -> None:
     docs = render("standalone")
     (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
