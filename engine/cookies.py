@@ -55,8 +55,10 @@ class CookiePairs:
 
     def match(self, text: str, pos: int = 0, endpos: int | None = None
               ) -> re.Match[str] | None:
-        match = self.search(text, pos, endpos)
-        return match if match is not None and match.start() == pos else None
+        """A header's first pair with a value, at `pos` (a later pair's match starts at
+        its `;`, after the header)."""
+        header = _HEADER.match(text, pos, len(text) if endpos is None else endpos)
+        return None if header is None or header.group("value") is None else header
 
     def __repr__(self) -> str:
         return "CookiePairs()"

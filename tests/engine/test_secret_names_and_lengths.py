@@ -15,6 +15,30 @@ from replyguard.engine.find import find
 
 _SLACK = "https://hooks.slack.com/services/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"
 
+_CAMEL_NAMES = ("clientSecret", "ClientSecret", "accessToken", "AccessToken", "refreshToken",
+                "authToken", "idToken", "bearerToken", "csrfToken", "secretKey",
+                "SecretAccessKey", "secretAccessKey", "webhookSecret", "appSecret",
+                "consumerSecret", "masterKey", "AccountKey", "MASTERKEY")
+
+#: A secret under a camelCase or PascalCase name, as JSON, an assignment and YAML write it.
+CAMEL_CASE = [
+    (written.format(name, "Qz7xK2mP9wQz7xK2mP9w"), written.format(name, "****"))
+    for name in _CAMEL_NAMES
+    for written in ('"{}": "{}"', "{}={}", "{}: {}")
+] + [
+    ('{"AccessKeyId": "AKIAIOSFODNN7EXAMPLE", '
+     '"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}',
+     '{"AccessKeyId": "AKIA****MPLE", "SecretAccessKey": "****"}'),
+]
+
+NOT_NAMING_A_SECRET = [
+    "the access token expires",
+    "tokenCount: 4096",
+    "maxTokens: 4096",
+    "accountKey: 12345",
+    "the master key: kept in the safe",
+]
+
 MASKED = [
     # A secret assigned to a key's or a session's name.
     ("private_key: Qz7xK2mP9wLs8", "private_key: ****"),
@@ -54,6 +78,7 @@ MASKED = [
     ("pass word: Qz7xK2mP9w", "pass word: ****"),
     ("p/w: Qz7xK2mP9w", "p/w: ****"),
     ("P/W = Qz7xK2mP9w", "P/W = ****"),
+    *CAMEL_CASE,
 ]
 
 UNCHANGED = [
@@ -76,42 +101,8 @@ UNCHANGED = [
     "password=${PW:?set it}",
     "the p/w policy",
     "a pass word is long",
+    *NOT_NAMING_A_SECRET,
 ]
-
-
-_CAMEL_NAMES = ("clientSecret", "ClientSecret", "accessToken", "AccessToken", "refreshToken",
-                "authToken", "idToken", "bearerToken", "csrfToken", "secretKey",
-                "SecretAccessKey", "secretAccessKey", "webhookSecret", "appSecret",
-                "consumerSecret", "masterKey", "AccountKey", "MASTERKEY")
-
-#: A secret under a camelCase or PascalCase name, as JSON, an assignment and YAML write it.
-CAMEL_CASE = [
-    (written.format(name, "Qz7xK2mP9wQz7xK2mP9w"), written.format(name, "****"))
-    for name in _CAMEL_NAMES
-    for written in ('"{}": "{}"', "{}={}", "{}: {}")
-] + [
-    ('{"AccessKeyId": "AKIAIOSFODNN7EXAMPLE", '
-     '"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}',
-     '{"AccessKeyId": "AKIA****MPLE", "SecretAccessKey": "****"}'),
-]
-
-NOT_NAMING_A_SECRET = [
-    "the access token expires",
-    "tokenCount: 4096",
-    "maxTokens: 4096",
-    "accountKey: 12345",
-    "the master key: kept in the safe",
-]
-
-
-@pytest.mark.parametrize(("text", "screened"), CAMEL_CASE, ids=[t[:32] for t, _ in CAMEL_CASE])
-def test_secret_under_camel_case_name_masked(text: str, screened: str) -> None:
-    assert released(text) == screened
-
-
-@pytest.mark.parametrize("text", NOT_NAMING_A_SECRET)
-def test_camel_case_word_naming_no_secret_comes_back_as_it_is(text: str) -> None:
-    assert released(text) == text
 
 
 def test_cookie_pairs_found_each_on_its_own() -> None:
