@@ -32,6 +32,7 @@ from replyguard.engine.secret_shapes import (
     RUNS_ON,
     RUNS_ON_QUOTED,
     SET_TO,
+    USE_THE,
     VALUE,
     VALUE_READ,
     key_at,
@@ -451,7 +452,8 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
             r"|type=\"password\"(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
             r"|'[^'<>]{0,100}'|[^\s\"'<>]{1,100}))*?[ \t]+value="
             r"|(?:login|credentials?)[ \t]*:[ \t]*[^\s/:]{1,64}[ \t]*/"
-            r"|" + KIND + r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
+            r"|" + KIND + r"|(?:" + USE_THE + r")(?=[ \t])"
+            r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
             r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
             r"(?P<value>[^\s\"'`<>()|]{1024}(?=[^\s\"'`<>()|])(?P<cut>)"
@@ -478,7 +480,9 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
                          "password reset link: example.com/reset",
                          "the password | is required", "A senha é nova.",
                          "IDENTIFIED BY ''", "--password-file /run/secrets/db",
-                         "<password></password>", "requirepass yes"),
+                         "<password></password>", "requirepass yes",
+                         "Use the password manager you trust.",
+                         "Enter the password you received by email."),
     ),
     Detector(
         id="password_layout",

@@ -183,6 +183,13 @@ SET_TO = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
                    for det in ("your", "the", "my", "his", "her", "their", "its"))
 
 
+#: Where `use the password …` names the value (`password_phrase`): a verb of giving or
+#: typing it and a determiner before `password`, each read behind it.
+USE_THE = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
+                   for verb in ("use", "enter", "type", "with")
+                   for det in ("the", "your", "this", "my"))
+
+
 #: A password's qualifier read behind it (`temporary password Qz7xK2mP9w`).
 KIND = "|".join(f"password(?<={kind}[ \\t]password)"
                  for kind in ("temporary", "temp", "initial", "default", "one-time", "new"))
