@@ -300,9 +300,13 @@ def _last_separator(text: str, start: int, end: int) -> int:
 def _confirmed(text: str, detector: Detector, match: re.Match[str]) -> tuple[int, int] | None:
     """The span of the value `match` holds once `detector.validate` confirms it, else None.
     A value its pattern read only the start of (group `cut`: a password longer than
-    `secret_shapes.VALUE_READ`) is read on to its end (`secret_shapes.value_end`)."""
+    `secret_shapes.VALUE_READ`, a key's body longer than `KEY_READ`) is read on to its end
+    (a password's by `secret_shapes.value_end`; a key's by its detector's `rest`, once what
+    its pattern read is confirmed: `_key_read_on`)."""
     start, end = match.span(detector.group)
     if "cut" in match.re.groupindex and match.start("cut") != -1:
+        if "q" not in match.re.groupindex and detector.rest is not None:
+            return _key_read_on(text, detector, detector.rest, start, end)
         end = value_end(text, match, end)
     validate = detector.validate
     if validate is None or validate(text[start:end]):
@@ -314,6 +318,18 @@ def _confirmed(text: str, detector: Detector, match: re.Match[str]) -> tuple[int
                 return start, cut
             cut = _last_separator(text, start, cut)
     return None
+
+
+def _key_read_on(text: str, detector: Detector, rest: re.Pattern[str], start: int, end: int
+                 ) -> tuple[int, int] | None:
+    """The span of a key whose pattern read only the start of its body (`text[start:end]`):
+    confirmed by what was read, then read on to its end by `rest`. (Confirming first keeps
+    a run of key starts that are no keys linear: none of them is read to the run's end.)"""
+    validate = detector.validate
+    if validate is not None and not validate(text[start:end]):
+        return None
+    found = rest.match(text, end)
+    return start, found.end() if found is not None else end
 
 
 def _matches(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.Match[str]]:

@@ -186,7 +186,9 @@ _ESCAPED_SPACE = (r"\\[nrt]|%20|\+(?<=[0-9]\+)(?=[0-9])|\\x20|\\u\{20\}|\\040"
                   r"|=20(?<=[0-9]=20)(?=[0-9])")
 
 
-#: An ASCII letter or digit URL-encoded (`%41`, `%6a`, `%30`).
+#: An ASCII letter or digit URL-encoded (`%41`, `%6a`, `%30`). (Inside a token, after a
+#: letter, a digit, `-` or `_`, the view reads these and an `_` so encoded, `%5F`, before
+#: more of the token: `ghp%5F…` reads `ghp_…`.)
 ENCODED_ALNUM = r"%(?:3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa])"
 #: A hyphen encoded between two letters or digits: URL-encoded (`%2D`), escaped as code
 #: writes it (`\x2d`, `\u{2d}`, octal `\055`), quoted-printable (`=2D`, between two digits
@@ -214,7 +216,7 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<encoded>=3[dD](?=[0-9A-Za-z])|%(?:25)?(?:40|3[aAdD]|26)(?=[^\W_]|%)"
         r"|%(?<=[^\W_]%)(?:25)?2[eE](?=[^\W_])"
         r"|\\x40(?=[0-9A-Za-z])"
-        r"|%(?<=[0-9A-Za-z_-]%)" + ENCODED_ALNUM[1:] + ")"
+        r"|%(?<=[0-9A-Za-z_-]%)(?:" + ENCODED_ALNUM[1:] + "|5[fF](?=[0-9A-Za-z%])))"
         r"|(?P<percent>%[cCdD][0-9a-fA-F]%[89abAB][0-9a-fA-F]"
         r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"

@@ -64,11 +64,19 @@ _KEY_PREFIX = re.compile(
 )
 
 
+#: A key's body longer than this shows none of its characters in its mask: a reply cut into
+#: pieces may cut so long a key (`Detector.rest`), and its mask must read the same whole and
+#: streamed (real keys' bodies are shorter: `sk-proj-` 156, `github_pat_` 82).
+_SHOWN_UP_TO = 256
+
+
 def api_key(value: str) -> str:
-    """`sk-proj-abc...WXYZ` -> `sk-proj-****WXYZ`: the vendor prefix, then the last 4."""
+    """`sk-proj-abc...WXYZ` -> `sk-proj-****WXYZ`: the vendor prefix, then the last 4; a
+    body longer than 256 characters -> `sk-proj-****` (the prefix alone)."""
     found = _KEY_PREFIX.match(value)
     prefix = found.group(1) if found else ""
-    return f"{prefix}****{value[-4:]}"
+    tail = value[-4:] if len(value) - len(prefix) <= _SHOWN_UP_TO else ""
+    return f"{prefix}****{tail}"
 
 
 def aws_access_key(value: str) -> str:

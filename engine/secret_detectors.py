@@ -39,6 +39,16 @@ from replyguard.engine.secret_shapes import (
     quoted_or,
 )
 
+#: How many characters of a key's body the `api_key` pattern reads (`_body`).
+KEY_READ = 1024
+
+
+def _body(least: int) -> str:
+    """A key's body after its first character class: `least` characters at least, up to
+    `KEY_READ` (a body going on past them is read on: `Detector.rest`)."""
+    return f"{{{least},{KEY_READ}}}"
+
+
 SECRET_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="private_key",
@@ -90,20 +100,26 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="api_key",
         category="api_key",
+        # A key's body is read to its end however long: `KEY_READ` characters of it, then,
+        # where it goes on (group `cut`), the rest (`rest`, read on by `engine.find`).
         regex=re.compile(
-            "(?:" + key_at("s") + r"k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,1024}"
-            "|" + key_at("[sr]") + r"k_(?:live|test)_[A-Za-z0-9]{16,1024}"
-            "|" + key_at("p") + r"k_live_[A-Za-z0-9]{16,1024}"
-            "|" + key_at("g") + r"h[pousr]_[A-Za-z0-9]{36,1024}"
-            "|" + key_at("g") + r"ithub_pat_[A-Za-z0-9_]{22,1024}"
-            "|" + key_at("g") + r"lpat-[A-Za-z0-9_-]{20,64}"
-            "|" + key_at("x") + r"ox[abprs]-[A-Za-z0-9-]{10,200}"
-            "|" + key_at("A") + r"Iza[0-9A-Za-z_-]{35}|" + key_at("h") + r"f_[A-Za-z0-9]{30,64}"
-            "|" + key_at("n") + r"pm_[A-Za-z0-9]{36}"
-            "|" + key_at("w") + r"hsec_[A-Za-z0-9+/]{24,1024}={0,2}"
-            "|" + key_at("h") + r"ooks\.slack\.com/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}"
-            r"/[A-Za-z0-9]{24}"
-            "|" + key_at("S") + r"G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9])"
+            "(?:" + key_at("s") + r"k-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]" + _body(20)
+            + "|" + key_at("[sr]") + r"k_(?:live|test)_[A-Za-z0-9]" + _body(16)
+            + "|" + key_at("p") + r"k_live_[A-Za-z0-9]" + _body(16)
+            + "|" + key_at("g") + r"h[pousr]_[A-Za-z0-9]" + _body(36)
+            + "|" + key_at("g") + r"ithub_pat_[A-Za-z0-9_]" + _body(22)
+            + "|" + key_at("g") + r"lpat-[A-Za-z0-9_-]" + _body(20)
+            + "|" + key_at("x") + r"ox[abprs]-[A-Za-z0-9-]" + _body(10)
+            + "|" + key_at("A") + r"Iza[0-9A-Za-z_-]" + _body(35)
+            + "|" + key_at("h") + r"f_[A-Za-z0-9]" + _body(30)
+            + "|" + key_at("n") + r"pm_[A-Za-z0-9]" + _body(36)
+            + "|" + key_at("w") + r"hsec_[A-Za-z0-9+/]" + _body(24) + "={0,2}"
+            + "|" + key_at("h") + r"ooks\.slack\.com/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}"
+            r"/[A-Za-z0-9]" + _body(24)
+            + "|" + key_at("S") + r"G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]" + _body(43)
+            # (every body's characters hold the letters and digits: a body stopping before
+            # one is `KEY_READ` long, and goes on)
+            + r")(?:(?![A-Za-z0-9])|(?P<cut>))"
         ),
         # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ whsec_ (one fast scan for
         # all); a Slack webhook's URL (its path is the secret) is read from its host.
@@ -111,6 +127,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         validate=validators.api_key,
         mask=masks.api_key,
         priority=2,
+        rest=re.compile(r"[A-Za-z0-9_+/=-]*+"),
         examples=(
             "sk-proj-4fJk29sLqPz8XvTn7mWbQ1cD",
             "sk_live_51H8abcDEFghiJKLmnopQRst",
