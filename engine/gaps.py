@@ -193,8 +193,11 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     before, after = one[start - 1], one[end]
     if after == "@" and start >= 2 and before.isalnum():  # (`jane.doe\n@example.com`)
         return "\n" in gap or "\\n" in gap or _LINE_BREAK_TAG.search(gap) is not None
-    if start < 2 or not after.isalnum():
+    if start < 2:
         return False
+    if not after.isalnum():  # (a key's own `-`, `_` or a JWT's `.` starting the next line)
+        return after in "-_." and before.isalnum() and (
+            "\n" in gap or "\\n" in gap) and _key_goes_on(one, start, end)
     if before == "-":
         return one[start - 2].isalnum()
     if not ("\n" in gap or "\\n" in gap or _LINE_BREAK_TAG.search(gap) is not None):
@@ -207,10 +210,66 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
         if _TOKEN_PART.search(_token_before(one, start)) is not None:  # (`eyJ….` / `sig`)
             return _more_of_a_key(_token_after(one, end))
         return after.isdigit() and _DOTTED.search(_token_before(one, start - 1)) is not None
-    if not (before.isalnum() or before in "_-") or _SECRET_HEAD.search(
-            _token_before(one, start)) is None:
+    if not (before.isalnum() or before in "_-/"):
         return False
-    return _more_of_a_key(_token_after(one, end))
+    return _key_goes_on(one, start, end) or _password_goes_on(one, start, end)
+
+
+def _key_goes_on(one: str, start: int, end: int) -> bool:
+    """Does the line ending at `start` end inside a known key's token, its next line at `end`
+    going on with more of it: the key's start and 6 characters of it at least, the two lines
+    joined (a break inside its start too: `xox` / `b-1234…`, `e` / `yJhb…`), and the next
+    line's letters and digits read as more of a key (`_more_of_a_key`), or the line before
+    holding fewer than 12 of the key's characters (no whole key yet: `xoxb-1` / `234…`);
+    or inside a Slack webhook's path (`…/services/T0A1B2C3D/` / `B4E5…`)?"""
+    head = _token_before(one, start)
+    word = _KEY_CHARS.match(one, end, min(len(one), end + 64)).group()  # type: ignore[union-attr]
+    if one[end] == ".":  # (a JWT's part ending its line, `eyJ…` / `.eyJ…`)
+        return _JWT_PART.search(head) is not None and len(word) > 1
+    if one[start - 1] == "/":
+        return _SLACK_PATH.search(head) is not None and word != ""
+    if _SLACK_PATH.search(head) is not None:
+        return _more_of_a_key(word)
+    key = _KEY_JOINED.search(head + word)
+    if key is None or key.start() >= len(head):
+        return False
+    return len(head) - key.start() < 12 or word[0] in "-_" or _more_of_a_key(word)
+
+
+#: A key's characters at a line's start (`_key_goes_on`): letters, digits, `_`, `-`, a dot.
+_KEY_CHARS = re.compile(r"[\w.-]*")
+
+
+#: A JWT's header or payload ending a token, before the dot after it (`_key_goes_on`).
+_JWT_PART = re.compile(r"(?<![\w-])eyJ[\w-]{4,}\Z|\.eyJ[\w-]{4,}\Z")
+
+
+#: A Slack webhook's path, up to a line's end (`_key_goes_on`).
+_SLACK_PATH = re.compile(r"hooks\.slack\.com/services/[A-Za-z0-9/]*\Z")
+
+
+#: A known key's start and 6 characters of it at least, ending a token: read on two lines
+#: joined (`_key_goes_on`).
+_KEY_JOINED = re.compile(r"(?<![A-Za-z0-9])" + KEY_START + r"[\w.-]{6,}\Z")
+
+
+def _password_goes_on(one: str, start: int, end: int) -> bool:
+    """Does the line ending at `start` give a password's or a secret's value after its name
+    and `:` or `=` (`password: Qz7xK2mP9w`), the next line going on with more of it: letters
+    and digits reading as more of a key (`_more_of_a_key`: `Ls8aB3dE`, not `Then`)?"""
+    word = _token_after(one, end)
+    if not _more_of_a_key(word):
+        return False
+    floor = max(0, start - 300)
+    line = one[one.rfind("\n", floor, start) + 1 if floor == 0 or "\n" in one[floor:start]
+               else floor:start]
+    return _PASSWORD_LINE.search(line) is not None
+
+
+#: A line giving a password's or a secret's value, up to its end (`_password_goes_on`).
+_PASSWORD_LINE = re.compile(
+    r"(?i:pass(?:word|wd|phrase)?|pwd|secret|token|senha)[\w.-]{0,24}[\"'`]?[ \t]*[:=]"
+    r"[ \t]*[\"'`]?(?![0-9]+\Z)[^\s\"'`]+\Z")
 
 
 #: A JWT's part and its dot ending a token (`eyJ….`): a signature may follow on the next line.

@@ -49,6 +49,10 @@ def _body(least: int) -> str:
     return f"{{{least},{KEY_READ}}}"
 
 
+#: An item of a list of passwords (`password_list`).
+_LISTED = r"[^\s,;\"'`]{0,127}[^\s,;\"'`.:)]"
+
+
 SECRET_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="private_key",
@@ -265,11 +269,12 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         id="password_list",
         category="password",
         # Passwords listed after a plural name (`passwords: Qz7xK2mP9w, Xy9pL3kQ2z`): the
-        # list, each item a password's value (`validators.password_list`).
+        # list, each item a password's value (`validators.password_list`), read to its end
+        # however long: 32 items, then (group `cut`) the rest (`rest`).
         regex=re.compile(
-            r"p(?<![A-Za-z0-9]p)(?i:asswords|asscodes|ins)[ \t]{0,8}[:=][ \t]{0,8}"
-            r"(?P<value>[^\s,;\"'`]{0,127}[^\s,;\"'`.:)](?:,[ \t]{0,4}"
-            r"[^\s,;\"'`]{0,127}[^\s,;\"'`.:)]){0,31})"
+            r"(?i:p)(?<![A-Za-z0-9]p)(?i:asswords|asscodes|ins)[ \t]{0,8}[:=][ \t]{0,8}"
+            r"(?P<value>" + _LISTED + r"(?:,[ \t]{0,4}" + _LISTED + r"){0,31}+)"
+            r"(?:(?!,[ \t]{0,4}" + _LISTED + r")|(?P<cut>))"
         ),
         keywords=("pass", "pin"),
         keywords_in="lower",
@@ -277,6 +282,9 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         mask=masks.password,
         priority=4,
         group="value",
+        # (a reply's piece may start with an item, the piece before it ending after `, `)
+        rest=re.compile(r"(?:(?<![^,\s])[ \t]{0,4}" + _LISTED + r")?(?:,[ \t]{0,4}" + _LISTED
+                        + r")*+(?:,[ \t]*\Z)?"),
         examples=("Qz7xK2mP9w, Xy9pL3kQ2z", "Qz7xK2mP9w"),
         counterexamples=("Passwords: at least 12 characters", "passwords: none, yet"),
     ),
@@ -286,8 +294,8 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         # A secret, a token or an API key assigned to its name (`secret:`, `client_secret=`,
         # `SECRET_KEY=`, `AWS_SECRET_ACCESS_KEY=`, `access_token:`, `api_key=`), a private,
         # signing or encryption key's (`private_key:`, `signing_key=`, `encryptionKey=`), a
-        # master or an account key's written as one name (`masterKey:`, `AccountKey=`; a key
-        # block after it is
+        # master or an account key's (`masterKey:`, `AccountKey=`, `master_key=`,
+        # `account-key:`; a key block after it is
         # `private_key`'s) or a session's (`session_id=`, `SESSION_TOKEN=`): the name as a
         # word of its own or after `_`/`-`/`.`, or `Secret`/`Token` as a camelCase name's
         # part (`clientSecret`, `accessToken`, `SecretAccessKey`; not `max_tokens`,
@@ -297,14 +305,16 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
             r"(?:(?i:s(?<![A-Za-z0-9]s)ecret|t(?<![A-Za-z0-9]t)oken|a(?<![A-Za-z0-9]a)pi[_-]?key"
             r"|(?:p(?<![A-Za-z0-9]p)rivate|s(?<![A-Za-z0-9]s)igning"
             r"|e(?<![A-Za-z0-9]e)ncryption)[_.-]?key"
-            r"|(?:m(?<![A-Za-z0-9]m)aster|a(?<![A-Za-z0-9]a)ccount)key"
+            r"|(?:m(?<![A-Za-z0-9]m)aster|a(?<![A-Za-z0-9]a)ccount)[_-]?key"
             r"|s(?<![A-Za-z0-9]s)ession[_.-]?(?:id|key|token))|S(?<=[a-z]S)ecret|T(?<=[a-z]T)oken)"
             r"(?:(?i:[_.-](?:access|key|token|value))|Access|Key|Token|Value){0,2}"
             r"(?:[\"'`]?\]?)[ \t]{0,8}" + OPERATOR + r"[ \t]{0,8}" + VALUE
         ),
-        # (`masterkey`, `accountkey`: not `master`, `account`, words of ordinary replies.)
+        # (`masterkey`, `master_key`, `account-key`...: not `master`, `account`, words of
+        # ordinary replies.)
         keywords=("secret", "token", "api", "private", "signing", "encryption", "session",
-                  "masterkey", "accountkey"),
+                  "masterkey", "accountkey", "master_key", "account_key", "master-key",
+                  "account-key"),
         keywords_in="lower",
         validate=validators.secret,
         mask=masks.password,
