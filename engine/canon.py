@@ -50,6 +50,7 @@ from collections.abc import Iterator
 
 from replyguard.engine.chars import ASCII_ONE, BULLETS, FORMS_ONLY, NO_SPACES, ONE_FOR_ONE
 from replyguard.engine.gaps import GLUED_ELEMENT, joins_numbers, no_item_after_wrap, read_gap
+from replyguard.engine.secret_wraps import strings_joined
 from replyguard.engine.marks import inner_stars, marks_at_edge
 from replyguard.engine.markup import (
     BY_CONTEXT_WRITTEN,
@@ -356,7 +357,9 @@ def _edit(kind: str, written: str, text: str, one: str, start: int, end: int
         # a letter or digit URL-encoded inside a token, `sk-proj-%41bc…`: what its two hex
         # digits stand for)
         yield start, end, chr(int(written[-2:], 16))
-    elif kind == "escape":  # (Markdown's `\_`, `\-`: the character as it shows)
+    elif kind == "escape" or (kind == "strings" and strings_joined(one, start)):
+        # (Markdown's `\_`, `\-`: the character as it shows; a code's strings joined inside
+        # a key or a password's value, `"sk-proj-Ab" + "3dEf…"`: one string)
         yield start, end, ""
     elif kind in ("dash", "hyphen"):  # (an encoded hyphen, `%2D`; a long dash between two
         # digits, alone or doubled: a hyphen,

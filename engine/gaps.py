@@ -15,6 +15,14 @@ from replyguard.engine.markup import (
     TAG_NAMES,
     alternation,
 )
+from replyguard.engine.secret_wraps import (
+    in_password_value,
+    key_goes_on,
+    more_of_a_key,
+    password_goes_on,
+    token_after,
+    token_before,
+)
 
 #: A numbered list item's marker at a line's start (`8841. `), after the line break.
 _NUMBER_MARKER = re.compile(r"[ \t]{0,3}([0-9]{1,9})[.)][ \t]")
@@ -46,7 +54,7 @@ def _wrap_point(one: str, at: int) -> bool:
     before = one[at - 1]
     if before in "-@":
         return one[at - 2].isalnum()
-    return before == "." and _DOTTED.search(_token_before(one, at - 1)) is not None
+    return before == "." and _DOTTED.search(token_before(one, at - 1)) is not None
 
 
 def joins_numbers(written: str, one: str, start: int, end: int) -> bool:
@@ -84,7 +92,8 @@ def read_gap(gap: str, start: int, end: int, one: str, join: bool, shown: bool, 
             return " " if one[start - 1] in ":=" else ": "
         if not blank and INLINE_TAGS.fullmatch(gap) and (
                 not _ends_element(gap, one, start, end)
-                or (glue and _glued_word(gap, one, start, end))):
+                or (glue and _glued_word(gap, one, start, end))
+                or in_password_value(one, start)):
             return ""  # (inline tags between two characters show as nothing: `45<b>67`)
         if join and breaks and _wrapped(gap, one, start, end):
             return ""  # (`123-45-\n6789`: a value wrapped inside itself)
@@ -152,7 +161,7 @@ def _glued_word(gap: str, one: str, start: int, end: int) -> bool:
     the text is read with them as nothing too (`Canonical.glued`)."""
     return (gap.startswith("</") and end < len(one) and one[end].isalnum()
             and _OPENING_TAG.search(gap) is None and INLINE_TAGS.fullmatch(gap) is not None
-            and _ONE_WORD_ELEMENT.fullmatch(_token_before(one, start).lstrip("([{\"'"))
+            and _ONE_WORD_ELEMENT.fullmatch(token_before(one, start).lstrip("([{\"'"))
             is not None)
 
 
@@ -193,94 +202,34 @@ def _wrapped(gap: str, one: str, start: int, end: int) -> bool:
     before, after = one[start - 1], one[end]
     if after == "@" and start >= 2 and before.isalnum():  # (`jane.doe\n@example.com`)
         return "\n" in gap or "\\n" in gap or _LINE_BREAK_TAG.search(gap) is not None
-    if start < 2:
+    if start < 1:
         return False
     if not after.isalnum():  # (a key's own `-`, `_` or a JWT's `.` starting the next line)
         return after in "-_." and before.isalnum() and (
-            "\n" in gap or "\\n" in gap) and _key_goes_on(one, start, end)
+            "\n" in gap or "\\n" in gap) and key_goes_on(one, start, end)
     if before == "-":
-        return one[start - 2].isalnum()
+        return start >= 2 and one[start - 2].isalnum()
     if not ("\n" in gap or "\\n" in gap or _LINE_BREAK_TAG.search(gap) is not None):
         return False  # (a tag that ends no line: `report@2x.png.</b> ok`)
     if before == "@":
-        return one[start - 2].isalnum()
+        return start >= 2 and one[start - 2].isalnum()
     if before == ".":
         if one.startswith("eyJ", end):  # (a token's next part: `eyJ….` / `eyJ….sig`)
-            return _SECRET_HEAD.search(_token_before(one, start)) is not None
-        if _TOKEN_PART.search(_token_before(one, start)) is not None:  # (`eyJ….` / `sig`)
-            return _more_of_a_key(_token_after(one, end))
-        return after.isdigit() and _DOTTED.search(_token_before(one, start - 1)) is not None
+            return _SECRET_HEAD.search(token_before(one, start)) is not None
+        if _TOKEN_PART.search(token_before(one, start)) is not None:  # (`eyJ….` / `sig`)
+            return more_of_a_key(token_after(one, end))
+        return after.isdigit() and _DOTTED.search(token_before(one, start - 1)) is not None
     if not (before.isalnum() or before in "_-/"):
         return False
-    return _key_goes_on(one, start, end) or _password_goes_on(one, start, end)
+    return key_goes_on(one, start, end) or password_goes_on(one, start, end)
 
 
-def _key_goes_on(one: str, start: int, end: int) -> bool:
-    """Does the line ending at `start` end inside a known key's token, its next line at `end`
-    going on with more of it: the key's start and 6 characters of it at least, the two lines
-    joined (a break inside its start too: `xox` / `b-1234…`, `e` / `yJhb…`), and the next
-    line's letters and digits read as more of a key (`_more_of_a_key`), or the line before
-    holding fewer than 12 of the key's characters (no whole key yet: `xoxb-1` / `234…`);
-    or inside a Slack webhook's path (`…/services/T0A1B2C3D/` / `B4E5…`)?"""
-    head = _token_before(one, start)
-    word = _KEY_CHARS.match(one, end, min(len(one), end + 64)).group()  # type: ignore[union-attr]
-    if one[end] == ".":  # (a JWT's part ending its line, `eyJ…` / `.eyJ…`)
-        return _JWT_PART.search(head) is not None and len(word) > 1
-    if one[start - 1] == "/":
-        return _SLACK_PATH.search(head) is not None and word != ""
-    if _SLACK_PATH.search(head) is not None:
-        return _more_of_a_key(word)
-    key = _KEY_JOINED.search(head + word)
-    if key is None or key.start() >= len(head):
-        return False
-    return len(head) - key.start() < 12 or word[0] in "-_" or _more_of_a_key(word)
-
-
-#: A key's characters at a line's start (`_key_goes_on`): letters, digits, `_`, `-`, a dot.
-_KEY_CHARS = re.compile(r"[\w.-]*")
-
-
-#: A JWT's header or payload ending a token, before the dot after it (`_key_goes_on`).
-_JWT_PART = re.compile(r"(?<![\w-])eyJ[\w-]{4,}\Z|\.eyJ[\w-]{4,}\Z")
-
-
-#: A Slack webhook's path, up to a line's end (`_key_goes_on`).
-_SLACK_PATH = re.compile(r"hooks\.slack\.com/services/[A-Za-z0-9/]*\Z")
-
-
-#: A known key's start and 6 characters of it at least, ending a token: read on two lines
-#: joined (`_key_goes_on`).
-_KEY_JOINED = re.compile(r"(?<![A-Za-z0-9])" + KEY_START + r"[\w.-]{6,}\Z")
-
-
-def _password_goes_on(one: str, start: int, end: int) -> bool:
-    """Does the line ending at `start` give a password's or a secret's value after its name
-    and `:` or `=` (`password: Qz7xK2mP9w`), the next line going on with more of it: letters
-    and digits reading as more of a key (`_more_of_a_key`: `Ls8aB3dE`, not `Then`)?"""
-    word = _token_after(one, end)
-    if not _more_of_a_key(word):
-        return False
-    floor = max(0, start - 300)
-    line = one[one.rfind("\n", floor, start) + 1 if floor == 0 or "\n" in one[floor:start]
-               else floor:start]
-    return _PASSWORD_LINE.search(line) is not None
-
-
-#: A line giving a password's or a secret's value, up to its end (`_password_goes_on`).
-_PASSWORD_LINE = re.compile(
-    r"(?i:pass(?:word|wd|phrase)?|pwd|secret|token|senha)[\w.-]{0,24}[\"'`]?[ \t]*[:=]"
-    r"[ \t]*[\"'`]?(?![0-9]+\Z)[^\s\"'`]+\Z")
 
 
 #: A JWT's part and its dot ending a token (`eyJ….`): a signature may follow on the next line.
 _TOKEN_PART = re.compile(r"(?<![\w-])eyJ[\w-]{4,}\.\Z|\.eyJ[\w-]{4,}\.\Z")
 
 
-def _more_of_a_key(word: str) -> bool:
-    """Does `word`, the letters and digits starting a line after a key's or a token's part,
-    read as more of it (a digit in it, or letters of mixed case: `Pz8XvTn7`), not as a word
-    of prose (`Then`, `the`, `OK`)?"""
-    return any(c.isdigit() for c in word) or not (word[1:].islower() or word.isupper())
 
 
 #: A number in dotted groups (`529.982`, before the dot that ends its line: `_wrapped`).
@@ -291,19 +240,6 @@ _DOTTED = re.compile(r"[0-9]\.[0-9]+\Z")
 _LINE_BREAK_TAG = re.compile(rf"</?{alternation(BLOCK_NAMES)}[ \t\n/>]")
 
 
-def _token_before(one: str, at: int) -> str:
-    """The run of characters that are no space ending at `at` (its last 300 at most)."""
-    floor = max(0, at - 300)
-    return one[max(one.rfind(" ", floor, at), one.rfind("\n", floor, at), floor - 1) + 1:at]
-
-
-def _token_after(one: str, at: int) -> str:
-    """The letters and digits from `at` on (64 at most)."""
-    end = at
-    limit = min(len(one), at + 64)
-    while end < limit and one[end].isalnum():
-        end += 1
-    return one[at:end]
 
 
 def _in_query(one: str, start: int) -> bool:
@@ -321,3 +257,5 @@ def _numbers_on_both_sides(one: str, start: int, end: int) -> bool:
     if (end - start < 2 and one[start] == " ") or one[start:end] in ("+", "%20"):
         return False  # (one space, or what encodes one)
     return one[start - 1].isdigit() and end < len(one) and one[end].isdigit()
+
+

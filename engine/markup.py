@@ -220,6 +220,7 @@ def _edit_pattern(tag: str, opener: str) -> re.Pattern[str]:
         r"|(?P<percent>%[cCdD][0-9a-fA-F]%[89abAB][0-9a-fA-F]"
         r"|%[eE][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){2}|%[fF][0-4](?:%[89abAB][0-9a-fA-F]){3})"
         r"|(?P<escape>\\(?=[!-/:-@\[-`{-~]))"
+        r"|(?P<strings>\"[ \t]*\+[ \t]*\"(?=[\w-])|'[ \t]*\+[ \t]*'(?=[\w-]))"
         rf"|(?P<ref>{_REF})"
         rf"|(?P<dash>[{LONG_DASHES}](?:(?<=[0-9][{LONG_DASHES}])(?=-?[{LONG_DASHES}]?[0-9])"
         rf"|(?<=[0-9][-{LONG_DASHES}][{LONG_DASHES}])(?=[0-9])"

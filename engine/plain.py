@@ -34,15 +34,21 @@ def plain(text: str) -> bool:
         text = text.rstrip(" \n")
     if text.isascii():
         return (not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
-                and not _url_space(text) and not ("+" in text and "=" in text)
+                and not _url_space(text) and not ("+" in text and ("=" in text
+                                                                 or _STRINGS.search(text)))
                 and not _encoded(text) and not _obfuscated(text))
     try:
         rest = text.encode("latin-1").translate(None, NO_WORK)
     except UnicodeEncodeError:
         return False
     return (not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text
-            and not _url_space(text) and not ("+" in text and "=" in text)
+            and not _url_space(text) and not ("+" in text and ("=" in text
+                                                                 or _STRINGS.search(text)))
             and not _encoded(text) and not _obfuscated(text))
+
+
+#: A code's strings joined (`"…" + "…"`): the view may read them as one (`gaps.strings_joined`).
+_STRINGS = re.compile(r"[\"'][ \t]*\+[ \t]*[\"']")
 
 
 def _url_space(text: str) -> bool:

@@ -85,9 +85,12 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         id="jwt",
         category="jwt",
         # Header, payload and signature (RFC 7519); a token cut short by the end of the text
-        # read, after its payload has started, is a token too (its rest: `rest`).
+        # read, after its payload has started, is a token too (its rest: `rest`). Its dots
+        # may be spaced (`eyJ… . eyJ… . sig`; a signature after a spaced dot holds a digit,
+        # `_` or `-`, as random ones do: `….eyJ…. Then` ends a sentence).
         regex=re.compile(
-            r"e(?<![\w-]e)yJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}+(?:\.[A-Za-z0-9_-]*+|\Z)"
+            r"e(?<![\w-]e)yJ[A-Za-z0-9_-]{4,}+[ \t]{0,2}\.[ \t]{0,2}eyJ[A-Za-z0-9_-]{4,}+"
+            r"(?:[ \t]{0,2}\.[ \t]{0,2}(?=[A-Za-z]*[0-9_-])[A-Za-z0-9_-]++|\.[A-Za-z0-9_-]*+|\Z)"
             r"(?![\w-])"
         ),
         keywords=("eyJ",),

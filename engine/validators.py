@@ -409,7 +409,7 @@ def aws_access_key(value: str) -> bool:
 
 def jwt(value: str) -> bool:
     """Three dot-separated base64url parts whose first decodes to a JSON object (RFC 7519)."""
-    header = value.split(".", 1)[0]
+    header = value.split(".", 1)[0].rstrip(" \t")  # (`eyJ… . eyJ…`: spaced dots)
     try:
         decoded = base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))
         return isinstance(orjson.loads(decoded), dict)
