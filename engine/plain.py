@@ -35,7 +35,7 @@ def plain(text: str) -> bool:
     if text.isascii():
         return (not text.encode("ascii").translate(None, NO_WORK) and "  " not in text
                 and not _url_space(text) and not ("+" in text and ("=" in text
-                                                                 or _STRINGS.search(text)))
+                                                                 or _joined_strings(text)))
                 and not _encoded(text) and not _obfuscated(text))
     try:
         rest = text.encode("latin-1").translate(None, NO_WORK)
@@ -43,12 +43,31 @@ def plain(text: str) -> bool:
         return False
     return (not rest.translate(None, _LATIN_AS_ITSELF) and "  " not in text
             and not _url_space(text) and not ("+" in text and ("=" in text
-                                                                 or _STRINGS.search(text)))
+                                                                 or _joined_strings(text)))
             and not _encoded(text) and not _obfuscated(text))
 
 
-#: A code's strings joined (`"…" + "…"`): the view may read them as one (`gaps.strings_joined`).
+#: A code's strings joined (`"…" + "…"`): the view may read them as one
+#: (`secret_wraps.strings_joined`).
 _STRINGS = re.compile(r"[\"'][ \t]*\+[ \t]*[\"']")
+
+
+def _joined_strings(text: str) -> bool:
+    """Does `text` hold a code's strings joined (`_STRINGS`)? Each `+` is looked for with
+    `str.find` and what stands around it checked (a search for `_STRINGS` itself reads every
+    character: 1.1 ms on 34 KB of the realistic corpus); where they are dense, searched for."""
+    at = text.find("+")
+    for _ in range(64):
+        if at == -1:
+            return False
+        if (text[max(0, at - 3):at].rstrip(" \t")[-1:] in _QUOTES
+                and text[at + 1:at + 4].lstrip(" \t")[:1] in _QUOTES):
+            return True
+        at = text.find("+", at + 1)
+    return _STRINGS.search(text) is not None
+
+
+_QUOTES = frozenset("\"'")
 
 
 def _url_space(text: str) -> bool:
