@@ -51,13 +51,15 @@ def password_goes_on(one: str, start: int, end: int) -> bool:
     """Does the line ending at `start` give a password's or a secret's value after its name
     and `:` or `=` (`password: Qz7xK2mP9w`), the next line going on with more of it: letters
     and digits reading as more of a key (`more_of_a_key`: `Ls8aB3dE`, not `Then`)?"""
-    word = token_after(one, end)
-    if not more_of_a_key(word):
-        return False
+    return more_of_a_key(token_after(one, end)) and _gives_a_value(one, start)
+
+
+def _gives_a_value(one: str, start: int) -> bool:
+    """Does the line ending at `start` (its last 300 characters) end in a password's or a
+    secret's value after its name and `:` or `=` (`_PASSWORD_LINE`)?"""
     floor = max(0, start - 300)
-    line = one[one.rfind("\n", floor, start) + 1 if floor == 0 or "\n" in one[floor:start]
-               else floor:start]
-    return _PASSWORD_LINE.search(line) is not None
+    line = one[max(one.rfind("\n", floor, start) + 1, floor):start]
+    return ("=" in line or ":" in line) and _PASSWORD_LINE.search(line) is not None
 
 
 #: A line giving a password's or a secret's value, up to its end (`password_goes_on`).
@@ -131,6 +133,4 @@ def in_password_value(one: str, start: int) -> bool:
     """Does the line ending at `start` give a password's or a secret's value after its name
     and `:` or `=`, the value's first part in an inline element (`Password:
     <span>Qz7x</span><span>K2mP9w</span>`: the elements read as one word)?"""
-    floor = max(0, start - 300)
-    line = one[max(one.rfind("\n", floor, start) + 1, floor):start]
-    return _PASSWORD_LINE.search(line) is not None
+    return _gives_a_value(one, start)
