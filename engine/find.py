@@ -141,8 +141,10 @@ def _anchored(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.M
             if head is None:
                 continue
             at = head.start()
-        match = regex.match(text, at, min(end + after, length))
+        hi = min(end + after, length)
+        match = regex.match(text, at, hi)
         if match is not None:
+            match = _unclipped(text, detector, match, hi)
             last = match.end()
             yield match
 
@@ -326,8 +328,20 @@ def _matches(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.Ma
     if windows is None:
         yield from detector.regex.finditer(views.text)
     else:
+        text = views.text
         for lo, hi in windows:
-            yield from detector.regex.finditer(views.text, lo, hi)
+            for match in detector.regex.finditer(text, lo, hi):
+                yield _unclipped(text, detector, match, hi)
+
+
+def _unclipped(text: str, detector: Detector, match: re.Match[str], hi: int) -> re.Match[str]:
+    """`match`, or where it ends at its window's end `hi` before the text's, the match at
+    its start read to the text's end: a window never cuts a value short (a password under a
+    heading past a run of blank lines)."""
+    if match.end() != hi or hi == len(text):
+        return match
+    whole = detector.regex.match(text, match.start())
+    return whole if whole is not None else match
 
 
 _PLANS = {id(DETECTORS): Plan.of(DETECTORS)}

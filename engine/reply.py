@@ -40,6 +40,7 @@ from replyguard.engine.segment import (
     SentenceSegmenter,
     split_sentences,
 )
+from replyguard.engine.text import INVISIBLE
 from replyguard.engine.tools import CompiledTools
 
 WORDING_REMOVED = "reply_wording_removed"
@@ -147,10 +148,21 @@ def _label_start(text: str, start: int) -> int:
     return at
 
 
+def _content_end(piece: str) -> int:
+    """Where the run of whitespace and invisible characters that ends `piece` starts
+    (`len(piece)` when it ends in neither, 0 for a blank piece)."""
+    end = len(piece)
+    while end and (piece[end - 1].isspace() or piece[end - 1] in _INVISIBLE):
+        end -= 1
+    return end
+
+
 def _table_row(piece: str) -> bool:
     """Is `piece` a line of a table (`| bob | Qz7xK2mP9w |`)?"""
     return piece.lstrip(" \t>").startswith("|")
 
+
+_INVISIBLE = frozenset(INVISIBLE)
 
 #: The names of a password in other scripts (Russian, Japanese, Chinese, Korean), as a piece's
 #: end is read for one.
@@ -420,9 +432,12 @@ class ReplyScreen:
         findings = find(sentence, self.rules.detectors, self._read)
         self._read = (self._read + sentence)[-READ_BACK:]
         before = self._label
-        if sentence.isspace():
+        body = _content_end(sentence)
+        if not body:
             return findings  # (the label is carried past a blank piece)
-        tail = sentence[-_LABEL_REACH:]
+        # (the label's reach is counted back from the piece's last visible character: blank
+        # lines, spaces and invisible characters between a name and its value do not count)
+        tail = sentence[max(0, body - _LABEL_REACH):]
         low = tail.lower()
         if before and _table_row(sentence) and _table_row(before):
             pass  # (a table's header naming a password is kept for all its rows)
