@@ -163,6 +163,8 @@ def _table_row(piece: str) -> bool:
 
 
 _INVISIBLE = frozenset(INVISIBLE)
+#: A table's rule line, under its header (`|---|:--:|`).
+_RULE_ROW = re.compile(r"[ \t|:+-]*-[ \t|:+-]*")
 
 #: The names of a password in other scripts (Russian, Japanese, Chinese, Korean), as a piece's
 #: end is read for one.
@@ -233,6 +235,7 @@ class ReplyScreen:
         #: the next pieces: what matches it there is not released.
         self._rest: re.Pattern[str] | None = None
         self._label = ""  # the end of the last piece, when it names a password (`_values`)
+        self._blank = ""  # the whitespace after a value `_rest` goes on from, not yet released
         # The end of what the pieces before read (`lists.READ_BACK` characters), where a name
         # of a value's class is read when a list sets its groups apart (`_values`).
         self._read = ""
@@ -321,6 +324,8 @@ class ReplyScreen:
         try:
             out = self._emit(self._pieces(self._take("")))
             out += self._emit(self._segmenter.flush())
+            if self._blank:  # (what a value was cut before is the reply's end: it ended)
+                out += self._emit([""])
             self._close()
             if self._buffer_whole:
                 exact = self._exact_cited()
@@ -400,6 +405,7 @@ class ReplyScreen:
             sentence = self._past_rest(sentence)
             if not sentence:
                 return None
+        cut = self._rest is None
         product = False
         if self._actions is not None:
             sentence, product = self._actions.sentence(sentence)
@@ -412,6 +418,12 @@ class ReplyScreen:
             sentence = self._personal_data(sentence, findings)
             if not sentence:
                 return None
+            if cut and self._rest is not None:
+                # (the value goes on in the next pieces: the whitespace after its mask is held
+                # until they show whether it is more of the value, as the whole text reads it)
+                end = len(sentence.rstrip())
+                self._blank = sentence[end:]
+                sentence = sentence[:end]
         if self._internals != "allow":
             sentence = self._platform_internals(sentence)
             if not sentence:
@@ -440,7 +452,11 @@ class ReplyScreen:
         tail = sentence[max(0, body - _LABEL_REACH):]
         low = tail.lower()
         if before and _table_row(sentence) and _table_row(before):
-            pass  # (a table's header naming a password is kept for all its rows)
+            # (a table's header naming a password is kept for all its rows, with the rule
+            # line under it: a row read right under the header line would read as its
+            # continuation, `| password |` then `| bob |` as a name and its value)
+            if _RULE_ROW.fullmatch(sentence.strip()) and "\n" not in before.rstrip():
+                self._label = before + sentence
         elif ("pass" in low or "pw" in low or "senha" in low or "identified" in low
                 or "secret" in low or "token" in low or "api" in low or "contrase" in low
                 or (not low.isascii() and _NON_ASCII_LABEL.search(low) is not None)):
@@ -473,6 +489,10 @@ class ReplyScreen:
         rest = self._rest.match(sentence)
         assert rest is not None  # a rest matches the empty string
         end = rest.end()
+        blank, self._blank = self._blank, ""
+        if not end:  # (the value ended with the piece before)
+            self._rest = None
+            return blank + sentence
         if (self._rest not in _KEY_RESTS and end < len(sentence) and self._forced(sentence)
                 and _CUT_AFTER_VALUE.fullmatch(sentence, end) is not None):
             end = len(sentence)  # (punctuation up to the next cut: more of the value)
