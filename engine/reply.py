@@ -405,7 +405,6 @@ class ReplyScreen:
             sentence = self._past_rest(sentence)
             if not sentence:
                 return None
-        cut = self._rest is None
         product = False
         if self._actions is not None:
             sentence, product = self._actions.sentence(sentence)
@@ -415,15 +414,9 @@ class ReplyScreen:
             self._cited |= self.context.cited_tags(sentence)
         findings = self._values(sentence)
         if findings:
-            sentence = self._personal_data(sentence, findings)
+            sentence = self._values_screened(sentence, findings)
             if not sentence:
                 return None
-            if cut and self._rest is not None:
-                # (the value goes on in the next pieces: the whitespace after its mask is held
-                # until they show whether it is more of the value, as the whole text reads it)
-                end = len(sentence.rstrip())
-                self._blank = sentence[end:]
-                sentence = sentence[:end]
         if self._internals != "allow":
             sentence = self._platform_internals(sentence)
             if not sentence:
@@ -477,6 +470,19 @@ class ReplyScreen:
                     for f in find(before + sentence, self.rules.detectors)
                     if f.cls == "password" and f.start >= shift]
         return _merged_findings(findings, labelled) if labelled else findings
+
+    def _values_screened(self, sentence: str, findings: list[Finding]) -> str:
+        """`_personal_data`; when the piece's last value goes on in the next pieces (a key
+        block's body after its BEGIN line), without the whitespace after its mask, held
+        (`_blank`) until they show whether it is more of the value, as the whole text reads
+        it: released before what is not (`_past_rest`) or at the reply's end."""
+        fresh = self._rest is None
+        sentence = self._personal_data(sentence, findings)
+        if fresh and self._rest is not None and sentence:
+            end = len(sentence.rstrip())
+            self._blank = sentence[end:]
+            sentence = sentence[:end]
+        return sentence
 
     def _forced(self, piece: str) -> bool:
         """May a forced split have ended `piece`: is it as long as a split inside a value

@@ -11,7 +11,6 @@ import pytest
 from released import REDACT_ALL, every_way
 
 from replyguard.engine.reply import screen_reply
-from replyguard.engine.screen import screen_text
 
 _BODY = ["MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4",
          "A1b2xyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ab"]
