@@ -144,7 +144,8 @@ def _anchored(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.M
         hi = min(end + after, length)
         match = regex.match(text, at, hi)
         if match is not None:
-            match = _unclipped(text, detector, match, hi)
+            if match.end() == hi < length:
+                match = _unclipped(text, detector, match)
             last = match.end()
             yield match
 
@@ -329,17 +330,19 @@ def _matches(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.Ma
         yield from detector.regex.finditer(views.text)
     else:
         text = views.text
+        length = len(text)
         for lo, hi in windows:
+            if hi == length:
+                yield from detector.regex.finditer(text, lo, hi)
+                continue
             for match in detector.regex.finditer(text, lo, hi):
-                yield _unclipped(text, detector, match, hi)
+                yield match if match.end() != hi else _unclipped(text, detector, match)
 
 
-def _unclipped(text: str, detector: Detector, match: re.Match[str], hi: int) -> re.Match[str]:
-    """`match`, or where it ends at its window's end `hi` before the text's, the match at
-    its start read to the text's end: a window never cuts a value short (a password under a
+def _unclipped(text: str, detector: Detector, match: re.Match[str]) -> re.Match[str]:
+    """For a `match` that ends at its window's end before the text's: the match at its start
+    read to the text's end, so that a window never cuts a value short (a password under a
     heading past a run of blank lines)."""
-    if match.end() != hi or hi == len(text):
-        return match
     whole = detector.regex.match(text, match.start())
     return whole if whole is not None else match
 
