@@ -141,8 +141,11 @@ def _anchored(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.M
             if head is None:
                 continue
             at = head.start()
-        match = regex.match(text, at, min(end + after, length))
+        hi = min(end + after, length)
+        match = regex.match(text, at, hi)
         if match is not None:
+            if match.end() == hi < length:
+                match = _unclipped(text, detector, match)
             last = match.end()
             yield match
 
@@ -342,8 +345,22 @@ def _matches(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.Ma
     if windows is None:
         yield from detector.regex.finditer(views.text)
     else:
+        text = views.text
+        length = len(text)
         for lo, hi in windows:
-            yield from detector.regex.finditer(views.text, lo, hi)
+            if hi == length:
+                yield from detector.regex.finditer(text, lo, hi)
+                continue
+            for match in detector.regex.finditer(text, lo, hi):
+                yield match if match.end() != hi else _unclipped(text, detector, match)
+
+
+def _unclipped(text: str, detector: Detector, match: re.Match[str]) -> re.Match[str]:
+    """For a `match` that ends at its window's end before the text's: the match at its start
+    read to the text's end, so that a window never cuts a value short (a password under a
+    heading past a run of blank lines)."""
+    whole = detector.regex.match(text, match.start())
+    return whole if whole is not None else match
 
 
 _PLANS = {id(DETECTORS): Plan.of(DETECTORS)}

@@ -40,6 +40,7 @@ from replyguard.engine.segment import (
     SentenceSegmenter,
     split_sentences,
 )
+from replyguard.engine.text import INVISIBLE
 from replyguard.engine.tools import CompiledTools
 
 WORDING_REMOVED = "reply_wording_removed"
@@ -147,10 +148,23 @@ def _label_start(text: str, start: int) -> int:
     return at
 
 
+def _content_end(piece: str) -> int:
+    """Where the run of whitespace and invisible characters that ends `piece` starts
+    (`len(piece)` when it ends in neither, 0 for a blank piece)."""
+    end = len(piece)
+    while end and (piece[end - 1].isspace() or piece[end - 1] in _INVISIBLE):
+        end -= 1
+    return end
+
+
 def _table_row(piece: str) -> bool:
     """Is `piece` a line of a table (`| bob | Qz7xK2mP9w |`)?"""
     return piece.lstrip(" \t>").startswith("|")
 
+
+_INVISIBLE = frozenset(INVISIBLE)
+#: A table's rule line, under its header (`|---|:--:|`).
+_RULE_ROW = re.compile(r"[ \t|:+-]*-[ \t|:+-]*")
 
 #: The names of a password in other scripts (Russian, Japanese, Chinese, Korean), as a piece's
 #: end is read for one.
@@ -221,6 +235,7 @@ class ReplyScreen:
         #: the next pieces: what matches it there is not released.
         self._rest: re.Pattern[str] | None = None
         self._label = ""  # the end of the last piece, when it names a password (`_values`)
+        self._blank = ""  # the whitespace after a value `_rest` goes on from, not yet released
         # The end of what the pieces before read (`lists.READ_BACK` characters), where a name
         # of a value's class is read when a list sets its groups apart (`_values`).
         self._read = ""
@@ -309,6 +324,8 @@ class ReplyScreen:
         try:
             out = self._emit(self._pieces(self._take("")))
             out += self._emit(self._segmenter.flush())
+            if self._blank:  # (what a value was cut before is the reply's end: it ended)
+                out += self._emit([""])
             self._close()
             if self._buffer_whole:
                 exact = self._exact_cited()
@@ -397,7 +414,7 @@ class ReplyScreen:
             self._cited |= self.context.cited_tags(sentence)
         findings = self._values(sentence)
         if findings:
-            sentence = self._personal_data(sentence, findings)
+            sentence = self._values_screened(sentence, findings)
             if not sentence:
                 return None
         if self._internals != "allow":
@@ -420,12 +437,19 @@ class ReplyScreen:
         findings = find(sentence, self.rules.detectors, self._read)
         self._read = (self._read + sentence)[-READ_BACK:]
         before = self._label
-        if sentence.isspace():
+        body = _content_end(sentence)
+        if not body:
             return findings  # (the label is carried past a blank piece)
-        tail = sentence[-_LABEL_REACH:]
+        # (the label's reach is counted back from the piece's last visible character: blank
+        # lines, spaces and invisible characters between a name and its value do not count)
+        tail = sentence[max(0, body - _LABEL_REACH):]
         low = tail.lower()
         if before and _table_row(sentence) and _table_row(before):
-            pass  # (a table's header naming a password is kept for all its rows)
+            # (a table's header naming a password is kept for all its rows, with the rule
+            # line under it: a row read right under the header line would read as its
+            # continuation, `| password |` then `| bob |` as a name and its value)
+            if _RULE_ROW.fullmatch(sentence.strip()) and "\n" not in before.rstrip():
+                self._label = before + sentence
         elif ("pass" in low or "pw" in low or "senha" in low or "identified" in low
                 or "secret" in low or "token" in low or "api" in low or "contrase" in low
                 or (not low.isascii() and _NON_ASCII_LABEL.search(low) is not None)):
@@ -447,6 +471,19 @@ class ReplyScreen:
                     if f.cls == "password" and f.start >= shift]
         return _merged_findings(findings, labelled) if labelled else findings
 
+    def _values_screened(self, sentence: str, findings: list[Finding]) -> str:
+        """`_personal_data`; when the piece's last value goes on in the next pieces (a key
+        block's body after its BEGIN line), without the whitespace after its mask, held
+        (`_blank`) until they show whether it is more of the value, as the whole text reads
+        it: released before what is not (`_past_rest`) or at the reply's end."""
+        fresh = self._rest is None
+        sentence = self._personal_data(sentence, findings)
+        if fresh and self._rest is not None and sentence:
+            end = len(sentence.rstrip())
+            self._blank = sentence[end:]
+            sentence = sentence[:end]
+        return sentence
+
     def _forced(self, piece: str) -> bool:
         """May a forced split have ended `piece`: is it as long as a split inside a value
         makes one (the cap less the segmenter's `HOLDBACK`, or longer)?"""
@@ -458,6 +495,10 @@ class ReplyScreen:
         rest = self._rest.match(sentence)
         assert rest is not None  # a rest matches the empty string
         end = rest.end()
+        blank, self._blank = self._blank, ""
+        if not end:  # (the value ended with the piece before)
+            self._rest = None
+            return blank + sentence
         if (self._rest not in _KEY_RESTS and end < len(sentence) and self._forced(sentence)
                 and _CUT_AFTER_VALUE.fullmatch(sentence, end) is not None):
             end = len(sentence)  # (punctuation up to the next cut: more of the value)

@@ -46,6 +46,10 @@ _T, _C, _Q = TERMINAL_CLASS, CJK_CLASS, CLOSER_CLASS
 _WIDE = "．！？。｡"
 #: Latin letters and digits, ASCII or full-width (`ｘＫ２`).
 _LATIN = "A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
+#: What stands before a full-width `.!?` or `。` that is typed inside a value when a Latin
+#: letter or digit follows it: a Latin letter or digit, or a label's end (whitespace, `:`,
+#: `=`, the full-width colon: `Password: 。Qz7xK2mP9w` is one sentence, the value's).
+_BEFORE_WIDE = _LATIN + "\\s:=\uff1a"
 #: An event: a run of sentence-end characters and closers with whitespace after it; a run
 #: whose last sentence-end character is a CJK one (`。！？．｡`: CJK is written without
 #: spaces), then its closers, with anything but a sentence-end character after it; or a
@@ -58,10 +62,11 @@ _LATIN = "A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
 #: of a CJK run) is set for a CJK event.
 _EVENT = re.compile(
     rf"[{_T}\n](?:(?<=\n)|(?<![{_T}][{_T}])[{_T}]*+"
-    rf"(?:(?<=[{_C}])([{_Q}]*+)(?=[^{_T}])(?!(?<=[{_LATIN}][{_WIDE}])[{_LATIN}])|[{_Q}]*+(?=\s)))"
+    rf"(?:(?<=[{_C}])([{_Q}]*+)(?=[^{_T}])(?!(?<=[{_BEFORE_WIDE}][{_WIDE}])[{_LATIN}])|[{_Q}]*+(?=\s)))"
 )
 _NONSPACE = re.compile(r"\S")
 _LATIN_CHAR = re.compile(rf"[{_LATIN}]")
+_BEFORE_WIDE_CHAR = re.compile(rf"[{_BEFORE_WIDE}]")
 #: The rest of a run of sentence ends and closers (`_event_at`).
 _RUN = re.compile(rf"[{_T}{_Q}]*+")
 _NO_EVENT: Event = (-1, -1, -1, "")
@@ -264,7 +269,7 @@ class SentenceSegmenter:
             body = buf[pos:end].rstrip(CLOSERS)
             cjk = body[-1] if body[-1:] in _CJK_SET else ""
             if (cjk in _WIDE and len(body) == end - pos == 1 and pos > 0
-                    and _LATIN_CHAR.match(buf, pos - 1) and _LATIN_CHAR.match(buf, end)):
+                    and _BEFORE_WIDE_CHAR.match(buf, pos - 1) and _LATIN_CHAR.match(buf, end)):
                 cjk = ""  # (a full-width `.!?` or `。` between Latin letters or digits: no end)
             if cjk or buf[end].isspace():
                 start = pos + len(body.rstrip(TERMINALS))  # its last sentence ends and closers

@@ -79,6 +79,18 @@ MARKUP: dict[str, Callable[[int], str]] = {
     "comment starts": _repeat("<!--"), "numeric reference starts": _repeat("&#"),
     "ampersands": _repeat("&"),
 }
+#: Values laid out after their names, which the reply screen reads each piece of with the
+#: name before it (a table's header, a heading, a label and a run of blank), streamed in
+#: 50-character deltas: each piece is read once, whatever came before it.
+LAYOUTS: dict[str, Callable[[int], str]] = {
+    "password table rows": lambda size: (
+        "| user | password |\n|---|---|\n" + "| user | Qz7xK2mP9w |\n" * (size // 22 + 1))[:size],
+    "password CSV rows": lambda size: (
+        "user,password\n" + "user,Qz7xK2mP9w\n" * (size // 16 + 1))[:size],
+    "blank lines under a heading": lambda size: "### Password" + "\n" * size + "Qz7xK2mP9w",
+    "spaces after a label": lambda size: "password:" + " " * size + "Qz7xK2mP9w",
+    "label rows": lambda size: ("Password:\n\nQz7xK2mP9w\n\n" * (size // 24 + 1))[:size],
+}
 
 
 def _cpu(work: Callable[[], object]) -> float:
@@ -97,6 +109,13 @@ def _streamed(text: str) -> None:
     screen = ReplyScreen(RULES)
     for i in range(0, len(text), 4):
         screen.feed(text[i : i + 4])
+    screen.finish()
+
+
+def _streamed_50(text: str) -> None:
+    screen = ReplyScreen(RULES)
+    for i in range(0, len(text), 50):
+        screen.feed(text[i : i + 50])
     screen.finish()
 
 
@@ -122,6 +141,8 @@ def part_one(quick: bool) -> bool:
     for name, make in SENTENCE_ENDS.items():
         rows.append((f"reply, whole: {name}", make, lambda t: screen_reply(t, RULES), sizes))
         rows.append((f"reply, 4-char deltas: {name}", make, _streamed, sizes[:3]))
+    for name, make in LAYOUTS.items():
+        rows.append((f"reply, 50-char deltas: {name}", make, _streamed_50, sizes[:3]))
     for name, make in MARKUP.items():
         rows.append((f"reply, whole: {name}", make, lambda t: screen_reply(t, RULES), sizes))
     for name, make in ADVERSARIAL.items():

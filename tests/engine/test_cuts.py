@@ -11,6 +11,7 @@ import pytest
 
 from replyguard.engine.reply import ReplyScreen, screen_reply
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
+from replyguard.engine.screen import screen_text
 from replyguard.engine.segment import SentenceSegmenter, split_sentences
 
 REDACT_ALL = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), "en")
@@ -160,19 +161,19 @@ def _pem(prefix: str = "", newline: str = "\n", kind: str = "RSA PRIVATE KEY") -
     return newline.join(prefix + line for line in lines)
 
 
-def _form(name: str, prefix: str, newline: str = "\n", after: str = "") -> tuple[str, str, str]:
+def _form(name: str, prefix: str, newline: str = "\n") -> tuple[str, str, str]:
     """A key block quoted with `prefix` before each line, between two lines of prose. (Where
-    each line is a piece of its own, the BEGIN line's break is released before the body is
-    seen, and the END line's after it: `after`.)"""
+    each line is a piece of its own, the BEGIN line's break is held until the body shows
+    the block goes on: it is the block's, masked, as the whole text reads it.)"""
     text = f"Here:{newline}{_pem(prefix, newline)}{newline}Keep it safe."
-    return name, text, f"Here:{newline}{prefix}[RSA PRIVATE KEY ****]{after}{newline}Keep it safe."
+    return name, text, f"Here:{newline}{prefix}[RSA PRIVATE KEY ****]{newline}Keep it safe."
 
 
 KEY_FORMS = [
     _form("quoted", "> "),
-    _form("commented", "# ", after="\n"),
-    _form("listed", "- ", after="\n"),
-    _form("starred", "* ", after="\n"),
+    _form("commented", "# "),
+    _form("listed", "- "),
+    _form("starred", "* "),
     _form("br", "", "<br>"),
     _form("plain", ""),
     ("json", '{"key": "' + _pem(newline="\\n") + '\\n", "note": "rotate it"}',
@@ -188,7 +189,7 @@ def test_a_private_key_block_is_masked_whole(name: str, text: str, expected: str
                                              cap: int) -> None:
     assert len(_pem()) > 2000
     released, counts = screen_reply(text, REDACT_ALL, max_chars=cap)
-    assert released == expected
+    assert released == expected == screen_text(text, REDACT_ALL, "turn").text
     assert counts == {"reply_pd_detected_private_key": 1, "reply_pd_redacted": 1}
     assert screen_reply(text, REDACT_ALL, max_chars=cap, chunks=60, seed=3)[0] == expected
 
