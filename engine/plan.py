@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -59,6 +60,7 @@ class Plan:
         """The plan of `detectors`, built."""
         numeric, gated, always = [], [], []
         keys: dict[KeywordsIn, dict[str, list[int]]] = {"text": {}, "lower": {}, "shape": {}}
+        placed: set[tuple[KeywordsIn, str]] = set()  # keywords whose places a window reads
         tuned = tuple((d, tuning_of(d)) for d in detectors)
         for i, (d, tuning) in enumerate(tuned):
             if tuning.min_digits:
@@ -72,13 +74,15 @@ class Plan:
                     if d.keywords_in == "shape" and "0" not in key:
                         raise ValueError(f"{d.id}: shape keyword {key!r} holds no digit")
                     keys[d.keywords_in].setdefault(key, []).append(i)
+                    if tuning.reach is not None:
+                        placed.add((d.keywords_in, key))
+        scanned = [(where, k, v, (where, k) in placed) for where in ("text", "lower", "shape")
+                   for k, v in keys[where].items() if KeyScan.reads(where, k)]
         return cls(tuned, tuple(numeric),
                    tuple((k.encode(), tuple(v)) for k, v in keys["shape"].items()),
                    tuple((k, tuple(v)) for k, v in keys["text"].items() if k.isascii()),
                    tuple((k.encode(), tuple(v)) for k, v in keys["lower"].items()),
-                   tuple(gated), tuple(always),
-                   KeyScan.of([(k, v) for k, v in keys["text"].items() if k.isascii()],
-                              list(keys["lower"].items())),
+                   tuple(gated), tuple(always), KeyScan.of(scanned),
                    tuple((k, tuple(v)) for k, v in keys["lower"].items()),
                    _digit_pattern(bool(numeric), keys["shape"]),
                    tuple((k, tuple(v)) for k, v in keys["text"].items() if not k.isascii()))
@@ -91,6 +95,7 @@ class Plan:
         the per-call overhead would be most of the cost."""
         text = views.text
         on: list[int] = list(self.always)
+        scan = self.scan if len(text) >= KEYSCAN_MIN else None
         if (self.numeric or self.shape_keys) and _ASCII_DIGIT(text) is not None:
             runs = views.runs() if self.numeric else ()
             if runs:
@@ -101,10 +106,10 @@ class Plan:
                 for least, i in self.numeric:
                     if most >= least:
                         on.append(i)
-            if self.shape_keys:
+            if self.shape_keys and scan is None:  # (the scan reads them too)
                 self._shape_keys(views, on)
-        if self.scan is not None and len(text) >= KEYSCAN_MIN:
-            self._scanned(self.scan, views, on)
+        if scan is not None:
+            self._scanned(scan, views, on)
         else:
             self._keywords(views, on)
         for gate, i in self.gated:
@@ -205,35 +210,48 @@ KEYSCAN_MIN = 1024
 
 
 class KeyScan:
-    """Which of a plan's text and lower-case keywords occur in a text, found in one pass of a
-    Vectorscan database over the text's ASCII view (so only ASCII text keywords: `Plan.active`
-    looks for the others with `in`) (the lower-case ones caselessly, which is
-    what the ASCII lower-case view reads), each reported once (HS_FLAG_SINGLEMATCH). On a
-    megabyte this is ~0.4 ms where one `in` test a keyword is ~10 ms. The answers go into the
-    views' keyword cache, so the detectors' windows do not scan for them again. Each thread
-    scans with its own scratch space (the proxy screens large replies in a worker thread).
+    """Which of a plan's keywords occur in a text, and where, found in one pass of a
+    Vectorscan database over the text's ASCII view: its ASCII text keywords (`Plan.active`
+    looks for the others with `in`), its lower-case ones caselessly (what the ASCII
+    lower-case view reads) and its shape keywords as the classes of bytes each shape byte
+    stands for (what the shape view reads). A keyword whose places a detector's windows read
+    (`Tuning.reach`) is reported at each occurrence, but in the text (whose ASCII view may
+    read a character beyond Latin-1 as one it is not); any other once (HS_FLAG_SINGLEMATCH).
+    On a megabyte this is ~0.4 ms where one `in` test a keyword is ~10 ms. The answers go
+    into the views (`Views.know`, `Views.know_places`), so the detectors' windows do not scan
+    for them again: a keyword's places are read from the pass, not with `bytes.find` over
+    the lower-case or shape view, which need not be made (`find` on the realistic corpus:
+    461k -> 446k instructions a KB). Each thread scans with its own scratch space (the proxy screens large replies in
+    a worker thread).
     """
 
-    def __init__(self, keys: list[tuple[KeywordsIn, str, list[int]]]) -> None:
+    def __init__(self, keys: list[tuple[KeywordsIn, str, list[int], bool]]) -> None:
         assert hyperscan is not None
-        self._keys = [(where, key) for where, key, _ in keys]
-        self._groups = [group for _, _, group in keys]
-        flags = [hyperscan.HS_FLAG_SINGLEMATCH
+        self._keys = [(where, key) for where, key, _, _ in keys]
+        self._groups = [group for _, _, group, _ in keys]
+        #: The size of each keyword whose places are reported, 0 for the others.
+        self._sizes = [len(key) if placed and where != "text" else 0
+                       for where, key, _, placed in keys]
+        self._absent = dict.fromkeys(self._keys, False)
+        flags = [(0 if size else hyperscan.HS_FLAG_SINGLEMATCH)
                  | (hyperscan.HS_FLAG_CASELESS if where == "lower" else 0)
-                 for where, _, _ in keys]
-        exprs = ["".join(f"\\x{b:02x}" for b in key.encode()).encode() for _, key, _ in keys]
+                 for (where, _), size in zip(self._keys, self._sizes, strict=True)]
+        exprs = [_expression(where, key) for where, key in self._keys]
         self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         self._db.compile(expressions=exprs, ids=list(range(len(keys))), elements=len(keys),
                          flags=flags)
         self._local = threading.local()
 
+    @staticmethod
+    def reads(where: KeywordsIn, key: str) -> bool:
+        """Whether a scan reads keyword `key` of `where`: an ASCII one, and a shape keyword
+        made of the shape view's bytes (another never occurs)."""
+        return key.isascii() and (where != "shape" or all(c in _SHAPE_CLASSES for c in key))
+
     @classmethod
-    def of(cls, text_keys: list[tuple[str, list[int]]],
-           lower_keys: list[tuple[str, list[int]]]) -> KeyScan | None:
-        """The scan of these keywords (each with the detector indexes that read it); None
-        without keywords or without the `hyperscan` package."""
-        keys: list[tuple[KeywordsIn, str, list[int]]] = [
-            *(("text", k, g) for k, g in text_keys), *(("lower", k, g) for k, g in lower_keys)]
+    def of(cls, keys: list[tuple[KeywordsIn, str, list[int], bool]]) -> KeyScan | None:
+        """The scan of these keywords (each with the detector indexes that read it and whether
+        its places are read); None without keywords or without the `hyperscan` package."""
         return cls(keys) if keys and hyperscan is not None else None
 
     def groups(self, views: Views) -> set[int]:
@@ -241,21 +259,33 @@ class KeyScan:
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = hyperscan.Scratch(self._db)
-        found: set[int] = set()
-        self._db.scan(views.ascii(), match_event_handler=_found, context=found,
+        ends: defaultdict[int, list[int]] = defaultdict(list)
+        self._db.scan(views.ascii(), match_event_handler=_found, context=ends,
                       scratch=scratch)
+        views.know_all(self._absent)
         on: set[int] = set()
-        for i, (where, key) in enumerate(self._keys):
-            there = i in found
-            views.know(where, key, there)
-            if there:
-                on.update(self._groups[i])
+        for i, found in ends.items():
+            where, key = self._keys[i]
+            size = self._sizes[i]
+            if size:
+                views.know_places(where, key, [end - size for end in found])
+            else:
+                views.know(where, key, True)
+            on.update(self._groups[i])
         return on
 
 
-def _found(key: int, start: int, end: int, flags: int, found: object) -> None:
-    """Vectorscan's match callback: note which keyword (`found` is the scan's set)."""
-    found.add(key)  # type: ignore[attr-defined]
+def _found(key: int, start: int, end: int, flags: int, ends: object) -> None:
+    """Vectorscan's match callback: note where a keyword's match ends (`ends` is the scan's)."""
+    ends[key].append(end)  # type: ignore[index]
+
+
+def _expression(where: KeywordsIn, key: str) -> bytes:
+    """A keyword as a Vectorscan expression over the ASCII view: its bytes, or for a shape
+    keyword the classes of bytes its bytes stand for."""
+    if where == "shape":
+        return b"".join(_SHAPE_BYTES[c] for c in key)
+    return "".join(f"\\x{b:02x}" for b in key.encode()).encode()
 
 
 _ASCII_DIGIT = re.compile("[0-9]").search  # (what "0" in the shape view means)
@@ -267,6 +297,8 @@ _DIGITS = bytes(48 if 48 <= b <= 57 else 97 for b in range(256))
 _RUN_FIRST, _RUN_REST = r"[0-9.()/+\-_,:|\\~']", r"[0-9.()/+\-_,:|\\~' ]{5,}"
 #: What each byte of a shape keyword stands for in an ASCII text (`Views.shape`).
 _SHAPE_CLASSES = {"A": "[A-Za-z]", "0": "[0-9]", " ": " ", "_": "[^A-Za-z0-9 ]"}
+#: The same in the ASCII view, any byte of it (`Views.ascii`), for Vectorscan (`KeyScan`).
+_SHAPE_BYTES = {"A": b"[A-Za-z]", "0": b"[0-9]", " ": b"\\x20", "_": b"[^A-Za-z0-9\\x20]"}
 
 
 def _digit_pattern(numeric: bool, shape_keys: dict[str, list[int]]) -> re.Pattern[str] | None:

@@ -8,6 +8,7 @@ the text (engine.find).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from replyguard.engine.detector import KeywordsIn
 
@@ -89,6 +90,16 @@ class Views:
         """Remember whether keyword `key` occurs in `self.hay(where)`, found by other means
         (engine.plan's Vectorscan pass)."""
         self._has[where, key] = present
+
+    def know_all(self, answers: Mapping[tuple[KeywordsIn, str], bool]) -> None:
+        """`know` each of `answers` (`(where, key)`: whether it occurs)."""
+        self._has.update(answers)
+
+    def know_places(self, where: KeywordsIn, key: str, places: list[int]) -> None:
+        """Remember where keyword `key` occurs in `self.hay(where)` (`places`, in order),
+        found by other means (engine.plan's Vectorscan pass)."""
+        self._has[where, key] = bool(places)
+        self._places[where, key] = places
 
     def places(self, where: KeywordsIn, key: str) -> list[int]:
         """Where keyword `key` occurs in `self.hay(where)`, in order (remembered: detectors
