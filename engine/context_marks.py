@@ -50,6 +50,8 @@ _TIME_WORDS = frozenset("time date datetime created updated modified hora hor\u0
 _OPENING = "([{\"'`"
 #: The second words of the two-word names among them.
 _SECOND_WORDS = frozenset(name.split()[1] for name in _WORDS if " " in name)
+#: Words before `ID` that make it a phone number's name (`Caller ID`), not an id's.
+_PHONE_WORDS = frozenset("caller phone telephone tel mobile cell contact".split())
 #: Words that may stand between such a word and the number (`order no.`, `tracking number`).
 _NUMBER_WORDS = frozenset("number num no nr nº n° id code número numero".split())
 
@@ -70,6 +72,8 @@ def marked_as_other(text: str, start: int, end: int) -> bool:
     last = words[-1].lower()
     if last in _NUMBER_WORDS and len(words) > 1:
         words.pop()
+        if last == "id" and words[-1].lower() not in _PHONE_WORDS:
+            return True  # (`Call ID 2025550143`; `Caller ID` shows a phone number)
         last = words[-1].lower()
     if last in _SECOND_WORDS and len(words) > 1:  # `Unix time`, `nota fiscal`
         if f"{words[-2].lower().lstrip(_OPENING)} {last}" in _WORDS:
@@ -132,14 +136,28 @@ def _unit_after(text: str, end: int) -> bool:
 
 def not_a_phone(text: str, start: int, end: int) -> bool:
     """Whether the digit run `text[start:end]` is no phone number: the text before it marks
-    it as something else (`marked_as_other`), a unit follows it (`7266106890 bytes`), or it
-    is a version (`124.0.6367.207`: three dots or more, a group of one digit after the first
-    or a last group of other than four digits; `1.800.555.0143` is a phone)."""
+    it as something else (`marked_as_other`), a unit follows a number written as a quantity
+    is (`7266106890 bytes`, `_a_quantity`; `+1 202 555 0143 ms` and `+44 20 7946 0123 GB`
+    are phones), or it is a version (`124.0.6367.207`: three dots or more, a group of one
+    digit after the first or a last group of other than four digits; `1.800.555.0143` is a
+    phone)."""
     if text.count(".", start, end) >= 3 and _version(text[start:end]):
         return True
-    if _unit_after(text, end):
+    if _unit_after(text, end) and _a_quantity(text[start:end]):
         return True
     return marked_as_other(text, start, end)
+
+
+def _a_quantity(run: str) -> bool:
+    """Is `run` written as a quantity may be: no `+` or bracket, one run of digits or
+    thousands in groups of three (`7266106890`, `7 266 106 890`)? A phone's groups are
+    its plan's (`202 555 0143`)."""
+    if "+" in run or "(" in run or "[" in run:
+        return False
+    return all(len(group) == 3 for group in _NON_DIGITS.split(run)[1:])
+
+
+_NON_DIGITS = re.compile(r"\D+")
 
 
 def _version(run: str) -> bool:
@@ -151,6 +169,21 @@ def bare_and_marked(text: str, start: int, end: int) -> bool:
     """Whether the run `text[start:end]` is digits alone and the text before it marks it as
     something else (`Ticket 72360589121`): an ungrouped number is read by its label."""
     return text[start:end].isdigit() and marked_as_other(text, start, end)
+
+
+#: Words that name a product's or a part's code before it (`Model AB123456C`, `SKU`,
+#: `part no.`): a code shaped like a NINO there is no one's.
+_MODEL_WORDS = frozenset("model models modelo part sku serial product produto item article "
+                         "catalog catalogue mpn p/n pn type".split())
+
+
+def a_model_number(text: str, start: int, end: int) -> bool:
+    """Whether the word before `text[start:end]` names a product's code (`_MODEL_WORDS`,
+    after `no.`, `number`, `#` or `:` too: `Model AB123456C`, `part no. AB 123 456 C`)."""
+    words = text[max(0, start - 32):start].rstrip(" \t\"'`#:=").rstrip(".").rsplit(None, 2)
+    if words and words[-1].lower() in _NUMBER_WORDS:
+        words.pop()
+    return bool(words) and words[-1].lower().lstrip(_OPENING) in _MODEL_WORDS
 
 
 #: What names a card in the words before a number: it is a card's whatever else they say
@@ -177,16 +210,18 @@ def not_a_card(text: str, start: int, end: int) -> bool:
     an id, a barcode, a SIM card's number or an order's (`Discord user ID`, `EAN`, `JAN`,
     `GTIN`, `UPC`, `ICCID`, `SIM`, `IMEI`, `Order`, `Invoice #`, `Tracking number`), by a
     link's or a mention's markup (`status/`, `<@`), or by a unit after it (`… µs`); not
-    where the words before it name a card (`card_id`, `card ID`). Groups set apart by
-    colons are a ratio where a word before them names one (`a_ratio`)."""
+    where the words before it name a card (`card_id`, `card ID`, `Card 4539… ms`). Groups
+    set apart by colons are a ratio where a word before them names one (`a_ratio`)."""
     if not text[start:end].isdigit():
         return text.find(":", start, end) != -1 and a_ratio(text, start)
     tail = text[max(0, start - LOOK_BACK):start]
-    if tail.endswith(_ID_BEFORE) or _unit_after(text, end):
+    if tail.endswith(_ID_BEFORE):
         return True
     tail = tail.rstrip(" \t\"'`#")
     if any(name in tail[-24:].lower() for name in CARD_NAMES):
         return False
+    if _unit_after(text, end):
+        return True
     key = _key_before(tail) if tail[-1:] in (":", "=", ">") else None
     if key is not None and _names_id_or_time(key):
         return True

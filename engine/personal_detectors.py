@@ -12,6 +12,7 @@ from replyguard.engine import masks, validators
 from replyguard.engine.address_shapes import CJK, DOMAIN_LABEL, DOT, EU, SPACED_EMAIL, TLD
 from replyguard.engine.context_marks import (
     Refusing,
+    a_model_number,
     a_version,
     bare_and_marked,
     not_a_card,
@@ -27,6 +28,7 @@ from replyguard.engine.number_shapes import (
     PADDED_PUNCT,
     PHONE_REST,
     SSN_PUNCT,
+    in_any_grouping,
     START_CARD,
     START_CPF,
     START_NUM,
@@ -239,24 +241,29 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="us_ssn_labelled",
         category="national_id",
-        # Nine digits with no separator are an SSN where a label names one (`SSN: 123456789`,
-        # `social security number 123456789`, `"ssn": "123456789"`); the SSA's rules for its
-        # area, group and serial (`validators.us_ssn`) still hold.
+        # Nine digits are an SSN where a label names one, however they are grouped: none
+        # (`SSN: 123456789`, `social security number 123456789`, `"ssn": "123456789"`) or
+        # any grouping (`SSN: 123-456789`, `SSN 12345-6789`, `SSN 123 456 789`), with
+        # `in_any_grouping`'s separators (`SSN: 123~45~6789`). The SSA's rules for its area,
+        # group and serial (`validators.us_ssn`) still hold. In the printed 3-2-4 groups
+        # `us_ssn` finds it alone, labelled or not (`validators.us_ssn_regrouped`).
         regex=re.compile(
             r"(?i:s(?<![A-Za-z0-9]s)sn|s(?<![A-Za-z0-9]s)ocial[ \t]+security"
             r"(?:[ \t]+(?:number|num|no\.?|n[oº°]\.?))?)(?![A-Za-z0-9])"
             r"(?:[ \t]+(?i:number|num|no\.?|#|is))?[\"'`]?[ \t]*[:#=]?[ \t]*[\"'`]?"
-            r"(?P<value>\d{9})(?![\w@])(?![ .-]?\d)"
+            r"(?P<value>" + in_any_grouping(9) + ")"
         ),
         keywords=("ssn", "social"),
         keywords_in="lower",
-        validate=validators.us_ssn,
+        validate=validators.us_ssn_regrouped,
         mask=masks.last4,
         priority=12,
         group="value",
-        examples=("123456789",),
+        examples=("123456789", "123-456789", "12345-6789", "123~45~6789", "123 456 789",
+                  "1234 56789"),
         counterexamples=("SSN: 000123456", "SSN: 666123456", "SSN 912345678",
-                         "order 123456789", "SSN: 1234567890", "lessn 123456789"),
+                         "order 123456789", "SSN: 1234567890", "lessn 123456789",
+                         "SSN: 123 456 7890", "SSN 123 456 78", "SSN: 123--456--789"),
     ),
     Detector(
         id="uk_nino",
@@ -266,20 +273,43 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         # (the shapes that can start a match) are more than a word and a number of prose
         # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match. The pairs may be
         # set apart by one kind of punctuation too (`AB-12-34-56-C`, `AB.12.34.56.C`).
-        regex=re.compile(
-            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6})"
-            r" ?|(?P<n>[-./_:])\d\d(?P=n)\d\d(?P=n)\d\d(?P=n))[A-Da-d](?![\w])"
-        ),
-        keywords=("AA00", "AA 00 00", "AA 000000", "AA_00_00_00_A"),
+        regex=Refusing(re.compile(
+            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6}"
+            r"| ?\d{3} \d{3}) ?|(?P<n>[-./_:])\d\d(?P=n)\d\d(?P=n)\d\d(?P=n))[A-Da-d](?![\w])"
+        ), a_model_number),
+        keywords=("AA00", "AA 00 00", "AA 000000", "AA 000 000", "AA_00_00_00_A"),
         keywords_in="shape",
         validate=validators.uk_nino,
         mask=masks.last4,
         priority=12,
         examples=("AB123456C", "AB 12 34 56 C", "JG103759A", "ab123456c", "Ab 123456 c",
                   "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C", "AB.12.34.56.C",
-                  "AB/12/34/56/C"),
+                  "AB/12/34/56/C", "AB 123 456 C", "AB123 456C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
-                         "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C"),
+                         "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C",
+                         "Model AB123456C", "part no. AB 123 456 C", "SKU: AB123456C"),
+    ),
+    Detector(
+        id="uk_nino_labelled",
+        category="national_id",
+        # After its name (`NINO`, `NI number`, `NI no.`, `National Insurance number`), a
+        # NINO's letters and six digits in any grouping without its suffix letter (`NI
+        # number: AB 12 34 56`: HMRC's forms ask for the suffix apart).
+        regex=re.compile(
+            r"(?i:n(?<![A-Za-z0-9]n)i(?:no|[ \t]+(?:number|num|no\.?))"
+            r"|n(?<![A-Za-z0-9]n)ational[ \t]+insurance(?:[ \t]+(?:number|num|no\.?))?)"
+            r"(?![A-Za-z0-9])(?:[ \t]+(?i:is))?[\"'`]?[ \t]*[:#=]?[ \t]*[\"'`]?"
+            r"(?P<value>[A-Za-z]{2}(?: ?\d){6})(?![\w@])(?![ .-]?\d)(?! ?[A-Da-d](?!\w))"
+        ),
+        keywords=("nino", "ni n", "insurance"),
+        keywords_in="lower",
+        validate=validators.uk_nino_unsuffixed,
+        mask=masks.last4,
+        priority=12,
+        group="value",
+        examples=("AB 12 34 56", "AB123456", "AB 123 456", "ab 1234 56"),
+        counterexamples=("NI number: GB 12 34 56", "NI number: AB 12 34 5",
+                         "NINO AB 12 34 56 C", "mini number AB 12 34 56"),
     ),
     Detector(
         id="uk_nhs",
@@ -327,6 +357,28 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
                          "529,982,247-25"),
     ),
     Detector(
+        id="br_cpf_labelled",
+        category="national_id",
+        # Eleven digits are a CPF where its name stands before them, however they are
+        # grouped (`CPF: 5299 8224 725`, `CPF nº 52998-224725`), check digits holding; in
+        # the groups `br_cpf` reads, it finds the CPF alone (`validators.br_cpf_regrouped`).
+        regex=re.compile(
+            r"(?i:c(?<![A-Za-z0-9]c)pf)(?![A-Za-z0-9])"
+            r"(?:[ \t]+(?i:n[oº°]\.?|n\u00famero|numero|number|num|no\.?|\u00e9|is|#))?"
+            r"[\"'`]?[ \t]*[:#=]?[ \t]*[\"'`]?"
+            r"(?P<value>" + in_any_grouping(11) + ")"
+        ),
+        keywords=("cpf",),
+        keywords_in="lower",
+        validate=validators.br_cpf_regrouped,
+        mask=masks.last4,
+        priority=12,
+        group="value",
+        examples=("5299 8224 725", "52998-224725", "529 98 224 725", "5299.8224.725"),
+        counterexamples=("CPF: 5299 8224 726", "CPF 5299 8224 7250", "cpfs 5299 8224 725",
+                         "Pedido 5299 8224 725"),
+    ),
+    Detector(
         id="phone_number",
         category="phone",
         # A digit run that the text before it marks as an id, a time, an ISBN or a reference
@@ -337,9 +389,10 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         # area code of three digits (`415/867-5309`, not a date's `12/31/2025` nor a
         # fraction's `415/867`). An extension may follow, glued (`x12`) or not (`ext. 204`,
         # `;ext=204`, RFC 3966), left as it is.
-        # A space may follow the `+` (`+ 1 202 555 0143`).
+        # A space may follow the `+` (`+ 1 202 555 0143`), square brackets stand for round
+        # ones (`[202] 555-0143`).
         regex=Refusing(re.compile(
-            r"(?:\+(?<![\w+]\+) ?\d|\((?<![\w(]\()\d|" + START_NUM
+            r"(?:\+(?<![\w+]\+) ?\d|[(\[](?<![\w(\[][(\[])\d|" + START_NUM
             + r"(?:\d\d/(?=\d{3}[ .-]?\d{4}(?!\d)))?)" + PHONE_REST
         ), not_a_phone),
         keywords=(),

@@ -230,6 +230,27 @@ def us_ssn(value: str) -> bool:
             and number not in _SSN_INVALID)
 
 
+#: An SSN in its printed groups, 3-2-4, one kind of separator throughout: `us_ssn`'s.
+_PRINTED_SSN = re.compile(r"\d{3}([- ./,;|]| [-,;|] |[,;] )\d\d\1\d{4}")
+
+
+def us_ssn_regrouped(value: str) -> bool:
+    """An SSN (`us_ssn`) after its name, its nine digits together or in other groups than
+    the printed ones (`123-456789`, `123 456 789`): in those, `us_ssn` finds it alone."""
+    return us_ssn(value) and _PRINTED_SSN.fullmatch(value) is None
+
+
+#: A CPF in the groups `br_cpf` reads (`529.982.247-25`, `529 982 247 25`, `529,982,247-25`).
+_PRINTED_CPF = re.compile(r"\d{3}([._-]?)\d{3}\1\d{3}(?:[-/]| - |\1)?\d\d"
+                          r"|\d{3},\d{3},\d{3}-\d\d|\d{3} \d{3} \d{3}[ -]\d\d")
+
+
+def br_cpf_regrouped(value: str) -> bool:
+    """A CPF (`br_cpf`) after its name, in groups `br_cpf` does not read (`5299 8224 725`,
+    `52998-224725`): in those it does, `br_cpf` finds it alone."""
+    return _PRINTED_CPF.fullmatch(value) is None and br_cpf(value)
+
+
 def br_cpf(value: str) -> bool:
     """A Brazilian CPF whose two check digits hold; eleven equal digits (`111.111.111-11`),
     which the Receita Federal never issues, are refused."""
@@ -255,6 +276,14 @@ def uk_nino(value: str) -> bool:
     )
 
 
+def uk_nino_unsuffixed(value: str) -> bool:
+    """A NINO's allocatable prefix and six digits without its A-D suffix (`AB 12 34 56`, as
+    written after its name where a form asks for the suffix apart): `uk_nino` of it with
+    one. (With its suffix, `uk_nino` finds it alone.)"""
+    compact = re.sub(r"[^A-Za-z0-9]", "", value)
+    return len(compact) == 8 and uk_nino(compact + "A")
+
+
 _DATE = re.compile(
     r"(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./](?:0?[1-9]|[12]\d|3[01])(?!\d)"
     r"|(?<!\d)(?:0?[1-9]|[12]\d|3[01])[-./](?:0?[1-9]|1[0-2])[-./](?:19|20)\d\d"
@@ -278,7 +307,9 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     or `(202) 555-0143`), up to 14 with a national prefix and a carrier code before them
     (Brazil's `011 98765-4321`, `0xx11 98765-4321`, `0 21 11 98765-4321`); or written in
     groups after an international call prefix, `00` (ITU-T E.164's recommended one) or
-    `011` (North America's), as after `+` (`00 1 202 555 0143`, `011 44 20 7946 0123`).
+    `011` (North America's), as after `+` (`00 1 202 555 0143`, `011 44 20 7946 0123`); or
+    written as after `+` without it, a region's country code its first group (`55 11
+    98765-4321` in `BR`: `_country_code_first`).
     A run holding a date (`2024-11-29 10`) is not a phone number, nor is one written as a
     CPF is (`529.982.247-26`: a CPF whose check digits fail)."""
     if "x" in value or "X" in value:
@@ -289,7 +320,7 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     else:  # (after a `0`, a national or carrier prefix, or a call prefix, may come first)
         least, most = (10, 18) if number.startswith("0") else (10, 11)
     if not least <= len(number) <= most:  # (first: most candidates, dates too, end here)
-        return False
+        return 11 < len(number) <= 15 and _country_code_first(value, number, regions)
     if _separated_twice(value) and (_DATE.search(value) or _CPF_SHAPE.fullmatch(value)):
         return False
     if len(number) <= 15 and phone_numbers.phone(value, number, regions):
@@ -301,6 +332,19 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     prefix = len(digits(dialled.group(1)))
     return 8 <= len(number) - prefix <= 15 and phone_numbers.phone(
         value, number[prefix:], regions)
+
+
+def _country_code_first(value: str, number: str, regions: tuple[str, ...]) -> bool:
+    """`value`, 12 to 15 digits, is a phone number written with one of `regions`' country
+    codes as its first group but no `+` (`55 11 98765-4321` in `pt-BR`, `44 20 7946 0123` in
+    `en`): valid as it is with `+` before it. Digits alone (`5511987654321`) are an id."""
+    if value[0] in "0(" or value.isdigit():
+        return False
+    for region in regions:
+        code = str(phone_numbers.country_code(region))
+        if value.startswith(code) and not value[len(code)].isdigit():
+            return phone_numbers.phone("+" + value, number, regions)
+    return False
 
 
 #: `xx` written for a carrier's code after the national prefix (`0xx11 98765-4321`, Brazil's
