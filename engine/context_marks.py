@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from ipaddress import ip_network
 from typing import TYPE_CHECKING
 
 from replyguard.engine.chars import in_word
@@ -244,9 +245,11 @@ def a_ratio(text: str, start: int) -> bool:
     return _RATIO.search(text.lower(), max(0, start - 32), start) is not None
 
 
-#: Words that name a version, a build or a release before a number in dotted parts
-#: (`version 4.5.3.9`, `v 1.2.3.4`, `Build: 10.0.0.1`, `firmware 192.168.1.1`).
-_VERSION_WORDS = frozenset("version vers\u00e3o ver v build release firmware kernel".split())
+#: Words that name a version, a build, a release or a section before a number in dotted
+#: parts (`version 4.5.3.9`, `v 1.2.3.4`, `Build: 10.0.0.1`, `firmware 192.168.1.1`,
+#: `Section 001.002.003.004`).
+_VERSION_WORDS = frozenset("version vers\u00e3o ver v build release firmware kernel section "
+                           "se\u00e7\u00e3o secao chapter clause paragraph".split())
 #: The word that ends what stands before a number, and the marks between them (`_VERSION_WORDS`).
 _WORD_BEFORE = re.compile(
     r"(?<![^\W\d_])([^\W\d_]+)[\"'`]?\.?[ \t]*[:=#]?[ \t]*\n?[ \t]*[\"'`(]?\Z")
@@ -254,13 +257,41 @@ _WORD_BEFORE = re.compile(
 
 def a_version(text: str, start: int, end: int) -> bool:
     """Whether the four numbers in dotted parts at `text[start:end]` are a version, not an
-    IPv4 address: a word naming a version stands right before them (`version`, `v`, `ver`,
-    `build`, `release`, `firmware`, `kernel`, `versão`, any case: `Version: 4.5.3.9`,
-    `kernel 5.15.0.91`, a JSON member's key `"version": "10.0.0.1"`)."""
+    IPv4 address: a word naming a version or a section stands right before them (`version`,
+    `v`, `ver`, `build`, `release`, `firmware`, `kernel`, `versão`, `section`, `chapter`, any
+    case: `Version: 4.5.3.9`, `kernel 5.15.0.91`, a JSON member's key `"version":
+    "10.0.0.1"`, `Section 001.002.003.004`)."""
     if text.count(".", start, end) != 3:
         return False
     word = _WORD_BEFORE.search(text, max(0, start - 24), start)
     return word is not None and word.group(1).lower() in _VERSION_WORDS
+
+
+#: A network's prefix length after an address (`/8`, CIDR: RFC 4632, RFC 4291 2.3).
+_PREFIX_LENGTH = re.compile(r"/(\d{1,3})(?![\w.])")
+
+
+def a_network(text: str, start: int, end: int) -> bool:
+    """Whether the address `text[start:end]` names a network, not a host: a prefix length
+    follows it and its host bits are all zero (`10.0.0.0/8`, `192.168.0.0/16`,
+    `2001:db8::/32`; `192.168.1.10/24` is a host's address on its network)."""
+    length = _PREFIX_LENGTH.match(text, end)
+    if length is None:
+        return False
+    try:
+        ip_network(f"{text[start:end]}/{length.group(1)}")
+    except ValueError:
+        return False
+    return True
+
+
+def no_host(text: str, start: int, end: int) -> bool:
+    """Whether four dotted numbers are no host's address: a network's (`a_network`), a
+    version or a section (`a_version`), or a product's code (`a_model_number`: `Part no.
+    012.034.056.078`)."""
+    if text[end:end + 1] == "/" and a_network(text, start, end):
+        return True
+    return a_version(text, start, end) or a_model_number(text, start, end)
 
 
 #: Words that make `pass` a ticket's name, not a password's (`season pass: Gold2025`).

@@ -9,13 +9,23 @@ import re
 from functools import partial
 
 from replyguard.engine import masks, validators
-from replyguard.engine.address_shapes import CJK, DOMAIN_LABEL, DOT, EU, SPACED_EMAIL, TLD
+from replyguard.engine.address_shapes import (
+    ATEXT,
+    CJK,
+    DOMAIN_LABEL,
+    DOT,
+    EU,
+    QUOTED_LOCAL,
+    SPACED_EMAIL,
+    TLD,
+)
 from replyguard.engine.context_marks import (
     Refusing,
     a_model_number,
-    a_version,
+    a_network,
     bare_and_marked,
     not_a_card,
+    no_host,
     not_a_phone,
 )
 from replyguard.engine.detector import Detector
@@ -35,20 +45,24 @@ from replyguard.engine.number_shapes import (
     START_SSN,
 )
 
+#: No SSH remote in scp's form after an address, `git@github.com:org/repo.git`: a host, a
+#: path; a port after the host is a URL's, `postgres://git@db.internal:5432/shop`.
+_NO_SCP_PATH = r"(?!:(?!\d+/)[\w.~-]+/)"
+
+
 PERSONAL_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="email",
         category="email",
-        # Local part: letters and digits of ASCII, Latin, Greek or Cyrillic with `._%+-`,
-        # or CJK letters; domain: labels of either (IDN, RFC 5890) or A-labels (`xn--`).
+        # Local part: letters and digits of ASCII, Latin, Greek or Cyrillic with `._%+-`
+        # (and `ATEXT` after its first), or CJK letters; domain: labels of either (IDN, RFC
+        # 5890; an underscore inside) or A-labels (`xn--`).
         regex=re.compile(
-            f"(?:[{EU}_%+-](?<![{EU}_.%+-][{EU}_%+-])[{EU}._%+-]{{0,63}}"
+            f"(?:[{EU}_%+-](?<![{EU}_.%+-][{EU}_%+-])[{EU}._%+{ATEXT}-]{{0,63}}"
             f"|[{CJK}](?<![{CJK}][{CJK}])[{CJK}]{{0,63}})"
             f"@{DOMAIN_LABEL}(?:{DOT}{DOMAIN_LABEL}){{0,7}}{DOT}{TLD}"
             f"(?![{EU}_@-])(?!{DOT}[{EU}{CJK}])"
-            # (no SSH remote in scp's form, `git@github.com:org/repo.git`: a host, a path;
-            # a port after the host is a URL's, `postgres://git@db.internal:5432/shop`)
-            r"(?!:(?!\d+/)[\w.~-]+/)"
+            + _NO_SCP_PATH
         ),
         keywords=("@",),
         validate=validators.email,
@@ -58,11 +72,29 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
                   "jo\u00e3o.silva@exemplo.com.br", "andr\u00e9@exemple.fr",
                   "m\u00fcller@beispiel.de", "\u7528\u6237@\u4f8b\u5b50.\u5e7f\u544a",
                   "user@xn--bcher-kva.example", "user@example.xn--p1ai",
+                  "jane*doe@example.com", "jane.doe'@example.com", "jane.doe@exa_mple.com",
                   "\u0438\u0432\u0430\u043d@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444"),
         counterexamples=("@handle", "git@github.com:org/repo.git", "user@localhost", "a@b",
                          "name at example dot com",
                          "report@2x.png", "icon@3x.svg", "\u00e9t\u00e9@ici", "user@xn--",
                          "jo\u00e3o@exemplo"),
+    ),
+    Detector(
+        id="email_quoted",
+        category="email",
+        # A quoted local part (RFC 5321 4.1.2's Quoted-string: `"jane doe"@example.com`),
+        # masked from its opening quote.
+        regex=re.compile(
+            f"{QUOTED_LOCAL}@{DOMAIN_LABEL}(?:{DOT}{DOMAIN_LABEL}){{0,7}}{DOT}{TLD}"
+            f"(?![{EU}_@-])(?!{DOT}[{EU}{CJK}])" + _NO_SCP_PATH
+        ),
+        keywords=('"@',),
+        validate=validators.email,
+        mask=masks.email,
+        priority=5,
+        examples=('"jane doe"@example.com', '"jane.doe"@example.co.uk'),
+        counterexamples=('"@handle"', '"jane doe"@localhost', 'say "hi"@ noon',
+                         '"git"@github.com:org/repo.git'),
     ),
     Detector(
         id="email_spaced",
@@ -431,23 +463,45 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="ipv4_address",
         category="ip_address",
-        # Four numbers after a word naming a version are one (`version 4.5.3.9`, `Build
-        # 10.0.0.1`: `engine.context_marks.a_version`). A part of four digits is octal, as
-        # `inet_aton` reads a leading zero (`0300.0250.0001.0012`).
+        # Four numbers after a word naming a version or a section are one (`version
+        # 4.5.3.9`, `Build 10.0.0.1`: `engine.context_marks.a_version`), or after a word
+        # naming a product's code (`Part no. 012.034.056.078`); a network's address and its
+        # prefix length name no host (`10.0.0.0/8`: `a_network`). A part of
+        # four digits is octal, as `inet_aton` reads a leading zero (`0300.0250.0001.0012`).
         regex=Refusing(re.compile(
             r"\d(?<![\w.]\d)(?:\d{0,2}|(?<=0)[0-7]{3})(?:\.(?:\d{1,3}|0[0-7]{3})){3}"
             r"(?![\w]|\.\d)"
-        ), a_version),
+        ), no_host),
         keywords=(),
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,
-        examples=("203.0.113.42", "10.0.0.1", "192.168.1.254", "0300.0250.0001.0012"),
+        examples=("203.0.113.42", "10.0.0.1", "192.168.1.254", "0300.0250.0001.0012",
+                  "008.008.004.004"),
         counterexamples=("256.1.1.1", "1.2.3", "v1.2.3.4", "1.2.3.4.5", "Version 1.0.0.0",
                          "0.0.0.0", "127.0.0.1", "255.255.255.255", "version 4.5.3.9",
                          "Build 10.0.0.1", "release 10.2.3.4", "Firmware: 192.168.1.1",
                          "kernel 5.15.0.91", "ver. 10.0.0.1", "v 10.0.0.1",
-                         "0400.0250.0001.0012", "0177.0000.0000.0001"),
+                         "0400.0250.0001.0012", "0177.0000.0000.0001", "10.0.0.0/8",
+                         "192.168.0.0/16", "Section 001.002.003.004"),
+    ),
+    Detector(
+        id="ipv4_spaced",
+        category="ip_address",
+        # Four numbers with spaced dots (`8 . 8 . 4 . 4`) or ideographic full stops between
+        # them (`8。8。4。4`, halfwidth `｡`), one kind throughout, read as `ipv4_address`
+        # reads them with dots.
+        regex=Refusing(re.compile(
+            r"\d(?<![\w.]\d)(?<! \. \d)(?<![\u3002\uff61]\d)\d{0,2}(?P<d> \. |[\u3002\uff61])\d{1,3}(?P=d)\d{1,3}(?P=d)\d{1,3}"
+            r"(?![\w])(?!(?P=d)\d)(?!\.\d)"
+        ), no_host),
+        keywords=(" . ", "\u3002", "\uff61"),
+        validate=validators.ip_address_dotted,
+        mask=masks.ip_address_dotted,
+        priority=13,
+        examples=("8 . 8 . 4 . 4", "8\u30028\u30024\u30024", "203\uff610\uff61113\uff6142"),
+        counterexamples=("1 . 2 . 3", "8 . 8 . 4 . 4 . 4", "8 . 8\u30024 . 4",
+                         "version 8 . 8 . 4 . 4", "127 . 0 . 0 . 1", "8. 8. 4. 4"),
     ),
     Detector(
         id="ipv4_in_other_bases",
@@ -472,12 +526,13 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="ipv6_address",
         category="ip_address",
-        regex=re.compile(
+        # A network's address and its prefix length name no host (`2001:db8::/32`).
+        regex=Refusing(re.compile(
             # The last group may be an IPv4 address (RFC 4291 section 2.2: `::ffff:192.0.2.1`),
             # taken whole: never a match ending at one of its dots.
             r"[0-9A-Fa-f:](?<![\w:.][0-9A-Fa-f:])[0-9A-Fa-f]{0,3}(?::[0-9A-Fa-f]{0,4}){2,7}"
             r"(?:(?:\.\d{1,3}){3})?(?:%[A-Za-z0-9]{1,16})?(?![\w:])(?!\.\d)"
-        ),
+        ), a_network),
         keywords=(),
         validate=validators.ip_address,
         mask=masks.ip_address,
@@ -486,6 +541,7 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
                   "::ffff:192.0.2.1", "64:ff9b::192.0.2.33",
                   "0:0:0:0:0:ffff:192.0.2.1"),
         counterexamples=("10:30:00", "std::vector", "12:00", "::ffff:192.0.2", "::ffff:192.0.2.1.5",
-                         "::ffff:192.0.2.256", "::1", "0:0:0:0:0:0:0:1"),
+                         "::ffff:192.0.2.256", "::1", "0:0:0:0:0:0:0:1", "2001:db8::/32",
+                         "2001:db8:abcd::/48"),
     ),
 )

@@ -152,6 +152,11 @@ def _table_row(piece: str) -> bool:
     return piece.lstrip(" \t>").startswith("|")
 
 
+def _table_rule(piece: str) -> bool:
+    """Does `piece` hold a Markdown table's rule under its header (`|---|:--:|`)?"""
+    return "-" in piece and piece.strip(" \t\n>|-:") == ""
+
+
 #: The names of a password in other scripts (Russian, Japanese, Chinese, Korean), as a piece's
 #: end is read for one.
 _NON_ASCII_LABEL = re.compile("\u043f\u0430\u0440\u043e\u043b\u044c|\u30d1\u30b9\u30ef"
@@ -425,7 +430,10 @@ class ReplyScreen:
         tail = sentence[-_LABEL_REACH:]
         low = tail.lower()
         if before and _table_row(sentence) and _table_row(before):
-            pass  # (a table's header naming a password is kept for all its rows)
+            # (a table's header naming a password is kept for all its rows, with the rule
+            # under it: a Markdown table's rows are read as such, `| bob2 | … |`)
+            if _table_rule(sentence) and not _table_rule(before):
+                self._label = before + sentence
         elif ("pass" in low or "pw" in low or "senha" in low or "identified" in low
                 or "secret" in low or "token" in low or "api" in low or "contrase" in low
                 or (not low.isascii() and _NON_ASCII_LABEL.search(low) is not None)):

@@ -118,6 +118,9 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     # (Its keywords, a space beside `@` or a spaced dot, are rare: the windows around them
     # are read whole.)
     "email_spaced": Tuning(reach=(200, 400)),
+    # (Its keyword, a quote before `@`, is rare: a quoted local part of 64 characters at most
+    # before it, the domain after.)
+    "email_quoted": Tuning(reach=(66, 600)),
     "credit_card": Tuning(min_digits=13, reach=_NEAR_RUN, number_start=True),
     "card_in_other_groups": Tuning(min_digits=13, run_filter=many_groups, reach=_NEAR_RUN,
                                    number_start=True),
@@ -132,6 +135,9 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "phone_carrier_code": Tuning(reach=(1, 40)),
     "ipv4_address": Tuning(min_digits=4, run_marks=_DOTTED_QUAD, reach=_NEAR_RUN),
     "ipv4_in_other_bases": Tuning(reach=(16, 24)),
+    # (Its keywords, a spaced dot or an ideographic full stop: three digits at most before
+    # the first, three groups of a dot and three digits after it.)
+    "ipv4_spaced": Tuning(reach=(4, 20)),
     "ipv6_address": Tuning(gate=COLON_PAIR, reach=(8, 60)),
 })
 

@@ -365,8 +365,10 @@ _FILE_SUFFIXES = frozenset(
 
 def email(value: str) -> bool:
     """An address whose domain does not end in a file extension (`report@2x.png` is a file
-    name, as retina images are named)."""
-    return value.rsplit(".", 1)[-1].lower() not in _FILE_SUFFIXES
+    name, as retina images are named) and whose local part does not end in `***` (a mask's,
+    `j***@example.com`: `*` is a local part's character, `jane*doe@`)."""
+    return (value.rsplit(".", 1)[-1].lower() not in _FILE_SUFFIXES
+            and "***@" not in value)
 
 
 #: Spaces around an address's `@` and dots (`spaced_email`, `masks.spaced_email`).
@@ -396,8 +398,8 @@ def url_password(value: str) -> bool:
 def ip_address(value: str) -> bool:
     """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed; an
     IPv4 address may be written with its octets in three digits each, leading zeros kept,
-    `203.000.113.042`, as `ping` reads it; other leading zeros, or a first octet of 0, make a
-    version or a section number, `1.02.003.004`, `001.002.003.004`; a part of four digits
+    `203.000.113.042`, `008.008.004.004`, as `ping` reads it; other leading zeros make a
+    version or a section number, `1.02.003.004`; a part of four digits
     with a leading zero makes it octal, `0300.0250.0001.0012`, as `inet_aton` reads it), other
     than those that name no host of anyone's: the unspecified address (`0.0.0.0`, `::`),
     loopback (`127.0.0.1`, `::1`) and the limited broadcast (`255.255.255.255`)."""
@@ -414,6 +416,21 @@ def ip_address(value: str) -> bool:
         return False
     return not (address.is_loopback or address.is_unspecified
                 or address == _LIMITED_BROADCAST)
+
+
+#: The dots `ipv4_spaced` reads between an address's numbers: spaced, or ideographic.
+_OTHER_DOTS = re.compile(" \\. |[\u3002\uff61]")
+
+
+def dotted(value: str) -> str:
+    """`value` with spaced dots or ideographic full stops written as dots (`8 . 8 . 4 . 4`,
+    `8。8。4。4` -> `8.8.4.4`)."""
+    return _OTHER_DOTS.sub(".", value)
+
+
+def ip_address_dotted(value: str) -> bool:
+    """An IPv4 address (`ip_address`) written with spaced dots or ideographic full stops."""
+    return ip_address(dotted(value))
 
 
 def ip_address_in_other_bases(value: str) -> bool:
@@ -441,8 +458,8 @@ _LIMITED_BROADCAST = ipaddress.IPv4Address("255.255.255.255")
 _OCTAL_PART = re.compile(r"(?:^|\.)0[0-7]{3}(?:\.|$)")
 #: An IPv4 octet written with a leading zero.
 _ZERO_PADDED = re.compile(r"(?:^|\.)0[0-9]")
-#: An IPv4 address written in octets of three digits, the first not starting with 0.
-_PADDED_ADDRESS = re.compile(r"[1-9][0-9]{2}(?:\.[0-9]{3}){3}")
+#: An IPv4 address written in octets of three digits each (`008.008.004.004`).
+_PADDED_ADDRESS = re.compile(r"[0-9]{3}(?:\.[0-9]{3}){3}")
 
 
 def aws_access_key(value: str) -> bool:
