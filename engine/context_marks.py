@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from ipaddress import ip_network
 from typing import TYPE_CHECKING
 
 from replyguard.engine.chars import in_word
@@ -48,13 +47,13 @@ _WORDS = frozenset(
 _TIME_WORDS = frozenset("time date datetime created updated modified hora hor\u00e1rio "
                         "horario data".split())
 #: What may open a parenthesis or a quotation before such a word.
-_OPENING = "([{\"'`"
+OPENING = "([{\"'`"
 #: The second words of the two-word names among them.
 _SECOND_WORDS = frozenset(name.split()[1] for name in _WORDS if " " in name)
 #: Words before `ID` that make it a phone number's name (`Caller ID`), not an id's.
 _PHONE_WORDS = frozenset("caller phone telephone tel mobile cell contact".split())
 #: Words that may stand between such a word and the number (`order no.`, `tracking number`).
-_NUMBER_WORDS = frozenset("number num no nr nº n° id code número numero".split())
+NUMBER_WORDS = frozenset("number num no nr nº n° id code número numero".split())
 
 
 def marked_as_other(text: str, start: int, end: int) -> bool:
@@ -71,15 +70,15 @@ def marked_as_other(text: str, start: int, end: int) -> bool:
     if not words:
         return False
     last = words[-1].lower()
-    if last in _NUMBER_WORDS and len(words) > 1:
+    if last in NUMBER_WORDS and len(words) > 1:
         words.pop()
         if last == "id" and words[-1].lower() not in _PHONE_WORDS:
             return True  # (`Call ID 2025550143`; `Caller ID` shows a phone number)
         last = words[-1].lower()
     if last in _SECOND_WORDS and len(words) > 1:  # `Unix time`, `nota fiscal`
-        if f"{words[-2].lower().lstrip(_OPENING)} {last}" in _WORDS:
+        if f"{words[-2].lower().lstrip(OPENING)} {last}" in _WORDS:
             return True
-    last = last.lstrip(_OPENING)
+    last = last.lstrip(OPENING)
     if last in _TIME_WORDS:
         return _a_label(tail, words[-1]) and text[start:end].isdigit()
     return last in _WORDS
@@ -172,21 +171,6 @@ def bare_and_marked(text: str, start: int, end: int) -> bool:
     return text[start:end].isdigit() and marked_as_other(text, start, end)
 
 
-#: Words that name a product's or a part's code before it (`Model AB123456C`, `SKU`,
-#: `part no.`): a code shaped like a NINO there is no one's.
-_MODEL_WORDS = frozenset("model models modelo part sku serial product produto item article "
-                         "catalog catalogue mpn p/n pn type".split())
-
-
-def a_model_number(text: str, start: int, end: int) -> bool:
-    """Whether the word before `text[start:end]` names a product's code (`_MODEL_WORDS`,
-    after `no.`, `number`, `#` or `:` too: `Model AB123456C`, `part no. AB 123 456 C`)."""
-    words = text[max(0, start - 32):start].rstrip(" \t\"'`#:=").rstrip(".").rsplit(None, 2)
-    if words and words[-1].lower() in _NUMBER_WORDS:
-        words.pop()
-    return bool(words) and words[-1].lower().lstrip(_OPENING) in _MODEL_WORDS
-
-
 #: What names a card in the words before a number: it is a card's whatever else they say
 #: (`card_id: 4111…`, `card ID 4111…`).
 CARD_NAMES = ("card", "cart\u00e3o", "cartao", "tarjeta", "karte", "carte")
@@ -227,9 +211,9 @@ def not_a_card(text: str, start: int, end: int) -> bool:
     if key is not None and _names_id_or_time(key):
         return True
     words = tail.rstrip(":#.=-").rsplit(None, 2)
-    if words and words[-1].lower() in _NUMBER_WORDS:  # `EAN code`, `ICCID number`
+    if words and words[-1].lower() in NUMBER_WORDS:  # `EAN code`, `ICCID number`
         words.pop()
-    last = words[-1].lstrip(_OPENING) if words else ""
+    last = words[-1].lstrip(OPENING) if words else ""
     return last.lower() in _NOT_CARD_WORDS or last in _NOT_CARD_ACRONYMS
 
 
@@ -243,55 +227,6 @@ def a_ratio(text: str, start: int) -> bool:
     (`ratio`, `proportion`, `odds`, `mix`, `aspect`, `scale`, `split`, `razão`, `proporção`,
     any case): `4111:1111:1111:1111` after it is a ratio's parts, no card's groups."""
     return _RATIO.search(text.lower(), max(0, start - 32), start) is not None
-
-
-#: Words that name a version, a build, a release or a section before a number in dotted
-#: parts (`version 4.5.3.9`, `v 1.2.3.4`, `Build: 10.0.0.1`, `firmware 192.168.1.1`,
-#: `Section 001.002.003.004`).
-_VERSION_WORDS = frozenset("version vers\u00e3o ver v build release firmware kernel section "
-                           "se\u00e7\u00e3o secao chapter clause paragraph".split())
-#: The word that ends what stands before a number, and the marks between them (`_VERSION_WORDS`).
-_WORD_BEFORE = re.compile(
-    r"(?<![^\W\d_])([^\W\d_]+)[\"'`]?\.?[ \t]*[:=#]?[ \t]*\n?[ \t]*[\"'`(]?\Z")
-
-
-def a_version(text: str, start: int, end: int) -> bool:
-    """Whether the four numbers in dotted parts at `text[start:end]` are a version, not an
-    IPv4 address: a word naming a version or a section stands right before them (`version`,
-    `v`, `ver`, `build`, `release`, `firmware`, `kernel`, `versão`, `section`, `chapter`, any
-    case: `Version: 4.5.3.9`, `kernel 5.15.0.91`, a JSON member's key `"version":
-    "10.0.0.1"`, `Section 001.002.003.004`)."""
-    if text.count(".", start, end) != 3:
-        return False
-    word = _WORD_BEFORE.search(text, max(0, start - 24), start)
-    return word is not None and word.group(1).lower() in _VERSION_WORDS
-
-
-#: A network's prefix length after an address (`/8`, CIDR: RFC 4632, RFC 4291 2.3).
-_PREFIX_LENGTH = re.compile(r"/(\d{1,3})(?![\w.])")
-
-
-def a_network(text: str, start: int, end: int) -> bool:
-    """Whether the address `text[start:end]` names a network, not a host: a prefix length
-    follows it and its host bits are all zero (`10.0.0.0/8`, `192.168.0.0/16`,
-    `2001:db8::/32`; `192.168.1.10/24` is a host's address on its network)."""
-    length = _PREFIX_LENGTH.match(text, end)
-    if length is None:
-        return False
-    try:
-        ip_network(f"{text[start:end]}/{length.group(1)}")
-    except ValueError:
-        return False
-    return True
-
-
-def no_host(text: str, start: int, end: int) -> bool:
-    """Whether four dotted numbers are no host's address: a network's (`a_network`), a
-    version or a section (`a_version`), or a product's code (`a_model_number`: `Part no.
-    012.034.056.078`)."""
-    if text[end:end + 1] == "/" and a_network(text, start, end):
-        return True
-    return a_version(text, start, end) or a_model_number(text, start, end)
 
 
 #: Words that make `pass` a ticket's name, not a password's (`season pass: Gold2025`).

@@ -19,13 +19,11 @@ from replyguard.engine.address_shapes import (
     SPACED_EMAIL,
     TLD,
 )
+from replyguard.engine.code_marks import a_model_number, a_network, no_host
 from replyguard.engine.context_marks import (
     Refusing,
-    a_model_number,
-    a_network,
     bare_and_marked,
     not_a_card,
-    no_host,
     not_a_phone,
 )
 from replyguard.engine.detector import Detector
@@ -319,7 +317,7 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
                   "AB/12/34/56/C", "AB 123 456 C", "AB123 456C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
                          "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C",
-                         "Model AB123456C", "part no. AB 123 456 C", "SKU: AB123456C"),
+                         "Model AB123456C", "part number AB 123 456 C", "SKU: AB123456C"),
     ),
     Detector(
         id="uk_nino_labelled",
@@ -464,7 +462,7 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         id="ipv4_address",
         category="ip_address",
         # Four numbers after a word naming a version or a section are one (`version
-        # 4.5.3.9`, `Build 10.0.0.1`: `engine.context_marks.a_version`), or after a word
+        # 4.5.3.9`, `Build 10.0.0.1`: `engine.code_marks.a_version`), or after a word
         # naming a product's code (`Part no. 012.034.056.078`); a network's address and its
         # prefix length name no host (`10.0.0.0/8`: `a_network`). A part of
         # four digits is octal, as `inet_aton` reads a leading zero (`0300.0250.0001.0012`).
