@@ -14,7 +14,7 @@ from replyguard.engine.context_marks import NUMBER_WORDS, OPENING
 #: Words that name a product's or a part's code before it (`Model AB123456C`, `SKU`,
 #: `part no.`): a code shaped like a NINO there is no one's.
 _MODEL_WORDS = frozenset("model models modelo part sku serial product produto item article "
-                         "catalog catalogue mpn p/n pn type".split())
+                         "catalog catalogue mpn p/n pn".split())
 
 
 def a_model_number(text: str, start: int, end: int) -> bool:

@@ -109,7 +109,11 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "password_confirm": Tuning(reach=(0, 1100)),
     "cli_password": Tuning(reach=(0, 1100)),
     "uk_nhs": Tuning(reach=(0, 40)),
-    "us_ssn_labelled": Tuning(reach=(0, 48)),
+    # (A label, then a value in any grouping: nine or eleven digits and a separator of up to
+    # three characters between each two; a NINO's letters and six digits.)
+    "us_ssn_labelled": Tuning(reach=(0, 72)),
+    "br_cpf_labelled": Tuning(reach=(0, 80)),
+    "uk_nino_labelled": Tuning(reach=(0, 64)),
     # (Each match starts at a keyword; `type="password"`'s attributes, then the value.)
     "password_phrase": Tuning(reach=(0, 1200)),
     "url_password": Tuning(reach=(0, 200)),
