@@ -322,12 +322,14 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="uk_nino_labelled",
         category="national_id",
-        # After its name (`NINO`, `NI number`, `NI no.`, `National Insurance number`), a
+        # After its name (`NINO`, `NI number`, `NI no`, `National Insurance number`), a
         # NINO's letters and six digits in any grouping without its suffix letter (`NI
-        # number: AB 12 34 56`: HMRC's forms ask for the suffix apart).
+        # number: AB 12 34 56`: HMRC's forms ask for the suffix apart). (Not after `no.`: a
+        # sentence may end there before a capital, and a reply's screen reads what follows
+        # as a sentence of its own.)
         regex=re.compile(
-            r"(?i:n(?<![A-Za-z0-9]n)i(?:no|[ \t]+(?:number|num|no\.?))"
-            r"|n(?<![A-Za-z0-9]n)ational[ \t]+insurance(?:[ \t]+(?:number|num|no\.?))?)"
+            r"(?i:n(?<![A-Za-z0-9]n)i(?:no|[ \t]+(?:number|num|no))"
+            r"|n(?<![A-Za-z0-9]n)ational[ \t]+insurance(?:[ \t]+(?:number|num|no))?)"
             r"(?![A-Za-z0-9])(?:[ \t]+(?i:is))?[\"'`]?[ \t]*[:#=]?[ \t]*[\"'`]?"
             r"(?P<value>[A-Za-z]{2}(?: ?\d){6})(?![\w@])(?![ .-]?\d)(?! ?[A-Da-d](?!\w))"
         ),

@@ -145,6 +145,9 @@ MASKED = [
     ("NINO AB 123 456 C here", "NINO ***456C here"),
     ("My NI number is AB 12 34 56.", "My NI number is ***3456."),
     ("NI number: AB 12 34 56", "NI number: ***3456"),
+    ("NI No: ab 123456 now", "NI No: ***3456 now"),
+    ('{"ssn": "536-228841"}', '{"ssn": "***8841"}'),
+    ("Please type AB123456C here", "Please type ***456C here"),
     ("National Insurance number: JG 103 759", "National Insurance number: ***3759"),
     ("NI number: GB 12 34 56", "NI number: GB 12 34 56"),
     # A CPF after its name, in any groups.
