@@ -49,7 +49,20 @@ _EU_LETTERS = "A-Za-z" + _letters_and_marks()
 EU = "0-9" + _EU_LETTERS
 
 
-DOMAIN_LABEL = f"[{EU}{CJK}](?:[{EU}{CJK}-]{{0,61}}[{EU}{CJK}])?"
+#: What an address's local part holds after its first character besides `EU` and `._%+-`:
+#: RFC 5322's atext characters `'`, `*` and `~` (`jane*doe@`, `'jane.doe'@`, `o'brien@`).
+#: (Not `=`, `?`, `&`, `/` or `#`: a query's `?email=jane@…` keeps its key.)
+ATEXT = "'*~"
+
+
+#: A local part in quotes (RFC 5321's Quoted-string: `"jane doe"`), on one line, 64
+#: characters at most, no quote or backslash inside.
+QUOTED_LOCAL = r'"(?<![\w"]")[^"\\\r\n]{1,64}"'
+
+
+#: A domain's label: letters and digits, a hyphen or an underscore inside (`exa_mple.com`:
+#: no hostname's, RFC 952, but a DNS name's, RFC 2181, and typed so).
+DOMAIN_LABEL = f"[{EU}{CJK}](?:[{EU}{CJK}_-]{{0,61}}[{EU}{CJK}])?"
 
 
 #: A top-level domain: letters of one script, or an A-label (`xn--p1ai`, RFC 5890).
@@ -64,7 +77,7 @@ DOT = f"(?:\\.|[\u3002\uff61](?=[{EU}]))"
 
 #: Where an address's local part starts, searched back from its `@` (the email detector's
 #: tuning, `engine.tuning`): a run of local-part characters of one kind or the other.
-EMAIL_START = re.compile(f"(?<![{EU}._%+-])[{EU}._%+-]{{1,64}}@\\Z"
+EMAIL_START = re.compile(f"(?<![{EU}._%+-])[{EU}._%+-][{EU}._%+{ATEXT}-]{{0,63}}@\\Z"
                          f"|(?<![{CJK}])[{CJK}]{{1,64}}@\\Z")
 
 

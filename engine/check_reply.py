@@ -51,15 +51,20 @@ DETECTOR_REASONS: Final = MappingProxyType({
 #: `ip_address`; a secret assigned to its name or a password after a label in another script
 #: `password_assignment` (a quoted value, a call's argument, a list too), a password laid out
 #: in lines or a table's column `password_phrase`,
-#: a card in other groups `credit_card`, a labelled SSN without separators `us_ssn`, a bearer
+#: a card in other groups `credit_card`, a labelled SSN in any grouping `us_ssn`, a
+#: labelled CPF so `br_cpf`, a labelled NINO `uk_nino`, a bearer
 #: token `password_assignment`.
 _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "card_in_other_groups": "credit_card",
                                        "card_in_quoted_strings": "credit_card",
                                        "us_ssn_labelled": "us_ssn",
+                                       "br_cpf_labelled": "br_cpf",
+                                       "uk_nino_labelled": "uk_nino",
                                        "ipv6_address": "ip_address",
+                                       "ipv4_spaced": "ip_address",
                                        "ipv4_in_other_bases": "ip_address",
                                        "email_spaced": "email",
+                                       "email_quoted": "email",
                                        "phone_carrier_code": "phone_number",
                                        "secret_assignment": "password_assignment",
                                        "password_label": "password_assignment",

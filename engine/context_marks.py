@@ -47,11 +47,13 @@ _WORDS = frozenset(
 _TIME_WORDS = frozenset("time date datetime created updated modified hora hor\u00e1rio "
                         "horario data".split())
 #: What may open a parenthesis or a quotation before such a word.
-_OPENING = "([{\"'`"
+OPENING = "([{\"'`"
 #: The second words of the two-word names among them.
 _SECOND_WORDS = frozenset(name.split()[1] for name in _WORDS if " " in name)
+#: Words before `ID` that make it a phone number's name (`Caller ID`), not an id's.
+_PHONE_WORDS = frozenset("caller phone telephone tel mobile cell contact".split())
 #: Words that may stand between such a word and the number (`order no.`, `tracking number`).
-_NUMBER_WORDS = frozenset("number num no nr nº n° id code número numero".split())
+NUMBER_WORDS = frozenset("number num no nr nº n° id code número numero".split())
 
 
 def marked_as_other(text: str, start: int, end: int) -> bool:
@@ -68,13 +70,15 @@ def marked_as_other(text: str, start: int, end: int) -> bool:
     if not words:
         return False
     last = words[-1].lower()
-    if last in _NUMBER_WORDS and len(words) > 1:
+    if last in NUMBER_WORDS and len(words) > 1:
         words.pop()
+        if last == "id" and words[-1].lower() not in _PHONE_WORDS:
+            return True  # (`Call ID 2025550143`; `Caller ID` shows a phone number)
         last = words[-1].lower()
     if last in _SECOND_WORDS and len(words) > 1:  # `Unix time`, `nota fiscal`
-        if f"{words[-2].lower().lstrip(_OPENING)} {last}" in _WORDS:
+        if f"{words[-2].lower().lstrip(OPENING)} {last}" in _WORDS:
             return True
-    last = last.lstrip(_OPENING)
+    last = last.lstrip(OPENING)
     if last in _TIME_WORDS:
         return _a_label(tail, words[-1]) and text[start:end].isdigit()
     return last in _WORDS
@@ -132,14 +136,28 @@ def _unit_after(text: str, end: int) -> bool:
 
 def not_a_phone(text: str, start: int, end: int) -> bool:
     """Whether the digit run `text[start:end]` is no phone number: the text before it marks
-    it as something else (`marked_as_other`), a unit follows it (`7266106890 bytes`), or it
-    is a version (`124.0.6367.207`: three dots or more, a group of one digit after the first
-    or a last group of other than four digits; `1.800.555.0143` is a phone)."""
+    it as something else (`marked_as_other`), a unit follows a number written as a quantity
+    is (`7266106890 bytes`, `_a_quantity`; `+1 202 555 0143 ms` and `+44 20 7946 0123 GB`
+    are phones), or it is a version (`124.0.6367.207`: three dots or more, a group of one
+    digit after the first or a last group of other than four digits; `1.800.555.0143` is a
+    phone)."""
     if text.count(".", start, end) >= 3 and _version(text[start:end]):
         return True
-    if _unit_after(text, end):
+    if _unit_after(text, end) and _a_quantity(text[start:end]):
         return True
     return marked_as_other(text, start, end)
+
+
+def _a_quantity(run: str) -> bool:
+    """Is `run` written as a quantity may be: no `+` or bracket, one run of digits or
+    thousands in groups of three (`7266106890`, `7 266 106 890`)? A phone's groups are
+    its plan's (`202 555 0143`)."""
+    if "+" in run or "(" in run or "[" in run:
+        return False
+    return all(len(group) == 3 for group in _NON_DIGITS.split(run)[1:])
+
+
+_NON_DIGITS = re.compile(r"\D+")
 
 
 def _version(run: str) -> bool:
@@ -177,23 +195,25 @@ def not_a_card(text: str, start: int, end: int) -> bool:
     an id, a barcode, a SIM card's number or an order's (`Discord user ID`, `EAN`, `JAN`,
     `GTIN`, `UPC`, `ICCID`, `SIM`, `IMEI`, `Order`, `Invoice #`, `Tracking number`), by a
     link's or a mention's markup (`status/`, `<@`), or by a unit after it (`… µs`); not
-    where the words before it name a card (`card_id`, `card ID`). Groups set apart by
-    colons are a ratio where a word before them names one (`a_ratio`)."""
+    where the words before it name a card (`card_id`, `card ID`, `Card 4539… ms`). Groups
+    set apart by colons are a ratio where a word before them names one (`a_ratio`)."""
     if not text[start:end].isdigit():
         return text.find(":", start, end) != -1 and a_ratio(text, start)
     tail = text[max(0, start - LOOK_BACK):start]
-    if tail.endswith(_ID_BEFORE) or _unit_after(text, end):
+    if tail.endswith(_ID_BEFORE):
         return True
     tail = tail.rstrip(" \t\"'`#")
     if any(name in tail[-24:].lower() for name in CARD_NAMES):
         return False
+    if _unit_after(text, end):
+        return True
     key = _key_before(tail) if tail[-1:] in (":", "=", ">") else None
     if key is not None and _names_id_or_time(key):
         return True
     words = tail.rstrip(":#.=-").rsplit(None, 2)
-    if words and words[-1].lower() in _NUMBER_WORDS:  # `EAN code`, `ICCID number`
+    if words and words[-1].lower() in NUMBER_WORDS:  # `EAN code`, `ICCID number`
         words.pop()
-    last = words[-1].lstrip(_OPENING) if words else ""
+    last = words[-1].lstrip(OPENING) if words else ""
     return last.lower() in _NOT_CARD_WORDS or last in _NOT_CARD_ACRONYMS
 
 
@@ -207,25 +227,6 @@ def a_ratio(text: str, start: int) -> bool:
     (`ratio`, `proportion`, `odds`, `mix`, `aspect`, `scale`, `split`, `razão`, `proporção`,
     any case): `4111:1111:1111:1111` after it is a ratio's parts, no card's groups."""
     return _RATIO.search(text.lower(), max(0, start - 32), start) is not None
-
-
-#: Words that name a version, a build or a release before a number in dotted parts
-#: (`version 4.5.3.9`, `v 1.2.3.4`, `Build: 10.0.0.1`, `firmware 192.168.1.1`).
-_VERSION_WORDS = frozenset("version vers\u00e3o ver v build release firmware kernel".split())
-#: The word that ends what stands before a number, and the marks between them (`_VERSION_WORDS`).
-_WORD_BEFORE = re.compile(
-    r"(?<![^\W\d_])([^\W\d_]+)[\"'`]?\.?[ \t]*[:=#]?[ \t]*\n?[ \t]*[\"'`(]?\Z")
-
-
-def a_version(text: str, start: int, end: int) -> bool:
-    """Whether the four numbers in dotted parts at `text[start:end]` are a version, not an
-    IPv4 address: a word naming a version stands right before them (`version`, `v`, `ver`,
-    `build`, `release`, `firmware`, `kernel`, `versão`, any case: `Version: 4.5.3.9`,
-    `kernel 5.15.0.91`, a JSON member's key `"version": "10.0.0.1"`)."""
-    if text.count(".", start, end) != 3:
-        return False
-    word = _WORD_BEFORE.search(text, max(0, start - 24), start)
-    return word is not None and word.group(1).lower() in _VERSION_WORDS
 
 
 #: Words that make `pass` a ticket's name, not a password's (`season pass: Gold2025`).

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from replyguard.engine.validators import SPACES_AROUND_SIGNS, digits
+from replyguard.engine.validators import SPACES_AROUND_SIGNS, digits, dotted
 
 _ALNUM = re.compile(r"[^0-9A-Za-z]")
 
@@ -103,6 +103,11 @@ def jwt(value: str) -> str:
 def password(value: str) -> str:
     """The password value -> `****` (the `password:` label before it is kept)."""
     return "****"
+
+
+def ip_address_dotted(value: str) -> str:
+    """`8 . 8 . 4 . 4`, `8。8。4。4` -> `***.***.***.4` (`ip_address` of it with dots)."""
+    return ip_address(dotted(value))
 
 
 def ip_address(value: str) -> str:

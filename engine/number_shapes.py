@@ -85,6 +85,21 @@ START_CARD = (r"\d(?<![\w+]\d)(?:(?<!\d[ .-]\d)|(?<=\d{13}[ .-]\d)"
 
 
 #: A phone number's digits after its first (a space, a dot or a hyphen between them, the
-#: hyphen with a space on one side or both, brackets around the area code) and what may end
+#: hyphen with a space on one side or both, round or square brackets around the area
+#: code) and what may end
 #: it: an extension, or no more digits (`phone_number`, `phone_carrier_code`).
-PHONE_REST = (r"(?:(?: ?- ?|[ .])?\(?\d\)?){6,16}(?:" + _EXTENSION + "|" + _END_NUM + ")")
+PHONE_REST = (r"(?:(?: ?- ?|[ .])?[(\[]?\d[)\]]?){6,16}(?:" + _EXTENSION + "|" + _END_NUM + ")")
+
+
+#: What may stand between the groups of a labelled number (`in_any_grouping`): a space, or one
+#: of `-` `.` `/` `_` `:` `~` `,` with a space on either side or none.
+_ANY_SEP = r"(?: ?[-./_:~,] ?| )"
+
+
+def in_any_grouping(count: int) -> str:
+    """A pattern of `count` digits in any grouping, `_ANY_SEP` between any two of them
+    (`123-456789`, `12345-6789`, `123 456 789`, `123~45~6789`), and not followed by more
+    digits, a word or a hyphen and more of a code (`123-456789-XL`): what a label names is read whole however it is grouped
+    (`us_ssn_labelled`, `br_cpf_labelled`)."""
+    return (r"\d(?:" + _ANY_SEP + r"?\d){" + str(count - 1) + r"}(?![\w@])(?!"
+            + _ANY_SEP + r"\d)(?!-[A-Za-z0-9])")

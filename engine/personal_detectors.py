@@ -9,10 +9,19 @@ import re
 from functools import partial
 
 from replyguard.engine import masks, validators
-from replyguard.engine.address_shapes import CJK, DOMAIN_LABEL, DOT, EU, SPACED_EMAIL, TLD
+from replyguard.engine.address_shapes import (
+    ATEXT,
+    CJK,
+    DOMAIN_LABEL,
+    DOT,
+    EU,
+    QUOTED_LOCAL,
+    SPACED_EMAIL,
+    TLD,
+)
+from replyguard.engine.code_marks import a_model_number, a_network, no_host
 from replyguard.engine.context_marks import (
     Refusing,
-    a_version,
     bare_and_marked,
     not_a_card,
     not_a_phone,
@@ -27,26 +36,31 @@ from replyguard.engine.number_shapes import (
     PADDED_PUNCT,
     PHONE_REST,
     SSN_PUNCT,
+    in_any_grouping,
     START_CARD,
     START_CPF,
     START_NUM,
     START_SSN,
 )
 
+#: No SSH remote in scp's form after an address, `git@github.com:org/repo.git`: a host, a
+#: path; a port after the host is a URL's, `postgres://git@db.internal:5432/shop`.
+_NO_SCP_PATH = r"(?!:(?!\d+/)[\w.~-]+/)"
+
+
 PERSONAL_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="email",
         category="email",
-        # Local part: letters and digits of ASCII, Latin, Greek or Cyrillic with `._%+-`,
-        # or CJK letters; domain: labels of either (IDN, RFC 5890) or A-labels (`xn--`).
+        # Local part: letters and digits of ASCII, Latin, Greek or Cyrillic with `._%+-`
+        # (and `ATEXT` after its first), or CJK letters; domain: labels of either (IDN, RFC
+        # 5890; an underscore inside) or A-labels (`xn--`).
         regex=re.compile(
-            f"(?:[{EU}_%+-](?<![{EU}_.%+-][{EU}_%+-])[{EU}._%+-]{{0,63}}"
+            f"(?:[{EU}_%+-](?<![{EU}_.%+-][{EU}_%+-])[{EU}._%+{ATEXT}-]{{0,63}}"
             f"|[{CJK}](?<![{CJK}][{CJK}])[{CJK}]{{0,63}})"
             f"@{DOMAIN_LABEL}(?:{DOT}{DOMAIN_LABEL}){{0,7}}{DOT}{TLD}"
             f"(?![{EU}_@-])(?!{DOT}[{EU}{CJK}])"
-            # (no SSH remote in scp's form, `git@github.com:org/repo.git`: a host, a path;
-            # a port after the host is a URL's, `postgres://git@db.internal:5432/shop`)
-            r"(?!:(?!\d+/)[\w.~-]+/)"
+            + _NO_SCP_PATH
         ),
         keywords=("@",),
         validate=validators.email,
@@ -56,11 +70,29 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
                   "jo\u00e3o.silva@exemplo.com.br", "andr\u00e9@exemple.fr",
                   "m\u00fcller@beispiel.de", "\u7528\u6237@\u4f8b\u5b50.\u5e7f\u544a",
                   "user@xn--bcher-kva.example", "user@example.xn--p1ai",
+                  "jane*doe@example.com", "jane.doe'@example.com", "jane.doe@exa_mple.com",
                   "\u0438\u0432\u0430\u043d@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444"),
         counterexamples=("@handle", "git@github.com:org/repo.git", "user@localhost", "a@b",
                          "name at example dot com",
                          "report@2x.png", "icon@3x.svg", "\u00e9t\u00e9@ici", "user@xn--",
                          "jo\u00e3o@exemplo"),
+    ),
+    Detector(
+        id="email_quoted",
+        category="email",
+        # A quoted local part (RFC 5321 4.1.2's Quoted-string: `"jane doe"@example.com`),
+        # masked from its opening quote.
+        regex=re.compile(
+            f"{QUOTED_LOCAL}@{DOMAIN_LABEL}(?:{DOT}{DOMAIN_LABEL}){{0,7}}{DOT}{TLD}"
+            f"(?![{EU}_@-])(?!{DOT}[{EU}{CJK}])" + _NO_SCP_PATH
+        ),
+        keywords=('"@',),
+        validate=validators.email,
+        mask=masks.email,
+        priority=5,
+        examples=('"jane doe"@example.com', '"jane.doe"@example.co.uk'),
+        counterexamples=('"@handle"', '"jane doe"@localhost', 'say "hi"@ noon',
+                         '"git"@github.com:org/repo.git'),
     ),
     Detector(
         id="email_spaced",
@@ -239,24 +271,29 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="us_ssn_labelled",
         category="national_id",
-        # Nine digits with no separator are an SSN where a label names one (`SSN: 123456789`,
-        # `social security number 123456789`, `"ssn": "123456789"`); the SSA's rules for its
-        # area, group and serial (`validators.us_ssn`) still hold.
+        # Nine digits are an SSN where a label names one, however they are grouped: none
+        # (`SSN: 123456789`, `social security number 123456789`, `"ssn": "123456789"`) or
+        # any grouping (`SSN: 123-456789`, `SSN 12345-6789`, `SSN 123 456 789`), with
+        # `in_any_grouping`'s separators (`SSN: 123~45~6789`). The SSA's rules for its area,
+        # group and serial (`validators.us_ssn`) still hold. In the printed 3-2-4 groups
+        # `us_ssn` finds it alone, labelled or not (`validators.us_ssn_regrouped`).
         regex=re.compile(
             r"(?i:s(?<![A-Za-z0-9]s)sn|s(?<![A-Za-z0-9]s)ocial[ \t]+security"
             r"(?:[ \t]+(?:number|num|no\.?|n[oº°]\.?))?)(?![A-Za-z0-9])"
             r"(?:[ \t]+(?i:number|num|no\.?|#|is))?[\"'`]?[ \t]*[:#=]?[ \t]*[\"'`]?"
-            r"(?P<value>\d{9})(?![\w@])(?![ .-]?\d)"
+            r"(?P<value>" + in_any_grouping(9) + ")"
         ),
         keywords=("ssn", "social"),
         keywords_in="lower",
-        validate=validators.us_ssn,
+        validate=validators.us_ssn_regrouped,
         mask=masks.last4,
         priority=12,
         group="value",
-        examples=("123456789",),
+        examples=("123456789", "123-456789", "12345-6789", "123~45~6789", "123 456 789",
+                  "1234 56789"),
         counterexamples=("SSN: 000123456", "SSN: 666123456", "SSN 912345678",
-                         "order 123456789", "SSN: 1234567890", "lessn 123456789"),
+                         "order 123456789", "SSN: 1234567890", "lessn 123456789",
+                         "SSN: 123 456 7890", "SSN 123 456 78", "SSN: 123--456--789"),
     ),
     Detector(
         id="uk_nino",
@@ -266,20 +303,45 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         # (the shapes that can start a match) are more than a word and a number of prose
         # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match. The pairs may be
         # set apart by one kind of punctuation too (`AB-12-34-56-C`, `AB.12.34.56.C`).
-        regex=re.compile(
-            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6})"
-            r" ?|(?P<n>[-./_:])\d\d(?P=n)\d\d(?P=n)\d\d(?P=n))[A-Da-d](?![\w])"
-        ),
-        keywords=("AA00", "AA 00 00", "AA 000000", "AA_00_00_00_A"),
+        regex=Refusing(re.compile(
+            r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6}"
+            r"| ?\d{3} \d{3}) ?|(?P<n>[-./_:])\d\d(?P=n)\d\d(?P=n)\d\d(?P=n))[A-Da-d](?![\w])"
+        ), a_model_number),
+        keywords=("AA00", "AA 00 00", "AA 000000", "AA 000 000", "AA_00_00_00_A"),
         keywords_in="shape",
         validate=validators.uk_nino,
         mask=masks.last4,
         priority=12,
         examples=("AB123456C", "AB 12 34 56 C", "JG103759A", "ab123456c", "Ab 123456 c",
                   "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C", "AB.12.34.56.C",
-                  "AB/12/34/56/C"),
+                  "AB/12/34/56/C", "AB 123 456 C", "AB123 456C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
-                         "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C"),
+                         "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C",
+                         "Model AB123456C", "part number AB 123 456 C", "SKU: AB123456C"),
+    ),
+    Detector(
+        id="uk_nino_labelled",
+        category="national_id",
+        # After its name (`NINO`, `NI number`, `NI no`, `National Insurance number`), a
+        # NINO's letters and six digits in any grouping without its suffix letter (`NI
+        # number: AB 12 34 56`: HMRC's forms ask for the suffix apart). (Not after `no.`: a
+        # sentence may end there before a capital, and a reply's screen reads what follows
+        # as a sentence of its own.)
+        regex=re.compile(
+            r"(?i:n(?<![A-Za-z0-9]n)i(?:no|[ \t]+(?:number|num|no))"
+            r"|n(?<![A-Za-z0-9]n)ational[ \t]+insurance(?:[ \t]+(?:number|num|no))?)"
+            r"(?![A-Za-z0-9])(?:[ \t]+(?i:is))?[\"'`]?[ \t]*[:#=]?[ \t]*[\"'`]?"
+            r"(?P<value>[A-Za-z]{2}(?: ?\d){6})(?![\w@])(?![ .-]?\d)(?! ?[A-Da-d](?!\w))"
+        ),
+        keywords=("nino", "ni n", "insurance"),
+        keywords_in="lower",
+        validate=validators.uk_nino_unsuffixed,
+        mask=masks.last4,
+        priority=12,
+        group="value",
+        examples=("AB 12 34 56", "AB123456", "AB 123 456", "ab 1234 56"),
+        counterexamples=("NI number: GB 12 34 56", "NI number: AB 12 34 5",
+                         "NINO AB 12 34 56 C", "mini number AB 12 34 56"),
     ),
     Detector(
         id="uk_nhs",
@@ -327,6 +389,28 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
                          "529,982,247-25"),
     ),
     Detector(
+        id="br_cpf_labelled",
+        category="national_id",
+        # Eleven digits are a CPF where its name stands before them, however they are
+        # grouped (`CPF: 5299 8224 725`, `CPF nº 52998-224725`), check digits holding; in
+        # the groups `br_cpf` reads, it finds the CPF alone (`validators.br_cpf_regrouped`).
+        regex=re.compile(
+            r"(?i:c(?<![A-Za-z0-9]c)pf)(?![A-Za-z0-9])"
+            r"(?:[ \t]+(?i:n[oº°]\.?|n\u00famero|numero|number|num|no\.?|\u00e9|is|#))?"
+            r"[\"'`]?[ \t]*[:#=]?[ \t]*[\"'`]?"
+            r"(?P<value>" + in_any_grouping(11) + ")"
+        ),
+        keywords=("cpf",),
+        keywords_in="lower",
+        validate=validators.br_cpf_regrouped,
+        mask=masks.last4,
+        priority=12,
+        group="value",
+        examples=("5299 8224 725", "52998-224725", "529 98 224 725", "5299.8224.725"),
+        counterexamples=("CPF: 5299 8224 726", "CPF 5299 8224 7250", "cpfs 5299 8224 725",
+                         "Pedido 5299 8224 725"),
+    ),
+    Detector(
         id="phone_number",
         category="phone",
         # A digit run that the text before it marks as an id, a time, an ISBN or a reference
@@ -337,9 +421,10 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         # area code of three digits (`415/867-5309`, not a date's `12/31/2025` nor a
         # fraction's `415/867`). An extension may follow, glued (`x12`) or not (`ext. 204`,
         # `;ext=204`, RFC 3966), left as it is.
-        # A space may follow the `+` (`+ 1 202 555 0143`).
+        # A space may follow the `+` (`+ 1 202 555 0143`), square brackets stand for round
+        # ones (`[202] 555-0143`).
         regex=Refusing(re.compile(
-            r"(?:\+(?<![\w+]\+) ?\d|\((?<![\w(]\()\d|" + START_NUM
+            r"(?:\+(?<![\w+]\+) ?\d|[(\[](?<![\w(\[][(\[])\d|" + START_NUM
             + r"(?:\d\d/(?=\d{3}[ .-]?\d{4}(?!\d)))?)" + PHONE_REST
         ), not_a_phone),
         keywords=(),
@@ -378,23 +463,45 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="ipv4_address",
         category="ip_address",
-        # Four numbers after a word naming a version are one (`version 4.5.3.9`, `Build
-        # 10.0.0.1`: `engine.context_marks.a_version`). A part of four digits is octal, as
-        # `inet_aton` reads a leading zero (`0300.0250.0001.0012`).
+        # Four numbers after a word naming a version or a section are one (`version
+        # 4.5.3.9`, `Build 10.0.0.1`: `engine.code_marks.a_version`), or after a word
+        # naming a product's code (`Part no. 012.034.056.078`); a network's address and its
+        # prefix length name no host (`10.0.0.0/8`: `a_network`). A part of
+        # four digits is octal, as `inet_aton` reads a leading zero (`0300.0250.0001.0012`).
         regex=Refusing(re.compile(
             r"\d(?<![\w.]\d)(?:\d{0,2}|(?<=0)[0-7]{3})(?:\.(?:\d{1,3}|0[0-7]{3})){3}"
             r"(?![\w]|\.\d)"
-        ), a_version),
+        ), no_host),
         keywords=(),
         validate=validators.ip_address,
         mask=masks.ip_address,
         priority=13,
-        examples=("203.0.113.42", "10.0.0.1", "192.168.1.254", "0300.0250.0001.0012"),
+        examples=("203.0.113.42", "10.0.0.1", "192.168.1.254", "0300.0250.0001.0012",
+                  "008.008.004.004"),
         counterexamples=("256.1.1.1", "1.2.3", "v1.2.3.4", "1.2.3.4.5", "Version 1.0.0.0",
                          "0.0.0.0", "127.0.0.1", "255.255.255.255", "version 4.5.3.9",
                          "Build 10.0.0.1", "release 10.2.3.4", "Firmware: 192.168.1.1",
                          "kernel 5.15.0.91", "ver. 10.0.0.1", "v 10.0.0.1",
-                         "0400.0250.0001.0012", "0177.0000.0000.0001"),
+                         "0400.0250.0001.0012", "0177.0000.0000.0001", "10.0.0.0/8",
+                         "192.168.0.0/16", "Section 001.002.003.004"),
+    ),
+    Detector(
+        id="ipv4_spaced",
+        category="ip_address",
+        # Four numbers with spaced dots (`8 . 8 . 4 . 4`) or ideographic full stops between
+        # them (`8。8。4。4`, halfwidth `｡`), one kind throughout, read as `ipv4_address`
+        # reads them with dots.
+        regex=Refusing(re.compile(
+            r"\d(?<![\w.]\d)(?<! \. \d)(?<![\u3002\uff61]\d)\d{0,2}(?P<d> \. |[\u3002\uff61])\d{1,3}(?P=d)\d{1,3}(?P=d)\d{1,3}"
+            r"(?![\w])(?!(?P=d)\d)(?!\.\d)"
+        ), no_host),
+        keywords=(" . ", "\u3002", "\uff61"),
+        validate=validators.ip_address_dotted,
+        mask=masks.ip_address_dotted,
+        priority=13,
+        examples=("8 . 8 . 4 . 4", "8\u30028\u30024\u30024", "203\uff610\uff61113\uff6142"),
+        counterexamples=("1 . 2 . 3", "8 . 8 . 4 . 4 . 4", "8 . 8\u30024 . 4",
+                         "version 8 . 8 . 4 . 4", "127 . 0 . 0 . 1", "8. 8. 4. 4"),
     ),
     Detector(
         id="ipv4_in_other_bases",
@@ -419,12 +526,13 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="ipv6_address",
         category="ip_address",
-        regex=re.compile(
+        # A network's address and its prefix length name no host (`2001:db8::/32`).
+        regex=Refusing(re.compile(
             # The last group may be an IPv4 address (RFC 4291 section 2.2: `::ffff:192.0.2.1`),
             # taken whole: never a match ending at one of its dots.
             r"[0-9A-Fa-f:](?<![\w:.][0-9A-Fa-f:])[0-9A-Fa-f]{0,3}(?::[0-9A-Fa-f]{0,4}){2,7}"
             r"(?:(?:\.\d{1,3}){3})?(?:%[A-Za-z0-9]{1,16})?(?![\w:])(?!\.\d)"
-        ),
+        ), a_network),
         keywords=(),
         validate=validators.ip_address,
         mask=masks.ip_address,
@@ -433,6 +541,7 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
                   "::ffff:192.0.2.1", "64:ff9b::192.0.2.33",
                   "0:0:0:0:0:ffff:192.0.2.1"),
         counterexamples=("10:30:00", "std::vector", "12:00", "::ffff:192.0.2", "::ffff:192.0.2.1.5",
-                         "::ffff:192.0.2.256", "::1", "0:0:0:0:0:0:0:1"),
+                         "::ffff:192.0.2.256", "::1", "0:0:0:0:0:0:0:1", "2001:db8::/32",
+                         "2001:db8:abcd::/48"),
     ),
 )

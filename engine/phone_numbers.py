@@ -132,6 +132,12 @@ def _country_of(head: str) -> tuple[int, tuple[_Plan, ...]]:
     return 0, ()
 
 
+@cache
+def country_code(region: str) -> int:
+    """The country code of `region`'s numbering plan (ITU-T E.164; 0 for none)."""
+    return phonenumbers.country_code_for_region(region)
+
+
 @lru_cache(maxsize=4096)
 def phone(value: str, digits: str, regions: tuple[str, ...]) -> bool:
     """`value` (whose digits are `digits`) is a phone number valid in its numbering plan:

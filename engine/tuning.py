@@ -26,7 +26,7 @@ class Tuning:
     keyword occurrence (every match starts at one); with `start` (whose matches hold no space),
     only where `start`, searched from `before` characters back (from the last space in them),
     reaches the end of a keyword occurrence; with `min_digits`,
-    only around runs of digits and separators (` .()/+-_,:|\\~'`) holding at least that many digits
+    only around runs of digits and separators (` .()[]/+-_,:|\\~'`) holding at least that many digits
     (and `run_marks`, `unmarked_digits`) and passing `run_filter` (from the run's start less
     `before` to its end plus `after`; every match must be a stretch of those characters
     starting with one that is no space, so that it lies inside one run). A tuning may leave
@@ -109,7 +109,11 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "password_confirm": Tuning(reach=(0, 1100)),
     "cli_password": Tuning(reach=(0, 1100)),
     "uk_nhs": Tuning(reach=(0, 40)),
-    "us_ssn_labelled": Tuning(reach=(0, 48)),
+    # (A label, then a value in any grouping: nine or eleven digits and a separator of up to
+    # three characters between each two; a NINO's letters and six digits.)
+    "us_ssn_labelled": Tuning(reach=(0, 72)),
+    "br_cpf_labelled": Tuning(reach=(0, 80)),
+    "uk_nino_labelled": Tuning(reach=(0, 64)),
     # (Each match starts at a keyword; `type="password"`'s attributes, then the value.)
     "password_phrase": Tuning(reach=(0, 1200)),
     "url_password": Tuning(reach=(0, 200)),
@@ -118,6 +122,9 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     # (Its keywords, a space beside `@` or a spaced dot, are rare: the windows around them
     # are read whole.)
     "email_spaced": Tuning(reach=(200, 400)),
+    # (Its keyword, a quote before `@`, is rare: a quoted local part of 64 characters at most
+    # before it, the domain after.)
+    "email_quoted": Tuning(reach=(66, 600)),
     "credit_card": Tuning(min_digits=13, reach=_NEAR_RUN, number_start=True),
     "card_in_other_groups": Tuning(min_digits=13, run_filter=many_groups, reach=_NEAR_RUN,
                                    number_start=True),
@@ -132,6 +139,9 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "phone_carrier_code": Tuning(reach=(1, 40)),
     "ipv4_address": Tuning(min_digits=4, run_marks=_DOTTED_QUAD, reach=_NEAR_RUN),
     "ipv4_in_other_bases": Tuning(reach=(16, 24)),
+    # (Its keywords, a spaced dot or an ideographic full stop: three digits at most before
+    # the first, three groups of a dot and three digits after it.)
+    "ipv4_spaced": Tuning(reach=(4, 20)),
     "ipv6_address": Tuning(gate=COLON_PAIR, reach=(8, 60)),
 })
 

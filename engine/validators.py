@@ -230,6 +230,27 @@ def us_ssn(value: str) -> bool:
             and number not in _SSN_INVALID)
 
 
+#: An SSN in its printed groups, 3-2-4, one kind of separator throughout: `us_ssn`'s.
+_PRINTED_SSN = re.compile(r"\d{3}([- ./,;|]| [-,;|] |[,;] )\d\d\1\d{4}")
+
+
+def us_ssn_regrouped(value: str) -> bool:
+    """An SSN (`us_ssn`) after its name, its nine digits together or in other groups than
+    the printed ones (`123-456789`, `123 456 789`): in those, `us_ssn` finds it alone."""
+    return us_ssn(value) and _PRINTED_SSN.fullmatch(value) is None
+
+
+#: A CPF in the groups `br_cpf` reads (`529.982.247-25`, `529 982 247 25`, `529,982,247-25`).
+_PRINTED_CPF = re.compile(r"\d{3}([._-]?)\d{3}\1\d{3}(?:[-/]| - |\1)?\d\d"
+                          r"|\d{3},\d{3},\d{3}-\d\d|\d{3} \d{3} \d{3}[ -]\d\d")
+
+
+def br_cpf_regrouped(value: str) -> bool:
+    """A CPF (`br_cpf`) after its name, in groups `br_cpf` does not read (`5299 8224 725`,
+    `52998-224725`): in those it does, `br_cpf` finds it alone."""
+    return _PRINTED_CPF.fullmatch(value) is None and br_cpf(value)
+
+
 def br_cpf(value: str) -> bool:
     """A Brazilian CPF whose two check digits hold; eleven equal digits (`111.111.111-11`),
     which the Receita Federal never issues, are refused."""
@@ -255,6 +276,14 @@ def uk_nino(value: str) -> bool:
     )
 
 
+def uk_nino_unsuffixed(value: str) -> bool:
+    """A NINO's allocatable prefix and six digits without its A-D suffix (`AB 12 34 56`, as
+    written after its name where a form asks for the suffix apart): `uk_nino` of it with
+    one. (With its suffix, `uk_nino` finds it alone.)"""
+    compact = re.sub(r"[^A-Za-z0-9]", "", value)
+    return len(compact) == 8 and uk_nino(compact + "A")
+
+
 _DATE = re.compile(
     r"(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./](?:0?[1-9]|[12]\d|3[01])(?!\d)"
     r"|(?<!\d)(?:0?[1-9]|[12]\d|3[01])[-./](?:0?[1-9]|1[0-2])[-./](?:19|20)\d\d"
@@ -278,7 +307,9 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     or `(202) 555-0143`), up to 14 with a national prefix and a carrier code before them
     (Brazil's `011 98765-4321`, `0xx11 98765-4321`, `0 21 11 98765-4321`); or written in
     groups after an international call prefix, `00` (ITU-T E.164's recommended one) or
-    `011` (North America's), as after `+` (`00 1 202 555 0143`, `011 44 20 7946 0123`).
+    `011` (North America's), as after `+` (`00 1 202 555 0143`, `011 44 20 7946 0123`); or
+    written as after `+` without it, a region's country code its first group (`55 11
+    98765-4321` in `BR`: `_country_code_first`).
     A run holding a date (`2024-11-29 10`) is not a phone number, nor is one written as a
     CPF is (`529.982.247-26`: a CPF whose check digits fail)."""
     if "x" in value or "X" in value:
@@ -289,7 +320,7 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     else:  # (after a `0`, a national or carrier prefix, or a call prefix, may come first)
         least, most = (10, 18) if number.startswith("0") else (10, 11)
     if not least <= len(number) <= most:  # (first: most candidates, dates too, end here)
-        return False
+        return 11 < len(number) <= 15 and _country_code_first(value, number, regions)
     if _separated_twice(value) and (_DATE.search(value) or _CPF_SHAPE.fullmatch(value)):
         return False
     if len(number) <= 15 and phone_numbers.phone(value, number, regions):
@@ -301,6 +332,19 @@ def phone(value: str, regions: tuple[str, ...] = DEFAULT_PHONE_REGIONS) -> bool:
     prefix = len(digits(dialled.group(1)))
     return 8 <= len(number) - prefix <= 15 and phone_numbers.phone(
         value, number[prefix:], regions)
+
+
+def _country_code_first(value: str, number: str, regions: tuple[str, ...]) -> bool:
+    """`value`, 12 to 15 digits, is a phone number written with one of `regions`' country
+    codes as its first group but no `+` (`55 11 98765-4321` in `pt-BR`, `44 20 7946 0123` in
+    `en`): valid as it is with `+` before it. Digits alone (`5511987654321`) are an id."""
+    if value[0] in "0(" or value.isdigit():
+        return False
+    for region in regions:
+        code = str(phone_numbers.country_code(region))
+        if value.startswith(code) and not value[len(code)].isdigit():
+            return phone_numbers.phone("+" + value, number, regions)
+    return False
 
 
 #: `xx` written for a carrier's code after the national prefix (`0xx11 98765-4321`, Brazil's
@@ -321,8 +365,10 @@ _FILE_SUFFIXES = frozenset(
 
 def email(value: str) -> bool:
     """An address whose domain does not end in a file extension (`report@2x.png` is a file
-    name, as retina images are named)."""
-    return value.rsplit(".", 1)[-1].lower() not in _FILE_SUFFIXES
+    name, as retina images are named) and whose local part does not end in `***` (a mask's,
+    `j***@example.com`: `*` is a local part's character, `jane*doe@`)."""
+    return (value.rsplit(".", 1)[-1].lower() not in _FILE_SUFFIXES
+            and "***@" not in value)
 
 
 #: Spaces around an address's `@` and dots (`spaced_email`, `masks.spaced_email`).
@@ -352,8 +398,8 @@ def url_password(value: str) -> bool:
 def ip_address(value: str) -> bool:
     """An IPv4 or IPv6 address that `ipaddress` parses (a zone id after `%` is allowed; an
     IPv4 address may be written with its octets in three digits each, leading zeros kept,
-    `203.000.113.042`, as `ping` reads it; other leading zeros, or a first octet of 0, make a
-    version or a section number, `1.02.003.004`, `001.002.003.004`; a part of four digits
+    `203.000.113.042`, `008.008.004.004`, as `ping` reads it; other leading zeros make a
+    version or a section number, `1.02.003.004`; a part of four digits
     with a leading zero makes it octal, `0300.0250.0001.0012`, as `inet_aton` reads it), other
     than those that name no host of anyone's: the unspecified address (`0.0.0.0`, `::`),
     loopback (`127.0.0.1`, `::1`) and the limited broadcast (`255.255.255.255`)."""
@@ -370,6 +416,21 @@ def ip_address(value: str) -> bool:
         return False
     return not (address.is_loopback or address.is_unspecified
                 or address == _LIMITED_BROADCAST)
+
+
+#: The dots `ipv4_spaced` reads between an address's numbers: spaced, or ideographic.
+_OTHER_DOTS = re.compile(" \\. |[\u3002\uff61]")
+
+
+def dotted(value: str) -> str:
+    """`value` with spaced dots or ideographic full stops written as dots (`8 . 8 . 4 . 4`,
+    `8。8。4。4` -> `8.8.4.4`)."""
+    return _OTHER_DOTS.sub(".", value)
+
+
+def ip_address_dotted(value: str) -> bool:
+    """An IPv4 address (`ip_address`) written with spaced dots or ideographic full stops."""
+    return ip_address(dotted(value))
 
 
 def ip_address_in_other_bases(value: str) -> bool:
@@ -397,8 +458,8 @@ _LIMITED_BROADCAST = ipaddress.IPv4Address("255.255.255.255")
 _OCTAL_PART = re.compile(r"(?:^|\.)0[0-7]{3}(?:\.|$)")
 #: An IPv4 octet written with a leading zero.
 _ZERO_PADDED = re.compile(r"(?:^|\.)0[0-9]")
-#: An IPv4 address written in octets of three digits, the first not starting with 0.
-_PADDED_ADDRESS = re.compile(r"[1-9][0-9]{2}(?:\.[0-9]{3}){3}")
+#: An IPv4 address written in octets of three digits each (`008.008.004.004`).
+_PADDED_ADDRESS = re.compile(r"[0-9]{3}(?:\.[0-9]{3}){3}")
 
 
 def aws_access_key(value: str) -> bool:

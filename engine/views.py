@@ -15,7 +15,7 @@ from replyguard.engine.detector import KeywordsIn
 # Digits and the separators numbers are written with (`number_shapes.GROUP_PUNCTUATION` among
 # them) -> "0", space -> "1", anything else -> "_".
 _RUN_TABLE = bytes(
-    48 if chr(b) in "0123456789.()/+-_,;:|\\~'" else 49 if b == 32 else 95 for b in range(256)
+    48 if chr(b) in "0123456789.()[]/+-_,;:|\\~'" else 49 if b == 32 else 95 for b in range(256)
 )
 # A literal first byte lets `re` skip ahead with a fast search; a run is at least 6 long.
 _RUN = re.compile(rb"0[01]{5,}")
@@ -118,7 +118,7 @@ class Views:
         return found
 
     def runs(self) -> list[tuple[int, int, int]]:
-        """Maximal runs of digits and separators (` .()/+-_,:|\\~'`, 6 or more characters), as
+        """Maximal runs of digits and separators (` .()[]/+-_,:|\\~'`, 6 or more characters), as
         `(start, end, digits)`."""
         if self._runs is None:
             marks = self.ascii().translate(_RUN_TABLE)

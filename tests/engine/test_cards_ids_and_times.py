@@ -79,6 +79,20 @@ UNCHANGED = [
     "Order 4539148803436467 shipped.",
     "Invoice #4111111111111111",
     "Tracking number 4539148803436467",
+    # Nine digits in groups no SSN is printed in, with no label: no SSN.
+    "Call 536 228 841 now.",
+    "Ref 53622-8841 is closed.",
+    # An id after `ID` (`Caller ID` names a phone), a model's code shaped as a NINO.
+    "Call ID 2025550143",
+    "Call id: 2025550143 was dropped.",
+    "Model AB123456C",
+    "Model: AB 123 456 C is in stock.",
+    "SKU AB123456C",
+    # Labels that name other numbers, and eleven digits in 4-4-3 with no CPF's name.
+    "Pedido 5299 8224 725",
+    "mini number AB 12 34 56",
+    # A quantity and a unit: digits alone or in thousands.
+    "took 7 266 106 890 ms",
 ]
 
 
@@ -90,6 +104,16 @@ def test_ids_times_barcodes_and_sim_numbers_are_left_as_they_are(text: str) -> N
 def test_a_product_code_is_no_phone_in_portuguese() -> None:
     text = "Código do produto: 11987654321"
     assert _every_way(text, RULES_PT) == {text}
+
+
+@pytest.mark.parametrize(("text", "released"), [
+    # The country code without its `+`, in groups; digits alone are an id.
+    ("Ligue 55 11 98765-4321 hoje", "Ligue ***4321 hoje"),
+    ("Ligue 5511987654321 hoje", "Ligue 5511987654321 hoje"),
+    ("Ligue 55 11 98765-4320 9 hoje", "Ligue 55 11 98765-4320 9 hoje"),
+])
+def test_a_country_code_without_its_plus_in_portuguese(text: str, released: str) -> None:
+    assert _every_way(text, RULES_PT) == {released}
 
 
 MASKED = [
@@ -108,6 +132,39 @@ MASKED = [
     ("Call any time 2025550143", "Call any time ***0143"),
     # and only before a number written as one run of digits.
     ("time (202) 555-0143", "time ***0143"),
+    # After its label, an SSN's nine digits however grouped (the SSA's rules holding).
+    ("My SSN: 536-228841 is on file.", "My SSN: ***8841 is on file."),
+    ("SSN 53622-8841 please", "SSN ***8841 please"),
+    ("SSN: 536~22~8841", "SSN: ***8841"),
+    ("SSN 536 228 841", "SSN ***8841"),
+    ("social security number 5362 28841.", "social security number ***8841."),
+    ("SSN: 536-22-8841", "SSN: ***8841"),
+    ("SSN 666 228 841", "SSN 666 228 841"),
+    ("SSN 536 228 8410", "SSN 536 228 8410"),
+    # A NINO in threes, and after its name without its suffix letter.
+    ("NINO AB 123 456 C here", "NINO ***456C here"),
+    ("My NI number is AB 12 34 56.", "My NI number is ***3456."),
+    ("NI number: AB 12 34 56", "NI number: ***3456"),
+    ("NI No: ab 123456 now", "NI No: ***3456 now"),
+    ('{"ssn": "536-228841"}', '{"ssn": "***8841"}'),
+    ("Please type AB123456C here", "Please type ***456C here"),
+    ("National Insurance number: JG 103 759", "National Insurance number: ***3759"),
+    ("NI number: GB 12 34 56", "NI number: GB 12 34 56"),
+    # A CPF after its name, in any groups.
+    ("CPF: 5299 8224 725", "CPF: ***4725"),
+    ("O CPF \u00e9 52998-224725.", "O CPF \u00e9 ***4725."),
+    ("CPF: 5299 8224 726", "CPF: 5299 8224 726"),
+    # An IBAN whose last group is short.
+    ("IBAN GB82 WEST 1234 5698 7654 3 2", "IBAN GB** **** 5432"),
+    # A unit after a `+` number or a phone's groups: a phone still.
+    ("Call +44 20 7946 0123 GB office", "Call ***0123 GB office"),
+    ("Call +1 202 555 0143 ms", "Call ***0143 ms"),
+    ("Call +1 202 555 0143 MB", "Call ***0143 MB"),
+    ("Call 202 555 0143 ms", "Call ***0143 ms"),
+    ("Call [202] 555-0143", "Call ***0143"),
+    ("Caller ID 2025550143", "Caller ID ***0143"),
+    # A card's name wins over a unit after it.
+    ("Card 4539148803436467 ms", "Card **** 6467 ms"),
 ]
 
 

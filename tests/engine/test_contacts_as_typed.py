@@ -8,7 +8,7 @@ streamed in cuts (`released`)."""
 from __future__ import annotations
 
 import pytest
-from released import released
+from released import every_way, released
 
 from replyguard.engine.rules import CLASSES, ReplyRules, compile_rules
 
@@ -172,3 +172,42 @@ def test_cards_in_other_groups_and_strings(text: str, expected: str) -> None:
 ])
 def test_defanged_and_encoded_addresses(text: str, expected: str) -> None:
     assert released(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # RFC 5322's `*`, `'` and `~` in a local part, a quoted local part, `_` in a domain.
+    ("Mail jane*doe@example.com today.", "Mail j***@example.com today."),
+    ("Mail 'jane.doe'@example.com today.", "Mail 'j***@example.com today."),
+    ("Mail o'brien@example.com today.", "Mail o***@example.com today."),
+    ('Mail "jane doe"@example.com today.', 'Mail "***@example.com today.'),
+    ("Mail jane.doe@exa_mple.com today.", "Mail j***@exa_mple.com today."),
+    # A query's key stays; a mask is no address; scp's remote is a host and a path.
+    ("Open https://x.example/?email=jane@example.com now.",
+     "Open https://x.example/?email=j***@example.com now."),
+    ("Mail j***@example.com today.", "Mail j***@example.com today."),
+    ('Run git clone "git"@github.com:org/repo.git now.',
+     'Run git clone "git"@github.com:org/repo.git now.'),
+    ('He said "hi" @ noon.', 'He said "hi" @ noon.'),
+])
+def test_addresses_with_other_local_parts_and_domains(text: str, expected: str) -> None:
+    assert every_way(text) == {expected}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # Spaced dots, ideographic full stops, octets of three digits.
+    ("Host 8 . 8 . 4 . 4 is up.", "Host ***.***.***.4 is up."),
+    ("Host 8\u30028\u30024\u30024 is up.", "Host ***.***.***.4 is up."),
+    ("DNS\u306f8\u30028\u30024\u30024\u3067\u3059\u3002",
+     "DNS\u306f***.***.***.4\u3067\u3059\u3002"),
+    ("Host 008.008.004.004 is up.", "Host ***.***.***.004 is up."),
+    ("Host 192.168.1.10/24 is up.", "Host ***.***.***.10/24 is up."),
+    # A network with its prefix length names no host; sections and parts are no address.
+    ("Route 10.0.0.0/8 and 192.168.0.0/16 here.", "Route 10.0.0.0/8 and 192.168.0.0/16 here."),
+    ("Route 2001:db8::/32 here.", "Route 2001:db8::/32 here."),
+    ("Section 001.002.003.004 applies.", "Section 001.002.003.004 applies."),
+    ("Part no. 012.034.056.078", "Part no. 012.034.056.078"),
+    ("Steps 1 . 2 . 3 in order.", "Steps 1 . 2 . 3 in order."),
+    ("Host 127 . 0 . 0 . 1 is local.", "Host 127 . 0 . 0 . 1 is local."),
+])
+def test_ipv4_addresses_with_other_dots(text: str, expected: str) -> None:
+    assert every_way(text) == {expected}

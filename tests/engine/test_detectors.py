@@ -33,6 +33,8 @@ CONTEXTS = {
     "cli_password": ("mysql -u root -p", " mydb"),
     "uk_nhs": ("NHS number: ", ""),
     "us_ssn_labelled": ("SSN: ", ""),
+    "br_cpf_labelled": ("CPF: ", ""),
+    "uk_nino_labelled": ("NI number: ", ""),
     "bearer_token": ("Authorization: Bearer ", ""),
     "cookie_value": ("Set-Cookie: sid=", "; Path=/; HttpOnly"),
 }

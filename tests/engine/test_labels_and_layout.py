@@ -29,6 +29,11 @@ def _every_way(text: str) -> set[str]:
 MASKED = [
     ("| user | password |\n|---|---|\n| bob | Qz7xK2mP9w |",
      "| user | password |\n|---|---|\n| bob | **** |"),
+    # A user's name holding a digit is kept, streamed too (the rule is read with its header).
+    ("| user | password |\n|---|---|\n| bob2 | Qz7xK2mP9w |\n",
+     "| user | password |\n|---|---|\n| bob2 | **** |\n"),
+    ("| user | password |\n| :--- | ---: |\n| bob2 | Qz7xK2mP9w |\n| al3 | Xy8#kLm2v |\n",
+     "| user | password |\n| :--- | ---: |\n| bob2 | **** |\n| al3 | **** |\n"),
     ("Here you go:\n\n| user | password | role |\n|---|---|---|\n| bob | Qz7xK2mP9w | admin |\n"
      "| al | Xy8#kLm2v | user |\n\nKeep them safe.",
      "Here you go:\n\n| user | password | role |\n|---|---|---|\n| bob | **** | admin |\n"

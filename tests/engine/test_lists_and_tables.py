@@ -2,7 +2,7 @@
 (a line break, a tab, a comma or a semicolon, `、`, a table's cell, a padded ` · ` ` — `) are
 one value only after a name of its class, in the value's line, the line above it or its
 table's header (engine/lists.py); four dotted numbers after `version`, `build`... are a
-version, no IPv4 address (`context_marks.a_version`). Each text comes back exactly as
+version, no IPv4 address (`code_marks.a_version`). Each text comes back exactly as
 expected on the request side, as a whole reply and streamed cut anywhere."""
 
 from __future__ import annotations
