@@ -679,12 +679,12 @@ def test_leading_whitespace_over_the_cap_skips_none_of_the_text_after_it() -> No
 
 _ENDS, _CJK_ENDS, _CLOSE = ".!?…。！？．｡", "。！？．｡", "\"')\\]}»”’*_`」』）】〕〉》］｝〗〙｣"
 _EVENT_PLAIN = re.compile(rf"[{_ENDS}]*[{_CJK_ENDS}][{_CLOSE}]*(?=[^{_ENDS}{_CLOSE}])"
-                          r"(?!(?<=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][．！？。｡])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ])"
+                          r"(?!(?<=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\s:=：][．！？。｡])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ])"
                           rf"|[{_ENDS}]+[{_CLOSE}]*(?=\s)|\n")
 
 
 @settings(max_examples=500)
-@given(st.text(alphabet="ab .!?…\n\"')]}»”’*_`\t。！？．｡」』）", max_size=16),
+@given(st.text(alphabet="ab :=.!?…\n\"')]}»”’*_`\t。！？．｡」』）：", max_size=16),
        st.integers(0, 16))
 def test_event_pattern_matches_its_plain_form(text: str, pos: int) -> None:
     """`engine.segment._EVENT` is written for speed; it finds what its plain form finds from
