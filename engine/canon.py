@@ -50,7 +50,6 @@ from collections.abc import Iterator
 
 from replyguard.engine.chars import ASCII_ONE, BULLETS, FORMS_ONLY, NO_SPACES, ONE_FOR_ONE
 from replyguard.engine.gaps import GLUED_ELEMENT, joins_numbers, no_item_after_wrap, read_gap
-from replyguard.engine.secret_wraps import strings_joined
 from replyguard.engine.marks import inner_stars, marks_at_edge
 from replyguard.engine.markup import (
     BY_CONTEXT_WRITTEN,
@@ -61,6 +60,7 @@ from replyguard.engine.markup import (
     UNKNOWN_TAG,
 )
 from replyguard.engine.plain import plain, read_one
+from replyguard.engine.secret_wraps import strings_joined
 
 
 def _decoded_first(text: str) -> tuple[str, list[tuple[int, int, int]]]:

@@ -10,7 +10,6 @@ from ipaddress import ip_network
 
 from replyguard.engine.context_marks import NUMBER_WORDS, OPENING
 
-
 #: Words that name a product's or a part's code before it (`Model AB123456C`, `SKU`,
 #: `part no.`): a code shaped like a NINO there is no one's.
 _MODEL_WORDS = frozenset("model models modelo part sku serial product produto item article "

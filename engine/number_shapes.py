@@ -99,7 +99,7 @@ _ANY_SEP = r"(?: ?[-./_:~,] ?| )"
 def in_any_grouping(count: int) -> str:
     """A pattern of `count` digits in any grouping, `_ANY_SEP` between any two of them
     (`123-456789`, `12345-6789`, `123 456 789`, `123~45~6789`), and not followed by more
-    digits, a word or a hyphen and more of a code (`123-456789-XL`): what a label names is read whole however it is grouped
-    (`us_ssn_labelled`, `br_cpf_labelled`)."""
+    digits, a word or a hyphen and more of a code (`123-456789-XL`): what a label names is
+    read whole however it is grouped (`us_ssn_labelled`, `br_cpf_labelled`)."""
     return (r"\d(?:" + _ANY_SEP + r"?\d){" + str(count - 1) + r"}(?![\w@])(?!"
             + _ANY_SEP + r"\d)(?!-[A-Za-z0-9])")

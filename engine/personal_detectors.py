@@ -36,11 +36,11 @@ from replyguard.engine.number_shapes import (
     PADDED_PUNCT,
     PHONE_REST,
     SSN_PUNCT,
-    in_any_grouping,
     START_CARD,
     START_CPF,
     START_NUM,
     START_SSN,
+    in_any_grouping,
 )
 
 #: No SSH remote in scp's form after an address, `git@github.com:org/repo.git`: a host, a
@@ -492,7 +492,8 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         # them (`8。8。4。4`, halfwidth `｡`), one kind throughout, read as `ipv4_address`
         # reads them with dots.
         regex=Refusing(re.compile(
-            r"\d(?<![\w.]\d)(?<! \. \d)(?<![\u3002\uff61]\d)\d{0,2}(?P<d> \. |[\u3002\uff61])\d{1,3}(?P=d)\d{1,3}(?P=d)\d{1,3}"
+            r"\d(?<![\w.]\d)(?<! \. \d)(?<![\u3002\uff61]\d)\d{0,2}"
+            r"(?P<d> \. |[\u3002\uff61])\d{1,3}(?P=d)\d{1,3}(?P=d)\d{1,3}"
             r"(?![\w])(?!(?P=d)\d)(?!\.\d)"
         ), no_host),
         keywords=(" . ", "\u3002", "\uff61"),

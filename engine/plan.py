@@ -23,6 +23,8 @@ from replyguard.engine.views import Views
 
 #: A detector with the tuning it is searched with (`engine.tuning`).
 Tuned = tuple[Detector, Tuning]
+#: The views a keyword is looked for in, in the order the keyword scan lists them.
+_KEYWORDS_IN: tuple[KeywordsIn, ...] = ("text", "lower", "shape")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +78,7 @@ class Plan:
                     keys[d.keywords_in].setdefault(key, []).append(i)
                     if tuning.reach is not None:
                         placed.add((d.keywords_in, key))
-        scanned = [(where, k, v, (where, k) in placed) for where in ("text", "lower", "shape")
+        scanned = [(where, k, v, (where, k) in placed) for where in _KEYWORDS_IN
                    for k, v in keys[where].items() if KeyScan.reads(where, k)]
         return cls(tuned, tuple(numeric),
                    tuple((k.encode(), tuple(v)) for k, v in keys["shape"].items()),
@@ -221,8 +223,8 @@ class KeyScan:
     into the views (`Views.know`, `Views.know_places`), so the detectors' windows do not scan
     for them again: a keyword's places are read from the pass, not with `bytes.find` over
     the lower-case or shape view, which need not be made (`find` on the realistic corpus:
-    461k -> 446k instructions a KB). Each thread scans with its own scratch space (the proxy screens large replies in
-    a worker thread).
+    about -3%). Each thread scans with its own scratch space (the proxy screens
+    large replies in a worker thread).
     """
 
     def __init__(self, keys: list[tuple[KeywordsIn, str, list[int], bool]]) -> None:

@@ -25,9 +25,9 @@ class Tuning:
     after each keyword occurrence or each `gate` match; with `reach=(0, after)`, only at each
     keyword occurrence (every match starts at one); with `start` (whose matches hold no space),
     only where `start`, searched from `before` characters back (from the last space in them),
-    reaches the end of a keyword occurrence; with `min_digits`,
-    only around runs of digits and separators (` .()[]/+-_,:|\\~'`) holding at least that many digits
-    (and `run_marks`, `unmarked_digits`) and passing `run_filter` (from the run's start less
+    reaches the end of a keyword occurrence; with `min_digits`, only around runs of digits
+    and separators (` .()[]/+-_,:|\\~'`) holding at least that many digits (and
+    `run_marks`, `unmarked_digits`) and passing `run_filter` (from the run's start less
     `before` to its end plus `after`; every match must be a stretch of those characters
     starting with one that is no space, so that it lies inside one run). A tuning may leave
     out a run where the detector's validator can confirm no value (`min_digits`,

@@ -47,7 +47,7 @@ class Views:
         self._lower: bytes | None = None
         self._shape: bytes | None = None
         self._runs: list[tuple[int, int, int]] | None = None
-        self._has: dict[tuple[str, str], bool] = {}
+        self._has: dict[tuple[KeywordsIn, str], bool] = {}
         self._places: dict[tuple[str, str], list[int]] = {}
 
     def ascii(self) -> bytes:
