@@ -49,6 +49,10 @@ MASKED = [
     # A password table's header with its rule line: only the password column is masked.
     ("| user | password |\n|---|---|\n| bob | Qz7xK2mP9w |\n| amy | Hx8pL3vR7t |\nDone.",
      "| user | password |\n|---|---|\n| bob | **** |\n| amy | **** |\nDone."),
+    # A phone number with a unit's word at the start of the next line: the line break parts
+    # them, so the word is no unit of the number.
+    ("Secret\n\n(202) 555-0143\nGB", "Secret\n\n***0143\nGB"),
+    ("Call +44 20 7946 0123\n```GB", "Call ***0123\n```GB"),
     # A key block whose lines are list items, quoted or numbered: its BEGIN line's break is
     # the block's (masked with it), not released before the body is seen.
     (f"{_BEGIN}\n- {_KEY}\n{_END}\n\nThanks.", "[RSA PRIVATE KEY ****]\n\nThanks."),
