@@ -20,14 +20,18 @@ from replyguard.engine.layout import Columns
 from replyguard.engine.secret_shapes import (
     ASSIGNED,
     ATTRIBUTES,
+    BETWEEN_COMMAS,
     BLOCK_SCALAR,
+    CREDENTIALS,
     IN_LIST,
+    IS_IN_WORDS,
     KIND,
     LAYOUT,
     LAYOUT_KEYWORDS,
     LAYOUT_WIDE_KEYWORDS,
     OPERATOR,
     PASSWORD_KEYWORDS,
+    PASSWORD_INPUT,
     PASSWORD_NAME,
     RUNS_ON,
     RUNS_ON_QUOTED,
@@ -36,6 +40,7 @@ from replyguard.engine.secret_shapes import (
     VALUE,
     VALUE_READ,
     key_at,
+    not_a_policy,
     quoted_or,
 )
 
@@ -245,6 +250,26 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
                          'prompt_password("Enter your password")'),
     ),
     Detector(
+        id="password_input",
+        category="password",
+        # An HTML input of type `password` and its `value` attribute, in either order and
+        # with other attributes between them, quoted or not (`<input type=password
+        # value=…>`, `<input value="…" type="password">`): the type says a password is given.
+        regex=re.compile(r"<(?i:input)" + PASSWORD_INPUT),
+        keywords=("<input",),
+        keywords_in="lower",
+        validate=validators.assigned_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        rest=RUNS_ON_QUOTED,
+        examples=("sunshine", "Qz7xK2mP9w"),
+        counterexamples=('<input type="password" value="">', "<input type=text value=Qz7xK2mP9w>",
+                         '<input value="{{ pw }}" type="password">',
+                         "<input type=password placeholder=Password>",
+                         '<input type="password" name="pw"><input value="Qz7xK2mP9w">'),
+    ),
+    Detector(
         id="password_list",
         category="password",
         # Passwords listed after a plural name (`passwords: Qz7xK2mP9w, Xy9pL3kQ2z`): the
@@ -447,14 +472,14 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
             r"(?:[ \t]+to)?|password[ \t]+(?:set|changed|reset|updated)[ \t]+to"
             r"|(?:" + SET_TO + r")[ \t]+to|login[ \t]+[^\s:/]{1,64}[ \t]+password[ \t]+"
             r"|password(?=[ \t]+')|password[ \t]*\|"
-            r"|password(?:[ \t]+[\w'\u2019-]{1,20}){1,4}[ \t]*:"
+            r"|password" + not_a_policy(r"[ \t]+[\w'\u2019-]{1,20}")
+            + r"(?:[ \t]+[\w'\u2019-]{1,20}){1,4}[ \t]*:"
             r"|key=\"password\"[ \t]+value="
-            r"|type=\"password\"(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
+            r"|type=(?P<tq>[\"']?)password(?P=tq)(?![\w-])(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
             r"|'[^'<>]{0,100}'|[^\s\"'<>]{1,100}))*?[ \t]+value="
-            r"|(?:login|credentials?)[ \t]*:[ \t]*[^\s/:]{1,64}[ \t]*/"
-            r"|" + KIND + r"|(?:" + USE_THE + r")(?=[ \t])"
-            r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
-            r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
+            r"|" + CREDENTIALS + "|" + BETWEEN_COMMAS + "|" + IS_IN_WORDS
+            + r"|" + KIND + r"|(?:" + USE_THE + r")(?=[ \t])"
+            r"|senha" + not_a_policy(r"[ \t]+[\w-]{1,20}") + r"(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:)"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
             r"(?P<value>[^\s\"'`<>()|]{1024}(?=[^\s\"'`<>()|])(?P<cut>)"
             r"|[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?(cut)|(?P=q))"
@@ -462,8 +487,10 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         # (Every match starts at one of its keywords: `with`/`new` before `password` are
         # read behind it, so that the regex is tried at each keyword alone.)
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
-                  "<password>", "password", "senha ", 'key="password"', 'type="password"',
-                  "login", "credential", "passcode", "pin"),
+                  "<password>", "password", "senha", 'key="password"', 'type="password"',
+                  "type='password'", "type=password", "login", "credential", "passcode", "pin",
+                  "/pass", "/ pass", "passwort", "passw\u00f6rt", "kennwort", "contrase",
+                  "mot de passe", "wachtwoord"),
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,

@@ -176,6 +176,22 @@ def quoted_or(group: str, other: str, other_read: str = "(?!)") -> str:
             r"(?(" + group + r")|(?(cut)|(?:(?P=q)|\Z)))")
 
 
+#: An attribute's value in a tag: quoted or not.
+_ATTRIBUTE_VALUE = r"(?:\"[^\"<>]{0,128}\"|'[^'<>]{0,128}'|[^\s\"'`<>=]{1,128})"
+
+
+#: After `<input`, an input of type `password` (or named so) and its `value` attribute
+#: (`password_input`): the type or name looked for ahead in the tag, then the attributes before `value` passed over, and
+#: the value, quoted or not (group `bare`: not).
+PASSWORD_INPUT = (
+    r"(?=[^<>]{0,1024}?[ \t\n](?i:type|name)[ \t]*=[ \t]*(?P<tq>[\"']?)(?i:password)(?P=tq)"
+    r"(?![\w-]))(?:[ \t\n]+(?!(?i:value)[ \t]*=)[\w:-]{1,32}(?:[ \t]*=[ \t]*"
+    + _ATTRIBUTE_VALUE + r")?){0,16}[ \t\n]+(?i:value)[ \t]*=[ \t]*(?:(?=[\"'])|(?P<bare>))"
+    + quoted_or("bare", r"[^\s\"'`<>]{0,1023}[^\s\"'`<>/]",
+                f"[^\\s\"'`<>]{{{VALUE_READ}}}(?=[^\\s\"'`<>])")
+)
+
+
 #: Where `reset your password to …` names the value (`password_phrase`): a verb and a
 #: determiner before `password`, each read behind it (a look-behind has one width).
 SET_TO = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
@@ -188,6 +204,56 @@ SET_TO = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
 USE_THE = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
                    for verb in ("use", "enter", "type", "with")
                    for det in ("the", "your", "this", "my"))
+
+
+#: Words of a password's policy (`Password must contain: …`, `Password requirements: …`,
+#: `senha deve conter: …`): a name's words before a colon holding one name no password.
+POLICY = (r"(?:must|should|shall|needs?|requirements?|required|rules?|polic(?:y|ies)|includes?"
+          r"|contains?|minimum|min|length|complexity|criteria|strength|format|deve[mn]?|precisa"
+          r"|requisitos?|regras?|pol[i\u00ed]tica|muss|sollte|richtlinien?|anforderungen)"
+          r"(?![\w'\u2019-])")
+
+
+def not_a_policy(words: str) -> str:
+    """Not a policy's word among a name's next words (`words`, each `[ \\t]+` and a word):
+    a look-ahead to put after the name."""
+    return f"(?!(?:{words}){{0,3}}[ \\t]+{POLICY})"
+
+
+#: A password's name before a verb naming its value in other languages (`Das Passwort
+#: lautet …`, `Das Kennwort ist …`, `A senha é …`, `As senhas são …`, `La contraseña es …`,
+#: `Le mot de passe est …`, `Het wachtwoord is …`), up to three words between them (`Das
+#: Passwort für den Server lautet …`, `A senha do Wi-Fi é …`).
+IS_IN_WORDS = (
+    r"(?:passw[oö]rt|kennwort)(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lautet|ist|war)"
+    r"|senhas?(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:[\u00e9e]|s[\u00e3a]o|era|foi)"
+    r"|contrase(?:\u00f1|n)as?(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:es|son|era)"
+    r"|mot[ \t]de[ \t]passe(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:est|\u00e9tait)"
+    r"|wachtwoord(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:is|luidt)"
+)
+
+
+#: A password's name before its value set apart by commas (`the admin password, Qz7xK2mP9w,
+#: expires tomorrow`): one word closed by a comma and a space; not where the name is an item
+#: of a list (`email, password, …`, `user and password, …`).
+BETWEEN_COMMAS = (r"password(?<![,;/][ \t]password)(?<!\band[ \t]password)"
+                  r"(?<!\bor[ \t]password),(?=[ \t]{1,4}[^\s,]{4,128},[ \t])")
+
+
+#: The `user:` of a `user:password` pair (`CREDENTIALS`), before its value.
+_USER_COLON = r"[a-z][^\s/:]{1,63}:(?![/:])(?![^\s:]*:)(?!\d{1,5}(?!\S))"
+
+
+#: A user name and its password after a name of credentials (`login: bob / …`,
+#: `Credentials: bob/…`, `user/pass: bob / …`, `Your login is bob / …`) or a user's name and
+#: password as `user:password` (`credentials: bob:…`, `login bob:…`): the user's name starts
+#: with a letter; after `:` neither `//` (a URL), a port (`localhost:8080`) nor a further
+#: colon (`arn:aws:…`).
+CREDENTIALS = (
+    r"(?:login|credentials?|(?:(?<=user|name|ogin)|(?<=(?:user|name|ogin)[ \t]))/[ \t]?"
+    r"pass(?:word|wd)?)(?:[ \t]*:|[ \t]+(?:is|are))[ \t]*(?:[^\s/:]{1,64}[ \t]*/|"
+    + _USER_COLON + r")|login[ \t]+" + _USER_COLON
+)
 
 
 #: A password's qualifier read behind it (`temporary password Qz7xK2mP9w`).
