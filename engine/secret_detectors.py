@@ -18,6 +18,7 @@ from replyguard.engine.detector import Detector
 from replyguard.engine.key_block import KEY_BLOCK, KEY_BODY, KEY_END, KEY_TAIL
 from replyguard.engine.layout import Columns
 from replyguard.engine.secret_shapes import (
+    ARE_IN_WORDS,
     ASSIGNED,
     ATTRIBUTES,
     BETWEEN_COMMAS,
@@ -272,21 +273,26 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     Detector(
         id="password_list",
         category="password",
-        # Passwords listed after a plural name (`passwords: Qz7xK2mP9w, Xy9pL3kQ2z`): the
-        # list, each item a password's value (`validators.password_list`).
+        # Passwords listed after a plural name (`passwords: Qz7xK2mP9w, Xy9pL3kQ2z`), or
+        # after a plural name and its verb in other languages (`As senhas são Qz7xK2mP9w e
+        # Xy9pL3kQ2z`, `Die Passwörter lauten …`, `Las contraseñas son …`: group `verb`; the
+        # items then set apart by `e`, `und`, `y`, `et`, `en` too): the list, each item a
+        # password's value (`validators.password_list`).
         regex=re.compile(
-            r"p(?<![A-Za-z0-9]p)(?i:asswords|asscodes|ins)[ \t]{0,8}[:=][ \t]{0,8}"
-            r"(?P<value>[^\s,;\"'`]{0,127}[^\s,;\"'`.:)](?:,[ \t]{0,4}"
-            r"[^\s,;\"'`]{0,127}[^\s,;\"'`.:)]){0,31})"
+            r"(?:p(?<![A-Za-z0-9]p)(?i:asswords|asscodes|ins)[ \t]{0,8}[:=]|" + ARE_IN_WORDS
+            + r"(?P<verb>))[ \t]{0,8}(?P<value>[^\s,;\"'`]{0,127}[^\s,;\"'`.:)](?:(?:,[ \t]{0,4}"
+            r"|(?(verb)[ \t]+(?:e|und|y|et|en)[ \t]+|(?!)))[^\s,;\"'`]{0,127}[^\s,;\"'`.:)]){0,31})"
         ),
-        keywords=("pass", "pin"),
+        keywords=("pass", "pin", "senhas", "contrase", "mots de passe", "wachtwoorden"),
         keywords_in="lower",
         validate=validators.password_list,
         mask=masks.password,
         priority=4,
         group="value",
         examples=("Qz7xK2mP9w, Xy9pL3kQ2z", "Qz7xK2mP9w"),
-        counterexamples=("Passwords: at least 12 characters", "passwords: none, yet"),
+        counterexamples=("Passwords: at least 12 characters", "passwords: none, yet",
+                         "As senhas s\u00e3o fortes e longas.",
+                         "Die Passw\u00f6rter sind sicher und lang."),
     ),
     Detector(
         id="secret_assignment",
@@ -489,10 +495,10 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
                   "<password>", "password", "senha", 'key="password"', 'type="password"',
                   "type='password'", "type=password", "login", "credential", "passcode", "pin",
-                  "/pass", "/ pass", "passwort", "passw\u00f6rt", "kennwort", "contrase",
+                  "/pass", "/ pass", "passwort", "kennwort", "contrase",
                   "mot de passe", "wachtwoord"),
         keywords_in="lower",
-        validate=validators.password,
+        validate=validators.password_in_words,
         mask=masks.password,
         priority=4,
         group="value",
@@ -509,7 +515,9 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
                          "IDENTIFIED BY ''", "--password-file /run/secrets/db",
                          "<password></password>", "requirepass yes",
                          "Use the password manager you trust.",
-                         "Enter the password you received by email."),
+                         "Enter the password you received by email.",
+                         "the password is case-sensitive.", "Password must contain: Upper1!x",
+                         "the password, as noted, expires", "Login: localhost:8080"),
     ),
     Detector(
         id="password_layout",

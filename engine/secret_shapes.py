@@ -144,10 +144,20 @@ OPERATOR = (r"(?:(?::=|==?(?![=>])|:)(?:[ \t]{0,4}" + _ARROW + r")?|" + _ARROW
              + r"|(?<=[ \t])-)")
 
 
+#: Words of a password's policy (`Password must contain: …`, `Password requirements: …`,
+#: `senha deve conter: …`): a name's words before a colon holding one name no password.
+POLICY = (r"(?:must|should|shall|needs?|requirements?|required|rules?|polic(?:y|ies)|includes?"
+          r"|contains?|minimum|min|length|complexity|criteria|strength|format|deve[mn]?|precisa"
+          r"|requisitos?|regras?|pol[i\u00ed]tica|muss|sollte|richtlinien?|anforderungen)"
+          r"(?![\w'\u2019-])")
+
+
 #: A password's name and the operator after it (`password_assignment`): the value is never
 #: another such name and operator (`Pass: password: Qz7xK2mP9w`, `Login password: password:
-#: …`): the value is the last name's.
-ASSIGNED = (PASSWORD_NAME + r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER
+#: …`): the value is the last name's. A policy's word after the name names a setting, no
+#: password (`password_policy: …`, `Passwort-Richtlinie: …`).
+ASSIGNED = (PASSWORD_NAME + r"(?![_.-](?i:" + POLICY + r"))(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}"
+             + _QUALIFIER
              + r"(?:[\"'`]?\]?)[ \t]{0,8}" + OPERATOR)
 
 
@@ -206,14 +216,6 @@ USE_THE = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
                    for det in ("the", "your", "this", "my"))
 
 
-#: Words of a password's policy (`Password must contain: …`, `Password requirements: …`,
-#: `senha deve conter: …`): a name's words before a colon holding one name no password.
-POLICY = (r"(?:must|should|shall|needs?|requirements?|required|rules?|polic(?:y|ies)|includes?"
-          r"|contains?|minimum|min|length|complexity|criteria|strength|format|deve[mn]?|precisa"
-          r"|requisitos?|regras?|pol[i\u00ed]tica|muss|sollte|richtlinien?|anforderungen)"
-          r"(?![\w'\u2019-])")
-
-
 def not_a_policy(words: str) -> str:
     """Not a policy's word among a name's next words (`words`, each `[ \\t]+` and a word):
     a look-ahead to put after the name."""
@@ -221,15 +223,27 @@ def not_a_policy(words: str) -> str:
 
 
 #: A password's name before a verb naming its value in other languages (`Das Passwort
-#: lautet …`, `Das Kennwort ist …`, `A senha é …`, `As senhas são …`, `La contraseña es …`,
+#: lautet …`, `Das Kennwort ist …`, `A senha é …`, `La contraseña es …`,
 #: `Le mot de passe est …`, `Het wachtwoord is …`), up to three words between them (`Das
 #: Passwort für den Server lautet …`, `A senha do Wi-Fi é …`).
 IS_IN_WORDS = (
-    r"(?:passw[oö]rt|kennwort)(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lautet|ist|war)"
-    r"|senhas?(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:[\u00e9e]|s[\u00e3a]o|era|foi)"
-    r"|contrase(?:\u00f1|n)as?(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:es|son|era)"
+    r"(?:(?:passwort|kennwort)(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lautet|ist|war)"
+    r"|senha(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:[\u00e9e]|era|foi)"
+    r"|contrase(?:\u00f1|n)a(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:es|era)"
     r"|mot[ \t]de[ \t]passe(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:est|\u00e9tait)"
-    r"|wachtwoord(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:is|luidt)"
+    r"|wachtwoord(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:is|luidt))(?![\w-])"
+)
+
+
+#: A plural name of passwords and its verb in other languages (`password_list`): `As senhas
+#: são …`, `Die Passwörter lauten …` (also `sind`), `Las contraseñas son …`, `Les mots de
+#: passe sont …`, `De wachtwoorden zijn …`, up to three words between them.
+ARE_IN_WORDS = (
+    r"(?i:s(?<![A-Za-z0-9]s)enhas(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+s[\u00e3a]o"
+    r"|p(?<![A-Za-z0-9]p)assw(?:\u00f6|oe)rter(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lauten|sind)"
+    r"|c(?<![A-Za-z0-9]c)ontrase(?:\u00f1|n)as(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+son"
+    r"|m(?<![A-Za-z0-9]m)ots[ \t]de[ \t]passe(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+sont"
+    r"|w(?<![A-Za-z0-9]w)achtwoorden(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+zijn)(?![\w-])"
 )
 
 
