@@ -31,8 +31,8 @@ from replyguard.engine.secret_shapes import (
     LAYOUT_KEYWORDS,
     LAYOUT_WIDE_KEYWORDS,
     OPERATOR,
-    PASSWORD_KEYWORDS,
     PASSWORD_INPUT,
+    PASSWORD_KEYWORDS,
     PASSWORD_NAME,
     RUNS_ON,
     RUNS_ON_QUOTED,
@@ -40,8 +40,8 @@ from replyguard.engine.secret_shapes import (
     USE_THE,
     VALUE,
     VALUE_READ,
+    a_policy,
     key_at,
-    not_a_policy,
     quoted_or,
 )
 
@@ -467,7 +467,9 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         # BY '...'` and `WITH PASSWORD '...'`, Redis's `requirepass`, a `--password` flag,
         # `setPassword("...")`, an XML `<password>` element, `your password is: ...`,
         # `new password: ...`, Portuguese `senha provisória: ...`.
-        regex=re.compile(
+        # (A policy's words after the name, `Password must contain: …`, are read once a match
+        # is found: `a_policy`.)
+        regex=Refusing(re.compile(
             r"(?i:identified[ \t]+by|password(?<=with[ \t]password)"
             r"|password(?<=with[ \t]encrypted[ \t]password)|requirepass"
             r"|--pass(?:word|wd)?[= ]|password(?<=[a-z0-9]-password)[= ]"
@@ -478,18 +480,18 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
             r"(?:[ \t]+to)?|password[ \t]+(?:set|changed|reset|updated)[ \t]+to"
             r"|(?:" + SET_TO + r")[ \t]+to|login[ \t]+[^\s:/]{1,64}[ \t]+password[ \t]+"
             r"|password(?=[ \t]+')|password[ \t]*\|"
-            r"|password" + not_a_policy(r"[ \t]+[\w'\u2019-]{1,20}")
-            + r"(?:[ \t]+[\w'\u2019-]{1,20}){1,4}[ \t]*:"
+            r"|password(?:[ \t]+[\w'\u2019-]{1,20}){1,4}[ \t]*:"
             r"|key=\"password\"[ \t]+value="
-            r"|type=(?P<tq>[\"']?)password(?P=tq)(?![\w-])(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
+            r"|type=(?P<tq>[\"']?)password(?P=tq)(?![\w-])"
+            r"(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
             r"|'[^'<>]{0,100}'|[^\s\"'<>]{1,100}))*?[ \t]+value="
             r"|" + CREDENTIALS + "|" + BETWEEN_COMMAS + "|" + IS_IN_WORDS
             + r"|" + KIND + r"|(?:" + USE_THE + r")(?=[ \t])"
-            r"|senha" + not_a_policy(r"[ \t]+[\w-]{1,20}") + r"(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:)"
+            r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:)"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
             r"(?P<value>[^\s\"'`<>()|]{1024}(?=[^\s\"'`<>()|])(?P<cut>)"
             r"|[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?(cut)|(?P=q))"
-        ),
+        ), a_policy),
         # (Every match starts at one of its keywords: `with`/`new` before `password` are
         # read behind it, so that the regex is tried at each keyword alone.)
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",

@@ -191,8 +191,8 @@ _ATTRIBUTE_VALUE = r"(?:\"[^\"<>]{0,128}\"|'[^'<>]{0,128}'|[^\s\"'`<>=]{1,128})"
 
 
 #: After `<input`, an input of type `password` (or named so) and its `value` attribute
-#: (`password_input`): the type or name looked for ahead in the tag, then the attributes before `value` passed over, and
-#: the value, quoted or not (group `bare`: not).
+#: (`password_input`): the type or name looked for ahead in the tag, then the attributes
+#: before `value` passed over, and the value, quoted or not (group `bare`: not).
 PASSWORD_INPUT = (
     r"(?=[^<>]{0,1024}?[ \t\n](?i:type|name)[ \t]*=[ \t]*(?P<tq>[\"']?)(?i:password)(?P=tq)"
     r"(?![\w-]))(?:[ \t\n]+(?!(?i:value)[ \t]*=)[\w:-]{1,32}(?:[ \t]*=[ \t]*"
@@ -216,10 +216,15 @@ USE_THE = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
                    for det in ("the", "your", "this", "my"))
 
 
-def not_a_policy(words: str) -> str:
-    """Not a policy's word among a name's next words (`words`, each `[ \\t]+` and a word):
-    a look-ahead to put after the name."""
-    return f"(?!(?:{words}){{0,3}}[ \\t]+{POLICY})"
+#: A password's name and a policy's word among its next three words (`a_policy`).
+_A_POLICY = re.compile(r"(?i:password|senha)(?:[ \t]+[\w'\u2019-]{1,20}){0,3}?[ \t]+" + POLICY)
+
+
+def a_policy(text: str, start: int, end: int) -> bool:
+    """Whether a match of `password_phrase` (`text[start:end]`) names a policy, not a
+    password (`Password must contain: …`): a policy's word among the name's next three words.
+    Read once a match is found (a `Refusing`), not at every `password` in the text."""
+    return _A_POLICY.match(text, start, end) is not None
 
 
 #: A password's name before a verb naming its value in other languages (`Das Passwort
@@ -227,6 +232,7 @@ def not_a_policy(words: str) -> str:
 #: `Le mot de passe est …`, `Het wachtwoord is …`), up to three words between them (`Das
 #: Passwort für den Server lautet …`, `A senha do Wi-Fi é …`).
 IS_IN_WORDS = (
+    r"(?=[kscmw]|passwort)"
     r"(?:(?:passwort|kennwort)(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lautet|ist|war)"
     r"|senha(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:[\u00e9e]|era|foi)"
     r"|contrase(?:\u00f1|n)a(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:es|era)"
@@ -239,6 +245,7 @@ IS_IN_WORDS = (
 #: são …`, `Die Passwörter lauten …` (also `sind`), `Las contraseñas son …`, `Les mots de
 #: passe sont …`, `De wachtwoorden zijn …`, up to three words between them.
 ARE_IN_WORDS = (
+    r"(?=[scmwSCMW]|[pP]assw(?:\u00f6|\u00d6|o[eE]))"
     r"(?i:s(?<![A-Za-z0-9]s)enhas(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+s[\u00e3a]o"
     r"|p(?<![A-Za-z0-9]p)assw(?:\u00f6|oe)rter(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lauten|sind)"
     r"|c(?<![A-Za-z0-9]c)ontrase(?:\u00f1|n)as(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+son"
@@ -250,8 +257,8 @@ ARE_IN_WORDS = (
 #: A password's name before its value set apart by commas (`the admin password, Qz7xK2mP9w,
 #: expires tomorrow`): one word closed by a comma and a space; not where the name is an item
 #: of a list (`email, password, …`, `user and password, …`).
-BETWEEN_COMMAS = (r"password(?<![,;/][ \t]password)(?<!\band[ \t]password)"
-                  r"(?<!\bor[ \t]password),(?=[ \t]{1,4}[^\s,]{4,128},[ \t])")
+BETWEEN_COMMAS = (r"password(?=,[ \t]{1,4}[^\s,]{4,128},[ \t])(?<![,;/][ \t]password)"
+                  r"(?<!\band[ \t]password)(?<!\bor[ \t]password),")
 
 
 #: The `user:` of a `user:password` pair (`CREDENTIALS`), before its value.
@@ -264,7 +271,7 @@ _USER_COLON = r"[a-z][^\s/:]{1,63}:(?![/:])(?![^\s:]*:)(?!\d{1,5}(?!\S))"
 #: with a letter; after `:` neither `//` (a URL), a port (`localhost:8080`) nor a further
 #: colon (`arn:aws:…`).
 CREDENTIALS = (
-    r"(?:login|credentials?|(?:(?<=user|name|ogin)|(?<=(?:user|name|ogin)[ \t]))/[ \t]?"
+    r"(?=[lc/])(?:login|credentials?|(?:(?<=user|name|ogin)|(?<=(?:user|name|ogin)[ \t]))/[ \t]?"
     r"pass(?:word|wd)?)(?:[ \t]*:|[ \t]+(?:is|are))[ \t]*(?:[^\s/:]{1,64}[ \t]*/|"
     + _USER_COLON + r")|login[ \t]+" + _USER_COLON
 )
