@@ -74,6 +74,7 @@ _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "password_layout_wide": "password_phrase",
                                        "password_quoted": "password_assignment",
                                        "password_argument": "password_assignment",
+                                       "password_input": "password_assignment",
                                        "password_list": "password_assignment",
                                        "bearer_token": "password_assignment",
                                        "cookie_value": "password_assignment"})

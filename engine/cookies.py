@@ -1,5 +1,6 @@
 """A cookie's value in an HTTP header (RFC 6265): each pair's value of a `Cookie` header, the
-first pair's of a `Set-Cookie` header (its attributes follow it), one match each."""
+first pair's of a `Set-Cookie` header or of a script's `document.cookie = "…"` (its
+attributes follow it), one match each."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ _VALUE = r"(?P<value>[^\s;,\"'`\\]{1,4096})(?![^\s;,\"'`\\])"
 #: A pair's value, or none (`sid=;`: passed over).
 _VALUE_OR_NONE = r"(?:" + _VALUE + r"|(?![^\s;,\"'`\\]))"
 
-#: The header's name (`Set-Cookie`: group `set`), its colon and its first pair.
+#: The header's name (`Set-Cookie`: group `set`), its colon and its first pair; or a script
+#: setting a cookie as `Set-Cookie` does (`document.cookie = "sid=…; path=/"`: group `set`).
 _HEADER = re.compile(
-    r"(?:(?i:c(?<=set-c)ookie)(?P<set>)|(?i:c(?<![A-Za-z0-9-]c)ookie))[ \t]*:[ \t]*"
+    r"(?:(?:(?i:c(?<=set-c)ookie)[ \t]*:|(?i:c(?<=document\.c)ookie)[ \t]*\+?=[ \t]*[\"'`])"
+    r"(?P<set>)|(?i:c(?<![A-Za-z0-9-]c)ookie)[ \t]*:)[ \t]*"
     + _NAME + _VALUE_OR_NONE
 )
 

@@ -18,15 +18,20 @@ from replyguard.engine.detector import Detector
 from replyguard.engine.key_block import KEY_BLOCK, KEY_BODY, KEY_END, KEY_TAIL
 from replyguard.engine.layout import Columns
 from replyguard.engine.secret_shapes import (
+    ARE_IN_WORDS,
     ASSIGNED,
     ATTRIBUTES,
+    BETWEEN_COMMAS,
     BLOCK_SCALAR,
+    CREDENTIALS,
     IN_LIST,
+    IS_IN_WORDS,
     KIND,
     LAYOUT,
     LAYOUT_KEYWORDS,
     LAYOUT_WIDE_KEYWORDS,
     OPERATOR,
+    PASSWORD_INPUT,
     PASSWORD_KEYWORDS,
     PASSWORD_NAME,
     RUNS_ON,
@@ -35,6 +40,7 @@ from replyguard.engine.secret_shapes import (
     USE_THE,
     VALUE,
     VALUE_READ,
+    a_policy,
     key_at,
     quoted_or,
 )
@@ -51,6 +57,9 @@ def _body(least: int) -> str:
 
 #: An item of a list of passwords (`password_list`).
 _LISTED = r"[^\s,;\"'`]{0,127}[^\s,;\"'`.:)]"
+#: What sets a listed password apart from the next: a comma, or after a plural name's verb
+#: a word for "and" (`e`, `und`, `y`, `et`, `en`).
+_LIST_SEP = r"(?:,[ \t]{0,4}|(?(verb)[ \t]+(?:e|und|y|et|en)[ \t]+|(?!)))"
 
 
 SECRET_DETECTORS: tuple[Detector, ...] = (
@@ -269,17 +278,40 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
                          'prompt_password("Enter your password")'),
     ),
     Detector(
+        id="password_input",
+        category="password",
+        # An HTML input of type `password` and its `value` attribute, in either order and
+        # with other attributes between them, quoted or not (`<input type=password
+        # value=…>`, `<input value="…" type="password">`): the type says a password is given.
+        regex=re.compile(r"<(?i:input)" + PASSWORD_INPUT),
+        keywords=("<input",),
+        keywords_in="lower",
+        validate=validators.assigned_password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        rest=RUNS_ON_QUOTED,
+        examples=("sunshine", "Qz7xK2mP9w"),
+        counterexamples=('<input type="password" value="">', "<input type=text value=Qz7xK2mP9w>",
+                         '<input value="{{ pw }}" type="password">',
+                         "<input type=password placeholder=Password>",
+                         '<input type="password" name="pw"><input value="Qz7xK2mP9w">'),
+    ),
+    Detector(
         id="password_list",
         category="password",
-        # Passwords listed after a plural name (`passwords: Qz7xK2mP9w, Xy9pL3kQ2z`): the
-        # list, each item a password's value (`validators.password_list`), read to its end
-        # however long: 32 items, then (group `cut`) the rest (`rest`).
+        # Passwords listed after a plural name (`passwords: Qz7xK2mP9w, Xy9pL3kQ2z`), or
+        # after a plural name and its verb in other languages (`As senhas são Qz7xK2mP9w e
+        # Xy9pL3kQ2z`, `Die Passwörter lauten …`, `Las contraseñas son …`: group `verb`; the
+        # items then set apart by `e`, `und`, `y`, `et`, `en` too): the list, each item a
+        # password's value (`validators.password_list`), read to its end however long: 32
+        # items, then (group `cut`) the rest (`rest`).
         regex=re.compile(
-            r"(?i:p)(?<![A-Za-z0-9]p)(?i:asswords|asscodes|ins)[ \t]{0,8}[:=][ \t]{0,8}"
-            r"(?P<value>" + _LISTED + r"(?:,[ \t]{0,4}" + _LISTED + r"){0,31}+)"
-            r"(?:(?!,[ \t]{0,4}" + _LISTED + r")|(?P<cut>))"
+            r"(?:(?i:p)(?<![A-Za-z0-9]p)(?i:asswords|asscodes|ins)[ \t]{0,8}[:=]|" + ARE_IN_WORDS
+            + r"(?P<verb>))[ \t]{0,8}(?P<value>" + _LISTED + r"(?:" + _LIST_SEP + _LISTED
+            + r"){0,31}+)(?:(?!" + _LIST_SEP + _LISTED + r")|(?P<cut>))"
         ),
-        keywords=("pass", "pin"),
+        keywords=("pass", "pin", "senhas", "contrase", "mots de passe", "wachtwoorden"),
         keywords_in="lower",
         validate=validators.password_list,
         mask=masks.password,
@@ -289,7 +321,9 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         rest=re.compile(r"(?:(?<![^,\s])[ \t]{0,4}" + _LISTED + r")?(?:,[ \t]{0,4}" + _LISTED
                         + r")*+(?:,[ \t]*\Z)?"),
         examples=("Qz7xK2mP9w, Xy9pL3kQ2z", "Qz7xK2mP9w"),
-        counterexamples=("Passwords: at least 12 characters", "passwords: none, yet"),
+        counterexamples=("Passwords: at least 12 characters", "passwords: none, yet",
+                         "As senhas s\u00e3o fortes e longas.",
+                         "Die Passw\u00f6rter sind sicher und lang."),
     ),
     Detector(
         id="secret_assignment",
@@ -466,7 +500,9 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         # BY '...'` and `WITH PASSWORD '...'`, Redis's `requirepass`, a `--password` flag,
         # `setPassword("...")`, an XML `<password>` element, `your password is: ...`,
         # `new password: ...`, Portuguese `senha provisória: ...`.
-        regex=re.compile(
+        # (A policy's words after the name, `Password must contain: …`, are read once a match
+        # is found: `a_policy`.)
+        regex=Refusing(re.compile(
             r"(?i:identified[ \t]+by|password(?<=with[ \t]password)"
             r"|password(?<=with[ \t]encrypted[ \t]password)|requirepass"
             r"|--pass(?:word|wd)?[= ]|password(?<=[a-z0-9]-password)[= ]"
@@ -479,23 +515,25 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
             r"|password(?=[ \t]+')|password[ \t]*\|"
             r"|password(?:[ \t]+[\w'\u2019-]{1,20}){1,4}[ \t]*:"
             r"|key=\"password\"[ \t]+value="
-            r"|type=\"password\"(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
+            r"|type=(?P<tq>[\"']?)password(?P=tq)(?![\w-])"
+            r"(?:[ \t]+[\w-]{1,20}=(?:\"[^\"<>]{0,100}\""
             r"|'[^'<>]{0,100}'|[^\s\"'<>]{1,100}))*?[ \t]+value="
-            r"|(?:login|credentials?)[ \t]*:[ \t]*[^\s/:]{1,64}[ \t]*/"
-            r"|" + KIND + r"|(?:" + USE_THE + r")(?=[ \t])"
-            r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:"
-            r"|senha(?:[ \t]+[\w-]{1,20})?[ \t]+[ée])"
+            r"|" + CREDENTIALS + "|" + BETWEEN_COMMAS + "|" + IS_IN_WORDS
+            + r"|" + KIND + r"|(?:" + USE_THE + r")(?=[ \t])"
+            r"|senha(?:[ \t]+[\w-]{1,20}){1,2}[ \t]*:)"
             r"[ \t]{0,8}:?[ \t]{0,8}(?P<q>[\"'`]?)"
             r"(?P<value>[^\s\"'`<>()|]{1024}(?=[^\s\"'`<>()|])(?P<cut>)"
             r"|[^\s\"'`<>()|]{0,1023}[^\s\"'`<>()|.,;:])(?(cut)|(?P=q))"
-        ),
+        ), a_policy),
         # (Every match starts at one of its keywords: `with`/`new` before `password` are
         # read behind it, so that the regex is tried at each keyword alone.)
         keywords=("identified", "requirepass", "--pass", "setpassword", "set_password",
-                  "<password>", "password", "senha ", 'key="password"', 'type="password"',
-                  "login", "credential", "passcode", "pin"),
+                  "<password>", "password", "senha", 'key="password"', 'type="password"',
+                  "type='password'", "type=password", "login", "credential", "passcode", "pin",
+                  "/pass", "/ pass", "passwort", "kennwort", "contrase",
+                  "mot de passe", "wachtwoord"),
         keywords_in="lower",
-        validate=validators.password,
+        validate=validators.password_in_words,
         mask=masks.password,
         priority=4,
         group="value",
@@ -512,7 +550,9 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
                          "IDENTIFIED BY ''", "--password-file /run/secrets/db",
                          "<password></password>", "requirepass yes",
                          "Use the password manager you trust.",
-                         "Enter the password you received by email."),
+                         "Enter the password you received by email.",
+                         "the password is case-sensitive.", "Password must contain: Upper1!x",
+                         "the password, as noted, expires", "Login: localhost:8080"),
     ),
     Detector(
         id="password_layout",

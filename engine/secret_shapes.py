@@ -144,10 +144,20 @@ OPERATOR = (r"(?:(?::=|==?(?![=>])|:)(?:[ \t]{0,4}" + _ARROW + r")?|" + _ARROW
              + r"|(?<=[ \t])-)")
 
 
+#: Words of a password's policy (`Password must contain: …`, `Password requirements: …`,
+#: `senha deve conter: …`): a name's words before a colon holding one name no password.
+POLICY = (r"(?:must|should|shall|needs?|requirements?|required|rules?|polic(?:y|ies)|includes?"
+          r"|contains?|minimum|min|length|complexity|criteria|strength|format|deve[mn]?|precisa"
+          r"|requisitos?|regras?|pol[i\u00ed]tica|muss|sollte|richtlinien?|anforderungen)"
+          r"(?![\w'\u2019-])")
+
+
 #: A password's name and the operator after it (`password_assignment`): the value is never
 #: another such name and operator (`Pass: password: Qz7xK2mP9w`, `Login password: password:
-#: …`): the value is the last name's.
-ASSIGNED = (PASSWORD_NAME + r"(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}" + _QUALIFIER
+#: …`): the value is the last name's. A policy's word after the name names a setting, no
+#: password (`password_policy: …`, `Passwort-Richtlinie: …`).
+ASSIGNED = (PASSWORD_NAME + r"(?![_.-](?i:" + POLICY + r"))(?:\d|[_.-][A-Za-z0-9]{1,20}){0,3}"
+             + _QUALIFIER
              + r"(?:[\"'`]?\]?)[ \t]{0,8}" + OPERATOR)
 
 
@@ -176,6 +186,22 @@ def quoted_or(group: str, other: str, other_read: str = "(?!)") -> str:
             r"(?(" + group + r")|(?(cut)|(?:(?P=q)|\Z)))")
 
 
+#: An attribute's value in a tag: quoted or not.
+_ATTRIBUTE_VALUE = r"(?:\"[^\"<>]{0,128}\"|'[^'<>]{0,128}'|[^\s\"'`<>=]{1,128})"
+
+
+#: After `<input`, an input of type `password` (or named so) and its `value` attribute
+#: (`password_input`): the type or name looked for ahead in the tag, then the attributes
+#: before `value` passed over, and the value, quoted or not (group `bare`: not).
+PASSWORD_INPUT = (
+    r"(?=[^<>]{0,1024}?[ \t\n](?i:type|name)[ \t]*=[ \t]*(?P<tq>[\"']?)(?i:password)(?P=tq)"
+    r"(?![\w-]))(?:[ \t\n]+(?!(?i:value)[ \t]*=)[\w:-]{1,32}(?:[ \t]*=[ \t]*"
+    + _ATTRIBUTE_VALUE + r")?){0,16}[ \t\n]+(?i:value)[ \t]*=[ \t]*(?:(?=[\"'])|(?P<bare>))"
+    + quoted_or("bare", r"[^\s\"'`<>]{0,1023}[^\s\"'`<>/]",
+                f"[^\\s\"'`<>]{{{VALUE_READ}}}(?=[^\\s\"'`<>])")
+)
+
+
 #: Where `reset your password to …` names the value (`password_phrase`): a verb and a
 #: determiner before `password`, each read behind it (a look-behind has one width).
 SET_TO = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
@@ -188,6 +214,67 @@ SET_TO = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
 USE_THE = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
                    for verb in ("use", "enter", "type", "with")
                    for det in ("the", "your", "this", "my"))
+
+
+#: A password's name and a policy's word among its next three words (`a_policy`).
+_A_POLICY = re.compile(r"(?i:password|senha)(?:[ \t]+[\w'\u2019-]{1,20}){0,3}?[ \t]+" + POLICY)
+
+
+def a_policy(text: str, start: int, end: int) -> bool:
+    """Whether a match of `password_phrase` (`text[start:end]`) names a policy, not a
+    password (`Password must contain: …`): a policy's word among the name's next three words.
+    Read once a match is found (a `Refusing`), not at every `password` in the text."""
+    return _A_POLICY.match(text, start, end) is not None
+
+
+#: A password's name before a verb naming its value in other languages (`Das Passwort
+#: lautet …`, `Das Kennwort ist …`, `A senha é …`, `La contraseña es …`,
+#: `Le mot de passe est …`, `Het wachtwoord is …`), up to three words between them (`Das
+#: Passwort für den Server lautet …`, `A senha do Wi-Fi é …`).
+IS_IN_WORDS = (
+    r"(?=[kscmw]|passwort)"
+    r"(?:(?:passwort|kennwort)(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lautet|ist|war)"
+    r"|senha(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:[\u00e9e]|era|foi)"
+    r"|contrase(?:\u00f1|n)a(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:es|era)"
+    r"|mot[ \t]de[ \t]passe(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:est|\u00e9tait)"
+    r"|wachtwoord(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:is|luidt))(?![\w-])"
+)
+
+
+#: A plural name of passwords and its verb in other languages (`password_list`): `As senhas
+#: são …`, `Die Passwörter lauten …` (also `sind`), `Las contraseñas son …`, `Les mots de
+#: passe sont …`, `De wachtwoorden zijn …`, up to three words between them.
+ARE_IN_WORDS = (
+    r"(?=[scmwSCMW]|[pP]assw(?:\u00f6|\u00d6|o[eE]))"
+    r"(?i:s(?<![A-Za-z0-9]s)enhas(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+s[\u00e3a]o"
+    r"|p(?<![A-Za-z0-9]p)assw(?:\u00f6|oe)rter(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lauten|sind)"
+    r"|c(?<![A-Za-z0-9]c)ontrase(?:\u00f1|n)as(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+son"
+    r"|m(?<![A-Za-z0-9]m)ots[ \t]de[ \t]passe(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+sont"
+    r"|w(?<![A-Za-z0-9]w)achtwoorden(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+zijn)(?![\w-])"
+)
+
+
+#: A password's name before its value set apart by commas (`the admin password, Qz7xK2mP9w,
+#: expires tomorrow`): one word closed by a comma and a space; not where the name is an item
+#: of a list (`email, password, …`, `user and password, …`).
+BETWEEN_COMMAS = (r"password(?=,[ \t]{1,4}[^\s,]{4,128},[ \t])(?<![,;/][ \t]password)"
+                  r"(?<!\band[ \t]password)(?<!\bor[ \t]password),")
+
+
+#: The `user:` of a `user:password` pair (`CREDENTIALS`), before its value.
+_USER_COLON = r"[a-z][^\s/:]{1,63}:(?![/:])(?![^\s:]*:)(?!\d{1,5}(?!\S))"
+
+
+#: A user name and its password after a name of credentials (`login: bob / …`,
+#: `Credentials: bob/…`, `user/pass: bob / …`, `Your login is bob / …`) or a user's name and
+#: password as `user:password` (`credentials: bob:…`, `login bob:…`): the user's name starts
+#: with a letter; after `:` neither `//` (a URL), a port (`localhost:8080`) nor a further
+#: colon (`arn:aws:…`).
+CREDENTIALS = (
+    r"(?=[lc/])(?:login|credentials?|(?:(?<=user|name|ogin)|(?<=(?:user|name|ogin)[ \t]))/[ \t]?"
+    r"pass(?:word|wd)?)(?:[ \t]*:|[ \t]+(?:is|are))[ \t]*(?:[^\s/:]{1,64}[ \t]*/|"
+    + _USER_COLON + r")|login[ \t]+" + _USER_COLON
+)
 
 
 #: A password's qualifier read behind it (`temporary password Qz7xK2mP9w`).

@@ -97,6 +97,8 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     "password_label": Tuning(reach=(0, 1200)),
     "password_quoted": Tuning(reach=(0, 1200), word_start=True),
     "password_argument": Tuning(reach=(0, 1200), word_start=True),
+    # (An input's attributes, up to 16, then its value.)
+    "password_input": Tuning(reach=(0, 3400)),
     "password_list": Tuning(reach=(0, 4200), word_start=True),
     # (A heading up to 96 characters before its keyword, the value on a line below.)
     "password_layout": Tuning(reach=(96, 400)),

@@ -510,9 +510,24 @@ def password(value: str) -> bool:
     return _NOT_A_PASSWORD.fullmatch(core) is None
 
 
+def password_in_words(value: str) -> bool:
+    """A `password` given in words (`your password is …`), not a hyphenated word of prose
+    (`case-sensitive`, `Write-Only`: letters alone, small but for each part's first)."""
+    return password(value) and _HYPHENATED_WORD.fullmatch(value.rstrip(".,;:")) is None
+
+
+#: A hyphenated word of prose (`password_in_words`).
+_HYPHENATED_WORD = re.compile(r"[A-Za-z][a-z]*(?:-[A-Za-z][a-z]*)+")
+
+
 def password_list(value: str) -> bool:
-    """Passwords listed with commas (`Qz7xK2mP9w, Xy9pL3kQ2z`): each item a `password`."""
-    return all(password(item.strip()) for item in value.split(","))
+    """Passwords listed with commas (`Qz7xK2mP9w, Xy9pL3kQ2z`) or, after a verb in other
+    languages, with a word for "and" (`Qz7xK2mP9w e Xy9pL3kQ2z`): each item a `password`."""
+    return all(password(item) for item in _LIST_ITEMS.split(value.strip()))
+
+
+#: What sets apart the items of a list of passwords (`password_list`).
+_LIST_ITEMS = re.compile(r"[ \t]*,[ \t]*|[ \t]+(?:e|und|y|et|en)[ \t]+")
 
 
 def assigned_password(value: str) -> bool:

@@ -27,6 +27,7 @@ CONTEXTS = {
     "password_layout_wide": ("\u30d1\u30b9\u30ef\u30fc\u30c9\n\n", "\n"),
     "password_quoted": ('{"password": "', '"}'),
     "password_argument": ("define('DB_PASSWORD', '", "');"),
+    "password_input": ('<input value="', '" type="password">'),
     "password_list": ("passwords: ", ""),
     "password_label": ("\u30d1\u30b9\u30ef\u30fc\u30c9\uff1a", ""),
     "password_confirm": ('{"new_password": "S3cret!x", "confirm": "', '"}'),

@@ -63,6 +63,10 @@ MASKED = [
      "set-cookie: sid=****; HttpOnly; Secure"),
     ("curl -H 'Cookie: sid=Qz7xK2mP9wLs8aB3' https://shop.example.com",
      "curl -H 'Cookie: sid=****' https://shop.example.com"),
+    # A script setting a cookie: the first pair's value, its attributes kept.
+    ('document.cookie = "sid=Qz7xK2mP9w"', 'document.cookie = "sid=****"'),
+    ('document.cookie="session=Qz7xK2mP9wLs8; path=/"', 'document.cookie="session=****; path=/"'),
+    ("document.cookie += 'sid=Qz7xK2mP9w; Secure'", "document.cookie += 'sid=****; Secure'"),
     # A Stripe webhook's signing secret and a Slack webhook's URL, as keys.
     ("STRIPE_WEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
      "STRIPE_WEBHOOK_SECRET=whsec_****LaSw"),
@@ -94,6 +98,10 @@ UNCHANGED = [
     "Set-Cookie: lang=en-US; Path=/",
     "Set-Cookie: visits=12345678; Path=/",
     "the cookie: session=expired",
+    "document.cookie = 'theme=dark; path=/'",
+    "document.cookie = `sid=${token}`",
+    "const c = document.cookie;",
+    'if (document.cookie == "sid=Qz7xK2mP9w") {}',
     "whsec_short",
     "https://hooks.slack.com/services/",
     "password=${DB_PASSWORD}",
@@ -124,6 +132,7 @@ def test_no_secret_comes_back_as_it_is(text: str) -> None:
 @pytest.mark.parametrize(("text", "screened"), [
     ("Set-Cookie: sid=Qz7xK2mP9wLs8aB3; Path=/", "Set-Cookie: sid=****; Path=/"),
     ("Cookie: theme=dark; sid=Qz7xK2mP9wLs8aB3; lang=en", "Cookie: theme=dark; sid=****; lang=en"),
+    ('document.cookie="session=Qz7xK2mP9wLs8; path=/"', 'document.cookie="session=****; path=/"'),
     ("signing_key=Qz7xK2mP9wLs8", "signing_key=****"),
     ('"clientSecret": "Qz7xK2mP9wLs8"', '"clientSecret": "****"'),
 ])
