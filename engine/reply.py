@@ -148,6 +148,11 @@ def _label_start(text: str, start: int) -> int:
     return at
 
 
+_INVISIBLE = frozenset(INVISIBLE)
+#: A table's rule line, under its header (`|---|:--:|`).
+_RULE_ROW = re.compile(r"[ \t|:+-]*-[ \t|:+-]*")
+
+
 def _content_end(piece: str) -> int:
     """Where the run of whitespace and invisible characters that ends `piece` starts
     (`len(piece)` when it ends in neither, 0 for a blank piece)."""
@@ -161,10 +166,6 @@ def _table_row(piece: str) -> bool:
     """Is `piece` a line of a table (`| bob | Qz7xK2mP9w |`)?"""
     return piece.lstrip(" \t>").startswith("|")
 
-
-_INVISIBLE = frozenset(INVISIBLE)
-#: A table's rule line, under its header (`|---|:--:|`).
-_RULE_ROW = re.compile(r"[ \t|:+-]*-[ \t|:+-]*")
 
 #: The names of a password in other scripts (Russian, Japanese, Chinese, Korean), as a piece's
 #: end is read for one.

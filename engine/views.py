@@ -48,7 +48,7 @@ class Views:
         self._shape: bytes | None = None
         self._runs: list[tuple[int, int, int]] | None = None
         self._has: dict[tuple[KeywordsIn, str], bool] = {}
-        self._places: dict[tuple[str, str], list[int]] = {}
+        self._places: dict[tuple[KeywordsIn, str], list[int]] = {}
 
     def ascii(self) -> bytes:
         """The text's Latin-1 form: ASCII as itself. (Latin-1, not ASCII with `?` for the
