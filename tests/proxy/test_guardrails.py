@@ -102,8 +102,12 @@ async def checks() -> AsyncIterator[Callable[..., Awaitable[tuple[Checks, str]]]
 
 
 def all_on(url: str, **extra: Any) -> dict[str, Any]:
-    """Settings overrides turning every check on against the fake checks at `url`."""
+    """Settings overrides turning every check on against the fake checks at `url`, each with
+    a 30 s timeout, so that a loaded test machine never turns a check's answer into a
+    timeout (the tests of timeouts set their own)."""
     return {
+        **{f"guardrails__{check}__timeout_ms": 30_000
+           for check in ("topic", "prompt_injection", "moderation")},
         "guardrails__topic__enabled": True, "guardrails__topic__site_name": "Acme Shop",
         "guardrails__topic__judge__base_url": url,
         "guardrails__prompt_injection__enabled": True,
