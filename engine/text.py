@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
 from replyguard.engine.canon import canonical
@@ -184,26 +185,47 @@ _WORDING = {**_MARKUP, **_full_width()}
 
 def wording(text: str, *, strip_accents: bool = False) -> str:
     """Text as phrase lists read it (`never_say`, `offers`, `reply_exactly.words`): its
-    canonical view (`engine.canon`: HTML tags and references, Markdown marks at a word's
-    edge, separators, full-width forms and look-alike letters undone), invisible characters
-    removed (`guaran\u200bteed` is `guaranteed`), folded (`fold`), and the marks left inside
-    words (hyphens, quotes, slashes, `*_~`) read as spaces (`guaranteed-refund`)."""
+    canonical view (`engine.canon`: HTML tags and references, JSON escapes and URL encodings,
+    Markdown marks at a word's edge, separators, full-width forms and look-alike letters
+    undone), invisible characters removed however they are typed (`guaran\u200bteed`,
+    `guaran&#8203;teed`, a literal `guaran\\u200bteed` are `guaranteed`), folded (`fold`),
+    and the marks left inside words (hyphens, quotes, slashes, `*_~`) read as spaces
+    (`guaranteed-refund`)."""
     if text.isascii():
         raw = text.encode("ascii")
-        if not raw.translate(None, NO_WORK) and "  " not in text:  # (`plain`: most sentences)
-            return raw.lower().translate(_MARKUP_ASCII).decode("ascii")
-        return _words(canonical(text, shown=True).text, strip_accents)
+        if not raw.translate(None, NO_WORK) and "  " not in text and "%" not in text:
+            return raw.lower().translate(_MARKUP_ASCII).decode("ascii")  # (most sentences)
+        return _words(_visible_view(canonical(text, shown=True).text), strip_accents)
     text = visible(text)
-    return _words(text if plain(text) else canonical(text, shown=True).text, strip_accents)
+    if plain(text):
+        return _words(text, strip_accents)
+    return _words(_visible_view(canonical(text, shown=True).text), strip_accents)
+
+
+def _visible_view(view: str) -> str:
+    """A canonical view without the invisible characters its references and escapes wrote
+    (`&#8203;`, `\\u200b`, `%E2%80%8B`: read as the character, then removed as a typed one
+    is)."""
+    return view if view.isascii() else visible(view)
 
 
 def wording_spans(pattern: PhrasePattern, text: str, *, strip_accents: bool = False
                   ) -> list[tuple[int, int]]:
     """Where in `text` `pattern` matches as `wording` reads it: each match's span of `text`
-    (markup inside included). Invisible characters are read as spaces here, so that offsets
-    hold through the fold."""
+    (markup inside included), invisible characters removed as `wording` removes them (each
+    offset mapped back through them)."""
     view = canonical(text, shown=True)
-    return [view.span(*m.span()) for m in pattern.finditer(_words(view.text, strip_accents))]
+    words = view.text
+    gaps = [] if words.isascii() else invisible_gaps(words)
+    if gaps:
+        words = visible(words)
+    spans = []
+    for match in pattern.finditer(_words(words, strip_accents)):
+        start, end = match.span()
+        if gaps:  # (the first and the last character of the match, in the view)
+            start, end = start + bisect_right(gaps, start), end + bisect_right(gaps, end - 1)
+        spans.append(view.span(start, end))
+    return spans
 
 
 def _words(text: str, strip_accents: bool) -> str:
