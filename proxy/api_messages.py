@@ -48,7 +48,8 @@ MESSAGE_KEYS = frozenset({"id", "type", "role", "model", "stop_reason", "stop_se
                            "usage", "container"})
 #: Anthropic's error `type` for each status (https://docs.anthropic.com/en/api/errors).
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
-                403: "permission_error", 404: "not_found_error", 413: "request_too_large",
+                403: "permission_error", 404: "not_found_error", 405: "invalid_request_error",
+                413: "request_too_large",
                 429: "rate_limit_error", 503: "overloaded_error", 529: "overloaded_error"}
 
 

@@ -26,9 +26,9 @@ from replyguard.engine.screen_cache import ScreenCache
 from replyguard.proxy import health, responses_get, routes
 from replyguard.proxy.admin import check_reply_route
 from replyguard.proxy.completions import chat_completions, completions, responses
-from replyguard.proxy.errors import NotFound, ProxyError, error_response
+from replyguard.proxy.errors import MethodNotAllowed, NotFound, ProxyError, error_response
 from replyguard.proxy.guardrails import Guardrails
-from replyguard.proxy.messages import messages
+from replyguard.proxy.messages import anthropic_error_response, anthropic_path, messages
 from replyguard.proxy.metrics import Metrics
 from replyguard.proxy.offload import Offload
 from replyguard.proxy.overload import PoolConnector, UpstreamWatch
@@ -90,7 +90,7 @@ async def screening_middleware(request: web.Request, handler: Handler) -> web.St
         except ProxyError as exc:
             response = error_response(exc)
         except web.HTTPException as exc:
-            response = error_response(_from_http(exc))
+            response = _answer(request, _from_http(exc, request.path))
         except (asyncio.CancelledError, ConnectionResetError):
             record.status = CLIENT_GONE
             if record.outcome != "client_gone":  # a relay counts the ones it saw
@@ -134,16 +134,29 @@ def record_request(app: web.Application, record: RequestRecord) -> None:
         access_log.info(orjson.dumps(record.access_line()).decode())
 
 
-def _from_http(exc: web.HTTPException) -> ProxyError:
+def _from_http(exc: web.HTTPException, path: str) -> ProxyError:
+    """The error the router raised (no route, a route asked with another method) as the
+    client is told it."""
     if exc.status == 404:
+        if anthropic_path(path):
+            return NotFound("this route is not served by ReplyGuard: of the Anthropic API only "
+                            "POST /v1/messages is (a `passthrough` route goes to "
+                            "`upstream.base_url` unscreened, not to the Anthropic upstream)")
         return NotFound("this route is not served by ReplyGuard (add it to `passthrough` to "
                         "forward it unscreened)")
-    if exc.status == 405:
-        return ProxyError(f"method not allowed: {exc.reason}", code="method_not_allowed",
-                          status=405)
+    if isinstance(exc, web.HTTPMethodNotAllowed):
+        return MethodNotAllowed(exc.method, sorted(exc.allowed_methods))
     if exc.status == 413:
         return ProxyError("request body is too large", code="body_too_large", status=413)
     return ProxyError(exc.reason, code="http_error", status=exc.status)
+
+
+def _answer(request: web.Request, error: ProxyError) -> web.Response:
+    """`error` in the shape of the API the request's path speaks: Anthropic's on
+    `/v1/messages` and under it, OpenAI's anywhere else."""
+    if anthropic_path(request.path):
+        return anthropic_error_response(error)
+    return error_response(error)
 
 
 async def _session_ctx(app: web.Application) -> AsyncIterator[None]:

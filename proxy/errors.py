@@ -6,6 +6,7 @@ The exception tree of the proxy package:
      ├── BadRequest               400: malformed JSON, invalid UTF-8, missing fields
      ├── BodyTooLarge             413: body over `limits.max_body_bytes`
      ├── NotFound                 404: a route ReplyGuard does not serve
+     ├── MethodNotAllowed         405: a served route asked with another method (`Allow`)
      ├── Unauthorized             401: admin routes without the right bearer token
      ├── UpstreamError            502/504: the upstream refused, failed or timed out
      ├── Overloaded               503: no upstream connection free in time (proxy.overload)
@@ -74,6 +75,23 @@ class BodyTooLarge(ProxyError, status=413, error_type="invalid_request_error",
 
 class NotFound(ProxyError, status=404, error_type="invalid_request_error", code="unknown_route"):
     """A route ReplyGuard does not serve."""
+
+
+class MethodNotAllowed(ProxyError, status=405, error_type="invalid_request_error",
+                       code="method_not_allowed"):
+    """A route ReplyGuard serves, asked with a method it does not serve there: the message
+    and the `Allow` header name the methods it does serve (RFC 9110 section 15.5.6)."""
+
+    def __init__(self, method: str, allowed: list[str]) -> None:
+        asked = method if method in _METHODS else "this method"  # (never an odd token sent)
+        super().__init__(f"{asked} is not allowed on this route; use {' or '.join(allowed)}")
+        self.headers = {"Allow": ", ".join(allowed)}
+
+
+#: The methods of HTTP (RFC 9110 section 9) and PATCH (RFC 5789): a method named in an error
+#: message is one of these.
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE",
+                      "PATCH"})
 
 
 class Unauthorized(ProxyError, status=401, error_type="invalid_request_error",

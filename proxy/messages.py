@@ -62,7 +62,8 @@ from replyguard.proxy.upstream import (
 )
 from replyguard.proxy.upstream_reply import call_upstream
 
-__all__ = ["FORWARDED", "RETURNED", "answer", "messages", "reply_message", "upstream_headers"]
+__all__ = ["FORWARDED", "RETURNED", "answer", "anthropic_error_response", "anthropic_path",
+           "messages", "reply_message", "upstream_headers"]
 
 #: Client headers sent on to a Messages upstream (besides the key, see `upstream_headers`).
 FORWARDED = ("anthropic-version", "anthropic-beta", "user-agent", "accept")
@@ -98,11 +99,23 @@ async def messages(request: web.Request) -> web.StreamResponse:
     try:
         return await _messages(request)
     except ProxyError as exc:
-        response = web.Response(body=orjson.dumps(error_body(exc)), status=exc.status,
-                                content_type="application/json", headers=exc.headers)
-        if exc.close:
-            response.force_close()
-        return response
+        return anthropic_error_response(exc)
+
+
+def anthropic_error_response(error: ProxyError) -> web.Response:
+    """The JSON response for `error` in Anthropic's shape (`api_messages.error_body`), with
+    the error's headers (`Retry-After`, `Allow`)."""
+    response = web.Response(body=orjson.dumps(error_body(error)), status=error.status,
+                            content_type="application/json", headers=error.headers)
+    if error.close:
+        response.force_close()
+    return response
+
+
+def anthropic_path(path: str) -> bool:
+    """Does `path` belong to the Anthropic Messages API (`/v1/messages` and below it, such
+    as `/v1/messages/count_tokens`): are its errors told in Anthropic's shape?"""
+    return path == "/v1/messages" or path.startswith("/v1/messages/")
 
 
 # ---------------------------------------------------------------- the route

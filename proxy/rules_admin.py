@@ -9,9 +9,11 @@ within `store.poll_s`.
 from __future__ import annotations
 
 import hmac
+import re
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
+import orjson
 from aiohttp import web
 
 from replyguard.config.errors import ConfigError
@@ -22,8 +24,24 @@ from replyguard.proxy.store import ANY, RulesVersion, Store, StoreError, Version
 
 T = TypeVar("T")
 
-#: Content types a rules document may be sent as (anything else is read as JSON).
+#: Content types a rules document may be sent as YAML.
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+
+
+def document_type(content_type: str, raw: bytes) -> str:
+    """The type a rules document sent as `content_type` is read and stored as: YAML for a
+    YAML type (`YAML_TYPES`), JSON for a JSON one (`application/json`, `...+json`); for any
+    other or none (curl's default, `application/x-www-form-urlencoded`), JSON when the body
+    is a JSON document, else YAML (which reads every JSON document too)."""
+    if content_type in YAML_TYPES:
+        return "application/yaml"
+    if content_type == "application/json" or content_type.endswith("+json"):
+        return "application/json"
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return "application/yaml"
+    return "application/json"
 
 
 class Forbidden(ProxyError, status=403, error_type="invalid_request_error", code="admin_disabled"):
@@ -48,6 +66,10 @@ class InvalidRules(BadRequest):
 class PreconditionFailed(ProxyError, status=412, error_type="invalid_request_error",
                          code="version_mismatch"):
     """An `If-Match` that names no version of the rules, or not the active one."""
+
+
+class UnknownVersion(NotFound, code="unknown_version"):
+    """404: a rules version id the store does not hold."""
 
 
 class StoreUnavailable(ProxyError, status=503, error_type="server_error", code="store_unavailable"):
@@ -78,15 +100,15 @@ def admin_store(request: web.Request, none: str, closed: str) -> tuple[LiveRules
     return live, live.store
 
 
-async def stored(read: Awaitable[T | None], missing: str) -> T:
-    """What a read of the store gives: a 503 when the store cannot be read now, a 404
-    saying `missing` when it holds nothing."""
+async def stored(read: Awaitable[T | None], missing: str | ProxyError) -> T:
+    """What a read of the store gives: a 503 when the store cannot be read now, `missing`
+    (an error, or a 404 saying it) when it holds nothing."""
     try:
         found = await read
     except StoreError:
         raise StoreUnavailable("the store cannot be read now") from None
     if found is None:
-        raise NotFound(missing)
+        raise NotFound(missing) if isinstance(missing, str) else missing
     return found
 
 
@@ -130,20 +152,20 @@ def _if_match(request: web.Request) -> Any:
 
 
 async def put_rules(request: web.Request) -> web.Response:
-    """`PUT /v1/reply-rules` with a rules document (JSON; YAML with a YAML content type)
+    """`PUT /v1/reply-rules` with a rules document (YAML or JSON: `document_type`)
     -> 201 `{"version": ID}`, active at once. 400 lists every wrong key (nothing changes);
     412 when `If-Match` is not the active version's ETag."""
     live, store = _live(request)
     if_match = _if_match(request)
     raw = await request.read()
-    kind = request.content_type if request.content_type in YAML_TYPES else "application/json"
+    kind = document_type(request.content_type, raw)
     try:
         source = raw.decode("utf-8")
         read_rules(source, kind)
     except UnicodeDecodeError as exc:
         raise BadRequest(f"rules document is not UTF-8 (byte {exc.start})") from None
     except ConfigError as exc:
-        raise InvalidRules(exc.errors) from None
+        raise InvalidRules(_hinted(exc.errors, kind)) from None
     comment = request.headers.get("X-ReplyGuard-Comment")
     try:
         version, _ = await store.add_version(source, kind, comment=comment, if_match=if_match)
@@ -155,6 +177,19 @@ async def put_rules(request: web.Request) -> web.Response:
     await _apply_now(live)
     return web.json_response({"version": version}, status=201,
                              headers={"ETag": _etag(version)})
+
+
+def _hinted(errors: list[str], kind: str) -> list[str]:
+    """`errors`, a JSON syntax error told that the body was read as JSON for its content
+    type (a YAML document sent as `application/json`)."""
+    if kind != "application/json":
+        return errors
+    return [f"{e} (read as JSON, as its Content-Type says; send YAML as "
+            "Content-Type: application/yaml)" if _SYNTAX.match(e) else e for e in errors]
+
+
+#: A syntax error's place in a document read as JSON (`config.files.parse_document`).
+_SYNTAX = re.compile(r"rules\.json:\d+: ")
 
 
 async def _apply_now(live: LiveRules) -> None:
@@ -177,16 +212,19 @@ async def list_versions(request: web.Request) -> web.Response:
 
 
 def _id(request: web.Request) -> int:
+    """The version id of the route (a 404 `unknown_version` for one that is no id)."""
     text = request.match_info["id"]
     if not text.isdigit() or len(text) > 18:
-        raise NotFound("no rules version with that id")
+        raise UnknownVersion("no rules version has that id: a version's id is a number "
+                             "(GET /v1/reply-rules/versions lists them)")
     return int(text)
 
 
 async def get_version(request: web.Request) -> web.Response:
     """`GET /v1/reply-rules/versions/{id}` -> one version, its source included."""
     _, store = _live(request)
-    version = await stored(store.version(_id(request)), "no rules version with that id")
+    version_id = _id(request)
+    version = await stored(store.version(version_id), _unknown(version_id))
     return web.json_response(_version_json(version))
 
 
@@ -199,10 +237,15 @@ async def activate(request: web.Request) -> web.Response:
     except StoreError:
         raise StoreUnavailable("the store could not activate the version") from None
     if not found:
-        raise NotFound(f"no rules version {version_id}")
+        raise _unknown(version_id)
     await _apply_now(live)
     return web.json_response({"version": version_id, "active": True},
                              headers={"ETag": _etag(version_id)})
+
+
+def _unknown(version_id: int) -> UnknownVersion:
+    return UnknownVersion(f"no rules version {version_id} (GET /v1/reply-rules/versions "
+                          "lists them)")
 
 
 def add_routes(app: web.Application) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -15,6 +16,8 @@ from replyguard.config.settings import Settings
 from replyguard.proxy.errors import ProxyError, UpstreamError
 from replyguard.proxy.overload import Overloaded, connect_timeout, count_fault, overloaded
 from replyguard.proxy.state import BEAT, METRICS, SETTINGS
+
+log = logging.getLogger("replyguard")
 
 #: Client headers sent on to the upstream (besides Authorization and Content-Type).
 FORWARDED = ("openai-organization", "openai-project", "openai-beta", "user-agent", "accept")
@@ -69,19 +72,29 @@ def fault(exc: BaseException, url: str, *,
     before the upstream's response headers came, or after them (`answered`: reading the
     body). Its `kind` (metrics): `timeout` for a timeout; else `connect` before the headers,
     `upstream_dropped` after them (the reply broke off). A timeout while waiting for a
-    pooled connection is no upstream fault: Overloaded (503), kind None."""
+    pooled connection is no upstream fault: Overloaded (503), kind None. The client is not
+    told the upstream's address (the network behind ReplyGuard is none of its business): the
+    log line for operators names it (`url`, without any user info)."""
     if (busy := overloaded(exc)) is not None:
         return busy
-    url = without_userinfo(url)  # none is accepted in a setting: never shown all the same
     if isinstance(exc, (asyncio.TimeoutError, aiohttp.ServerTimeoutError)):
-        return UpstreamError(f"the upstream at {url} did not answer in time",
-                             code="upstream_timeout", status=504)
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        return UpstreamError(f"the upstream at {url} refused the connection or cannot be "
-                             f"reached", code="upstream_unreachable", status=502)
-    return UpstreamError(f"the upstream at {url} failed: {type(exc).__name__}",
-                         code="upstream_error", status=502,
-                         kind="upstream_dropped" if answered else "connect")
+        error = UpstreamError("the upstream did not answer in time", code="upstream_timeout",
+                              status=504)
+    elif isinstance(exc, aiohttp.ClientConnectorError):
+        error = UpstreamError("the upstream refused the connection or cannot be reached",
+                              code="upstream_unreachable", status=502)
+    else:
+        error = UpstreamError(f"the upstream failed: {type(exc).__name__}",
+                              code="upstream_error", status=502,
+                              kind="upstream_dropped" if answered else "connect")
+    _logged(url, error, type(exc).__name__)
+    return error
+
+
+def _logged(url: str, error: UpstreamError, cause: str) -> None:
+    """The operators' line for an upstream fault: the upstream's address (none of its user
+    info: none is accepted in a setting, never shown all the same), the code and the cause."""
+    log.warning("upstream %s: %s (%s)", without_userinfo(url), error.code, cause)
 
 
 def unanswered(app: web.Application, exc: BaseException, api: str, base: str
@@ -131,8 +144,10 @@ async def error_from_status(response: aiohttp.ClientResponse, url: str,
         return UpstreamError(f"the upstream refused the request (HTTP {response.status})",
                              code="upstream_refused", status=response.status)
     # The upstream's own message is not sent on: it was never screened.
-    return UpstreamError(f"the upstream at {url} answered HTTP {response.status}",
-                         code="upstream_failed", status=502)
+    error = UpstreamError(f"the upstream answered HTTP {response.status}",
+                          code="upstream_failed", status=502)
+    _logged(url, error, f"HTTP {response.status}")
+    return error
 
 
 async def read_body(upstream: aiohttp.ClientResponse, limit: int) -> bytes:

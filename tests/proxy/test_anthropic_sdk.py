@@ -220,3 +220,20 @@ async def test_shop_wording_rules_hold(stack, stream: bool) -> None:
     assert [b.text for b in message.content] == [  # type: ignore[union-attr]
         "I've refunded 12.50 pounds for order 4412. Refunds reach the card in three to five "
         "working days."]
+
+
+async def test_count_tokens_is_not_served_and_the_sdk_raises_its_own_not_found(stack) -> None:
+    fake = FakeAnthropic(says(text("never sent")))
+    s = await stack(fake)
+    async with anthropic.AsyncAnthropic(base_url=str(s.client.make_url("")), api_key="sk-ant",
+                                        max_retries=0) as client:
+        with pytest.raises(anthropic.NotFoundError) as raised:
+            await client.messages.count_tokens(model="claude-fake",
+                                               **user_says(CARD_TURN))
+    assert raised.value.body == {
+        "type": "error", "error": {
+            "type": "not_found_error",
+            "message": "this route is not served by ReplyGuard: of the Anthropic API only POST "
+                       "/v1/messages is (a `passthrough` route goes to `upstream.base_url` "
+                       "unscreened, not to the Anthropic upstream)"}}
+    assert fake.seen == []

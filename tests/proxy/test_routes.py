@@ -136,11 +136,54 @@ async def test_unknown_route_is_openai_404(stack, method: str, path: str) -> Non
     assert up.seen == []
 
 
-async def test_wrong_method_is_openai_405(stack) -> None:
+def _openai_405(message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error", "param": None,
+                      "code": "method_not_allowed"}}
+
+
+#: (method, path, the `Allow` header, the body): a client's mistake, told in the route's API
+#: shape with the methods it does serve; a method of no HTTP standard (WebDAV's) is not named.
+WRONG_METHODS = [
+    ("GET", "/v1/chat/completions", "POST",
+     _openai_405("GET is not allowed on this route; use POST")),
+    ("PUT", "/v1/responses", "POST", _openai_405("PUT is not allowed on this route; use POST")),
+    ("DELETE", "/v1/models", "GET, HEAD",
+     _openai_405("DELETE is not allowed on this route; use GET or HEAD")),
+    ("PROPFIND", "/v1/embeddings", "POST",
+     _openai_405("this method is not allowed on this route; use POST")),
+    ("GET", "/v1/messages", "POST",
+     {"type": "error", "error": {"type": "invalid_request_error",
+                                 "message": "GET is not allowed on this route; use POST"}}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "allow", "body"), WRONG_METHODS)
+async def test_wrong_method_is_a_405_in_the_routes_shape(
+        stack, method: str, path: str, allow: str, body: dict[str, Any]) -> None:
     s = await stack(fixed(""))
-    async with s.client.get("/v1/chat/completions") as resp:
-        assert resp.status == 405
-        assert (await resp.json())["error"]["code"] == "method_not_allowed"
+    async with s.client.request(method, path) as resp:
+        assert (resp.status, resp.headers["Allow"], await resp.json()) == (405, allow, body)
+
+
+ANTHROPIC_404 = {"type": "error", "error": {
+    "type": "not_found_error",
+    "message": "this route is not served by ReplyGuard: of the Anthropic API only POST "
+               "/v1/messages is (a `passthrough` route goes to `upstream.base_url` unscreened, "
+               "not to the Anthropic upstream)"}}
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("POST", "/v1/messages/count_tokens"), ("POST", "/v1/messages/batches"),
+    ("GET", "/v1/messages/batches/msgbatch_1"),
+])
+async def test_an_anthropic_route_not_served_is_an_anthropic_404(
+        stack, method: str, path: str) -> None:
+    up = RawUpstream([b"{}"], content_type="application/json")
+    s = await stack(up)
+    body = {"model": "m", "messages": [{"role": "user", "content": "my card 4111 1111 1111 1111"}]}
+    async with s.client.request(method, path, json=body) as resp:
+        assert (resp.status, await resp.json()) == (404, ANTHROPIC_404)
+    assert up.seen == []
 
 
 async def test_passthrough_route_forwarded(stack) -> None:

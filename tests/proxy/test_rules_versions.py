@@ -121,6 +121,65 @@ async def test_yaml_with_a_yaml_content_type(proxy, store_url: str) -> None:
     assert await _reply(client) == ("Thanks.", "1")
 
 
+YAML_SOURCE = "never_say:\n  - guaranteed refund\n"
+JSON_SOURCE = '{"never_say": ["guaranteed refund"]}'
+
+
+#: (the Content-Type sent, None for none; the body; the type it is stored as): YAML or JSON
+#: sent as neither (curl's default form type, none, `text/plain`) is read as what it is.
+DOCUMENT_TYPES = [
+    ("application/x-www-form-urlencoded", YAML_SOURCE, "application/yaml"),
+    (None, YAML_SOURCE, "application/yaml"),
+    ("text/plain", YAML_SOURCE, "application/yaml"),
+    ("application/x-www-form-urlencoded", JSON_SOURCE, "application/json"),
+    ("text/yaml", YAML_SOURCE, "application/yaml"),
+    ("application/json", JSON_SOURCE, "application/json"),
+]
+
+
+@pytest.mark.parametrize(("content_type", "source", "stored_as"), DOCUMENT_TYPES)
+async def test_a_rules_document_without_its_type_is_read_as_what_it_is(
+        proxy, store_url: str, content_type: str | None, source: str, stored_as: str) -> None:
+    client = await proxy(store_url, REFUND)
+    headers = {**AUTH, **({"Content-Type": content_type} if content_type else {})}
+    resp = await client.put("/v1/reply-rules", data=source.encode(), headers=headers)
+    assert (resp.status, await resp.json()) == (201, {"version": 1})
+    got = await (await client.get("/v1/reply-rules/versions/1", headers=AUTH)).json()
+    assert (got["source"], got["content_type"]) == (source, stored_as)
+    assert await _reply(client) == ("Thanks.", "1")
+
+
+async def test_yaml_sent_as_json_is_told_to_say_it_is_yaml(proxy, store_url: str) -> None:
+    client = await proxy(store_url)
+    resp = await client.put("/v1/reply-rules", data=YAML_SOURCE,
+                            headers={**AUTH, "Content-Type": "application/json"})
+    error = "rules.json:1: Expecting value (read as JSON, as its Content-Type says; send YAML " \
+            "as Content-Type: application/yaml)"
+    assert (resp.status, await resp.json()) == (400, {"error": {
+        "message": f"the rules document cannot be used: {error}",
+        "type": "invalid_request_error", "param": None, "code": "invalid_rules",
+        "errors": [error]}})
+
+
+@pytest.mark.parametrize(("method", "path", "message"), [
+    ("POST", "/v1/reply-rules/versions/99/activate",
+     "no rules version 99 (GET /v1/reply-rules/versions lists them)"),
+    ("POST", "/v1/reply-rules/versions/abc/activate",
+     "no rules version has that id: a version's id is a number (GET /v1/reply-rules/versions "
+     "lists them)"),
+    ("GET", "/v1/reply-rules/versions/7",
+     "no rules version 7 (GET /v1/reply-rules/versions lists them)"),
+])
+async def test_an_unknown_version_is_a_404_unknown_version(
+        proxy, store_url: str, method: str, path: str, message: str) -> None:
+    client = await proxy(store_url)
+    assert (await _put(client, {"never_say": ["a"]})).status == 201
+    resp = await client.request(method, path, headers=AUTH)
+    assert (resp.status, await resp.json()) == (404, {"error": {
+        "message": message, "type": "invalid_request_error", "param": None,
+        "code": "unknown_version"}})
+
+
 async def test_every_response_carries_the_rules_version(proxy, store_url: str) -> None:
     client = await proxy(store_url)
     await _put(client, {"never_say": ["a"]})
