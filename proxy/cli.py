@@ -148,8 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     screen = sub.add_parser("screen", help="screen text on stdin and print what is released")
     screen.add_argument("--rules", help="reply rules file (YAML or JSON); default rules if none")
-    screen.add_argument("--side", choices=("turn", "reply"), default="turn")
-    screen.add_argument("--language", choices=("en", "pt-BR"), default="en")
+    screen.add_argument("--side", choices=("turn", "reply"), default="turn",
+                        help="screen stdin as a user's turn (request side) or as a model's "
+                             "reply (default turn)")
+    screen.add_argument("--language", choices=("en", "pt-BR"), default="en",
+                        help="the rules' language (default en)")
     screen.add_argument("--chunks", type=int, default=0,
                         help="reply side: feed the reply in this many random pieces")
     screen.add_argument("--seed", type=int, default=None, help="random seed for --chunks")
@@ -162,12 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
     screen.set_defaults(func=cmd_screen)
 
     check = sub.add_parser("check-rules", help="validate a reply rules file")
-    check.add_argument("file")
+    check.add_argument("file", help="the reply rules file (YAML or JSON)")
     check.set_defaults(func=cmd_check_rules)
 
     check_settings = sub.add_parser("check-settings",
                                     help="validate a settings file and the rules file it names")
-    check_settings.add_argument("file")
+    check_settings.add_argument("file", help="the settings file (YAML or JSON)")
     check_settings.set_defaults(func=cmd_check_settings)
 
     draft = sub.add_parser("check-reply", help="check a staff draft on stdin")

@@ -83,9 +83,13 @@ def add_proxy_commands(sub: Any) -> None:
     serve.add_argument("--config", help="settings file (YAML or JSON)")
     serve.add_argument("--upstream", help="upstream base URL, e.g. https://api.openai.com/v1")
     serve.add_argument("--rules", help="reply rules file (YAML or JSON)")
-    serve.add_argument("--host")
-    serve.add_argument("--port", type=int)
-    serve.add_argument("--language", choices=("en", "pt-BR"))
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1; 0.0.0.0 for "
+                                      "every interface, e.g. in a container)")
+    serve.add_argument("--port", type=int, help="port to listen on (default 8080; 0: any free "
+                                                "port)")
+    serve.add_argument("--language", choices=("en", "pt-BR"),
+                       help="the rules' language (default en); a request may choose with the "
+                            "X-ReplyGuard-Language header")
     serve.add_argument("--workers", help="server processes sharing the port: a number, or "
                                          "auto (the CPUs this process may use)")
     serve.add_argument("--backlog", type=int, help="listen backlog (default 2048)")
@@ -102,8 +106,9 @@ def add_proxy_commands(sub: Any) -> None:
     fake = sub.add_parser("fake-upstream",
                           help="a built-in fake model to try `serve` without a provider: the "
                                "shop's script, and any other turn echoed back")
-    fake.add_argument("--host", default="127.0.0.1")
-    fake.add_argument("--port", type=int, default=9000)
+    fake.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
+                                                          "127.0.0.1)")
+    fake.add_argument("--port", type=int, default=9000, help="port to listen on (default 9000)")
     fake.add_argument("--chunk-chars", type=_positive, default=4,
                       help="characters per streamed chunk (default 4)")
     fake.set_defaults(func=cmd_fake_upstream)

@@ -83,7 +83,7 @@ def _message_text(message: dict[str, Any]) -> str | None:
 def verdict_of(info: Any, route: str, status: int) -> str:
     """forward, withhold, exact, blocked (the screen's verdict; forward too for a stored
     Response fetched and screened), passthrough (a route forwarded unscreened), or error
-    (the request failed)."""
+    (the request failed): one of `store.VERDICTS`."""
     verdict = field(info, "verdict")
     if status >= 500:
         return "error"

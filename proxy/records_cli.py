@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from replyguard.config.settings import load_settings
-from replyguard.proxy.store import Store, StoreError, open_store
+from replyguard.proxy.store import VERDICTS, Store, StoreError, open_store
 from replyguard.proxy.store.chain import Verdict, Verifier
 
 
@@ -118,12 +118,14 @@ def add_records_command(sub: Any) -> None:
         action.add_argument("--store", help="store URL (default: the settings' store.url)")
         action.add_argument("--config", help="settings file (YAML or JSON)")
         if name == "list":
-            action.add_argument("--verdict")
+            action.add_argument("--verdict", choices=VERDICTS,
+                                help="only records of this verdict")
             action.add_argument("--check", help="the guardrail check (prompt_injection, ...)")
-            action.add_argument("--limit", type=int, default=50)
+            action.add_argument("--limit", type=int, default=50,
+                                help="at most this many records (default 50)")
             action.add_argument("--cursor", type=int, help="records with ids below this")
         elif name == "show":
-            action.add_argument("id", type=int)
+            action.add_argument("id", type=int, help="the record's id")
         elif name == "verify":
             action.add_argument("--anchor", help="a chain head logged earlier (the JSON of "
                                                  "a records_chain_head line)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import subprocess
 import sys
@@ -208,3 +209,51 @@ def test_demo_refuses_a_chunk_size_below_one(capsys: pytest.CaptureFixture[str])
         main(["demo", "--chunk-chars", "0"])
     assert exited.value.code == 2
     assert "'0' is not a whole number of at least 1" in capsys.readouterr().err
+
+
+def _help_of(command: str, flag: str) -> str | None:
+    """The help text of `flag` of the subcommand `command` (None when it has none)."""
+    from replyguard.proxy.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return next(a.help for a in sub.choices[command]._actions if flag in a.option_strings)
+
+
+@pytest.mark.parametrize(("command", "flag", "text"), [
+    ("serve", "--host", "address to listen on (default 127.0.0.1; 0.0.0.0 for every "
+                        "interface, e.g. in a container)"),
+    ("serve", "--port", "port to listen on (default 8080; 0: any free port)"),
+    ("serve", "--language", "the rules' language (default en); a request may choose with the "
+                            "X-ReplyGuard-Language header"),
+    ("screen", "--side", "screen stdin as a user's turn (request side) or as a model's reply "
+                         "(default turn)"),
+    ("screen", "--language", "the rules' language (default en)"),
+])
+def test_every_flag_says_what_it_does(command: str, flag: str, text: str) -> None:
+    assert _help_of(command, flag) == text
+
+
+def test_no_argument_goes_without_help() -> None:
+    from replyguard.proxy.cli import build_parser
+
+    def silent(parser: argparse.ArgumentParser, name: str) -> list[str]:
+        found = []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub_name, sub in action.choices.items():
+                    found += silent(sub, f"{name} {sub_name}")
+            elif action.help is None:
+                found.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+        return found
+
+    assert silent(build_parser(), "replyguard") == []
+
+
+def test_records_list_refuses_an_unknown_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["records", "list", "--store", "sqlite:///nowhere.db", "--verdict", "nonsense"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "replyguard records list: error: argument --verdict: invalid choice: 'nonsense' "
+        "(choose from 'forward', 'withhold', 'exact', 'blocked', 'passthrough', 'error')")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from replyguard.proxy.store.base import (
     ANY,
     PAGE_MAX,
+    VERDICTS,
     RulesVersion,
     Store,
     StoreError,
@@ -18,5 +19,5 @@ from replyguard.proxy.store.base import (
 )
 from replyguard.proxy.store.open import open_store, shown_url
 
-__all__ = ["ANY", "PAGE_MAX", "RulesVersion", "Store", "StoreError", "VersionConflict",
-           "open_store", "shown_url"]
+__all__ = ["ANY", "PAGE_MAX", "VERDICTS", "RulesVersion", "Store", "StoreError",
+           "VersionConflict", "open_store", "shown_url"]

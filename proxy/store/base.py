@@ -28,6 +28,8 @@ ANY: Any = object()
 #: The most records one page of `list_records` returns.
 PAGE_MAX = 500
 DEFAULT_SET = "default"
+#: Every verdict a record is given (`proxy.records.verdict_of`).
+VERDICTS = ("forward", "withhold", "exact", "blocked", "passthrough", "error")
 RECORD_COLUMNS = ("id", "created_at", "tenant", "key_id", "request_id", "api", "route",
                   "method", "model", "rules_version", "verdict", "guardrail", "stage",
                   "counts", "status", "upstream_status", "latency_ms", "text",
