@@ -72,6 +72,11 @@ class UnknownVersion(NotFound, code="unknown_version"):
     """404: a rules version id the store does not hold."""
 
 
+#: The error for a version id the store does not hold (the id is not repeated: a client may
+#: have put anything of its own there, a card number included).
+_UNKNOWN = "no rules version has that id (GET /v1/reply-rules/versions lists them)"
+
+
 class StoreUnavailable(ProxyError, status=503, error_type="server_error", code="store_unavailable"):
     """The rules store cannot be reached."""
 
@@ -215,16 +220,14 @@ def _id(request: web.Request) -> int:
     """The version id of the route (a 404 `unknown_version` for one that is no id)."""
     text = request.match_info["id"]
     if not text.isdigit() or len(text) > 18:
-        raise UnknownVersion("no rules version has that id: a version's id is a number "
-                             "(GET /v1/reply-rules/versions lists them)")
+        raise UnknownVersion(_UNKNOWN)
     return int(text)
 
 
 async def get_version(request: web.Request) -> web.Response:
     """`GET /v1/reply-rules/versions/{id}` -> one version, its source included."""
     _, store = _live(request)
-    version_id = _id(request)
-    version = await stored(store.version(version_id), _unknown(version_id))
+    version = await stored(store.version(_id(request)), UnknownVersion(_UNKNOWN))
     return web.json_response(_version_json(version))
 
 
@@ -237,15 +240,10 @@ async def activate(request: web.Request) -> web.Response:
     except StoreError:
         raise StoreUnavailable("the store could not activate the version") from None
     if not found:
-        raise _unknown(version_id)
+        raise UnknownVersion(_UNKNOWN)
     await _apply_now(live)
     return web.json_response({"version": version_id, "active": True},
                              headers={"ETag": _etag(version_id)})
-
-
-def _unknown(version_id: int) -> UnknownVersion:
-    return UnknownVersion(f"no rules version {version_id} (GET /v1/reply-rules/versions "
-                          "lists them)")
 
 
 def add_routes(app: web.Application) -> None:

@@ -161,23 +161,20 @@ async def test_yaml_sent_as_json_is_told_to_say_it_is_yaml(proxy, store_url: str
         "errors": [error]}})
 
 
-@pytest.mark.parametrize(("method", "path", "message"), [
-    ("POST", "/v1/reply-rules/versions/99/activate",
-     "no rules version 99 (GET /v1/reply-rules/versions lists them)"),
-    ("POST", "/v1/reply-rules/versions/abc/activate",
-     "no rules version has that id: a version's id is a number (GET /v1/reply-rules/versions "
-     "lists them)"),
-    ("GET", "/v1/reply-rules/versions/7",
-     "no rules version 7 (GET /v1/reply-rules/versions lists them)"),
+@pytest.mark.parametrize(("method", "path"), [
+    ("POST", "/v1/reply-rules/versions/99/activate"),
+    ("POST", "/v1/reply-rules/versions/abc/activate"),
+    ("GET", "/v1/reply-rules/versions/7"),
+    ("GET", "/v1/reply-rules/versions/1234567890123456789"),
 ])
 async def test_an_unknown_version_is_a_404_unknown_version(
-        proxy, store_url: str, method: str, path: str, message: str) -> None:
+        proxy, store_url: str, method: str, path: str) -> None:
     client = await proxy(store_url)
     assert (await _put(client, {"never_say": ["a"]})).status == 201
     resp = await client.request(method, path, headers=AUTH)
     assert (resp.status, await resp.json()) == (404, {"error": {
-        "message": message, "type": "invalid_request_error", "param": None,
-        "code": "unknown_version"}})
+        "message": "no rules version has that id (GET /v1/reply-rules/versions lists them)",
+        "type": "invalid_request_error", "param": None, "code": "unknown_version"}})
 
 
 async def test_every_response_carries_the_rules_version(proxy, store_url: str) -> None:
