@@ -236,6 +236,7 @@ async def test_at_start_a_file_of_another_version_is_logged_and_sighup_puts_it_i
     first = await proxy(store_url, REFUND, replies__rules=str(rules))
     rules.write_text("never_say: [guaranteed refund]\n")
     assert await settled(first.app[LIVE]) is True  # version 2 active
+    await first.close()  # its watch would log the store's next version too
     rules.write_text("never_say: [cheap]\n")  # put back while no process watches it
     with caplog.at_level("INFO", logger="replyguard"):
         client = await proxy(store_url, REFUND, replies__rules=str(rules))
