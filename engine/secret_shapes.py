@@ -239,7 +239,8 @@ def a_policy(text: str, start: int, end: int) -> bool:
 #: A password's name before a verb naming its value in other languages (`Das Passwort
 #: lautet …`, `Das Kennwort ist …`, `A senha é …`, `La contraseña es …`,
 #: `Le mot de passe est …`, `Het wachtwoord is …`), up to three words between them (`Das
-#: Passwort für den Server lautet …`, `A senha do Wi-Fi é …`).
+#: Passwort für den Server lautet …`, `A senha do Wi-Fi é …`); `Passwort`'s after its `p`:
+#: `PASSWORT_IS`.
 IS_IN_WORDS = (
     r"(?=[kscmw])"
     r"(?:kennwort(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lautet|ist|war)"
@@ -248,8 +249,10 @@ IS_IN_WORDS = (
     r"|mot[ \t]de[ \t]passe(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:est|\u00e9tait)"
     r"|wachtwoord(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:is|luidt))(?![\w-])"
 )
-#: The same for `Passwort`, after its `p` (`password_phrase` reads the names starting with
-#: `p` together).
+
+
+#: `IS_IN_WORDS` for `Passwort`, read after its `p` (`password_phrase` reads the names
+#: starting with `p` together).
 PASSWORT_IS = r"asswort(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lautet|ist|war)(?![\w-])"
 
 
