@@ -26,6 +26,39 @@ class Finder(Protocol):
                  ) -> Iterator[re.Match[str]]: ...
 
 
+class CompiledOnUse:
+    """A pattern compiled the first time it is searched (a `Finder`), for a detector that
+    runs only where a rare keyword occurs and whose pattern is slow to compile (many large
+    character classes: an address's domain): the import pays nothing for it. `compiled()`
+    is the compiled pattern."""
+
+    __slots__ = ("_compiled", "_source")
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source)
+        return self._compiled
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize, /
+               ) -> re.Match[str] | None:
+        return self.compiled().search(string, pos, endpos)
+
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize, /
+              ) -> re.Match[str] | None:
+        return self.compiled().match(string, pos, endpos)
+
+    def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize, /
+                 ) -> Iterator[re.Match[str]]:
+        return self.compiled().finditer(string, pos, endpos)
+
+    def __repr__(self) -> str:
+        return f"CompiledOnUse({self._source[:40]!r}...)"
+
+
 @dataclass(frozen=True, slots=True)
 class Detector:
     """One detector: what a value of its class looks like, how it is confirmed and masked.

@@ -114,11 +114,15 @@ def _anchored(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.M
     """Matches of a detector whose matches start at a keyword occurrence (`reach` before 0)
     or where its tuning's `start` pattern, searched back from a keyword and ending at the keyword's
     end, begins: the regex is tried once at each such place, the last match's end not
-    overlapped. Where keywords are dense the regex runs over the whole text instead."""
+    overlapped. Where keywords are dense the regex runs over the whole text instead.
+    A detector's refusal (`Refusing`) is read here only where its pattern matched (the
+    pattern's `match` called directly: no call through the wrapper at each place)."""
     text = views.text
     where = detector.keywords_in
     before, after = tuning.reach or (0, 0)
     regex, back = detector.regex, tuning.start
+    match_at = _unrefused(regex).match
+    refuse = regex.refuse if isinstance(regex, Refusing) else _never
     length = len(text)
     last = 0
     places: list[tuple[int, int]] = []
@@ -142,12 +146,17 @@ def _anchored(views: Views, detector: Detector, tuning: Tuning) -> Iterator[re.M
                 continue
             at = head.start()
         hi = min(end + after, length)
-        match = regex.match(text, at, hi)
-        if match is not None:
+        match = match_at(text, at, hi)
+        if match is not None and not refuse(text, match.start(), match.end()):
             if match.end() == hi < length:
                 match = _unclipped(text, detector, match)
             last = match.end()
             yield match
+
+
+def _never(text: str, start: int, end: int) -> bool:
+    """No refusal (a detector without a `Refusing`)."""
+    return False
 
 
 _ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -278,7 +287,8 @@ def _unrefused(finder: Finder) -> Finder:
     value is confirmed: a refused match and a match its validator turns down are both
     dropped, and the search goes on from its end either way, so the findings are the same;
     the context is read for the few candidates that hold a value, not for every date and
-    amount (`find` on the realistic corpus: 476k -> 456k instructions a KB)."""
+    amount (`find` on the realistic corpus: 476k -> 456k instructions a KB). (`_anchored`
+    matches with it too, and reads the refusal where it matched.)"""
     return finder.pattern if isinstance(finder, Refusing) else finder
 
 

@@ -202,18 +202,27 @@ PASSWORD_INPUT = (
 )
 
 
+def _behind(words: tuple[str, ...]) -> str:
+    """Look-behinds read after `password` (the regex has read the name): one of `words` (a
+    space in one reads a space or a tab) and a space or a tab before the name, one
+    look-behind for all the words of one width (a look-behind reads one width)."""
+    widths: dict[int, list[str]] = {}
+    for word in words:
+        widths.setdefault(len(word), []).append(word.replace(" ", "[ \\t]"))
+    return "|".join(f"(?<=(?:{'|'.join(same)})[ \\t]password)"
+                    for _, same in sorted(widths.items()))
+
+
 #: Where `reset your password to …` names the value (`password_phrase`): a verb and a
-#: determiner before `password`, each read behind it (a look-behind has one width).
-SET_TO = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
-                   for verb in ("reset", "set", "change", "update")
-                   for det in ("your", "the", "my", "his", "her", "their", "its"))
+#: determiner before `password`, read behind it.
+SET_TO = _behind(tuple(f"{verb} {det}" for verb in ("reset", "set", "change", "update")
+                       for det in ("your", "the", "my", "his", "her", "their", "its")))
 
 
 #: Where `use the password …` names the value (`password_phrase`): a verb of giving or
-#: typing it and a determiner before `password`, each read behind it.
-USE_THE = "|".join(f"password(?<={verb}[ \\t]{det}[ \\t]password)"
-                   for verb in ("use", "enter", "type", "with")
-                   for det in ("the", "your", "this", "my"))
+#: typing it and a determiner before `password`, read behind it.
+USE_THE = _behind(tuple(f"{verb} {det}" for verb in ("use", "enter", "type", "with")
+                        for det in ("the", "your", "this", "my")))
 
 
 #: A password's name and a policy's word among its next three words (`a_policy`).
@@ -230,15 +239,21 @@ def a_policy(text: str, start: int, end: int) -> bool:
 #: A password's name before a verb naming its value in other languages (`Das Passwort
 #: lautet …`, `Das Kennwort ist …`, `A senha é …`, `La contraseña es …`,
 #: `Le mot de passe est …`, `Het wachtwoord is …`), up to three words between them (`Das
-#: Passwort für den Server lautet …`, `A senha do Wi-Fi é …`).
+#: Passwort für den Server lautet …`, `A senha do Wi-Fi é …`); `Passwort`'s after its `p`:
+#: `PASSWORT_IS`.
 IS_IN_WORDS = (
-    r"(?=[kscmw]|passwort)"
-    r"(?:(?:passwort|kennwort)(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lautet|ist|war)"
+    r"(?=[kscmw])"
+    r"(?:kennwort(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lautet|ist|war)"
     r"|senha(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:[\u00e9e]|era|foi)"
     r"|contrase(?:\u00f1|n)a(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:es|era)"
     r"|mot[ \t]de[ \t]passe(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:est|\u00e9tait)"
     r"|wachtwoord(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:is|luidt))(?![\w-])"
 )
+
+
+#: `IS_IN_WORDS` for `Passwort`, read after its `p` (`password_phrase` reads the names
+#: starting with `p` together).
+PASSWORT_IS = r"asswort(?:[ \t]+[\w-]{1,20}){0,3}?[ \t]+(?:lautet|ist|war)(?![\w-])"
 
 
 #: A plural name of passwords and its verb in other languages (`password_list`): `As senhas
@@ -256,8 +271,8 @@ ARE_IN_WORDS = (
 
 #: A password's name before its value set apart by commas (`the admin password, Qz7xK2mP9w,
 #: expires tomorrow`): one word closed by a comma and a space; not where the name is an item
-#: of a list (`email, password, …`, `user and password, …`).
-BETWEEN_COMMAS = (r"password(?=,[ \t]{1,4}[^\s,]{4,128},[ \t])(?<![,;/][ \t]password)"
+#: of a list (`email, password, …`, `user and password, …`); read after the name.
+BETWEEN_COMMAS = (r"(?=,[ \t]{1,4}[^\s,]{4,128},[ \t])(?<![,;/][ \t]password)"
                   r"(?<!\band[ \t]password)(?<!\bor[ \t]password),")
 
 
@@ -278,8 +293,7 @@ CREDENTIALS = (
 
 
 #: A password's qualifier read behind it (`temporary password Qz7xK2mP9w`).
-KIND = "|".join(f"password(?<={kind}[ \\t]password)"
-                 for kind in ("temporary", "temp", "initial", "default", "one-time", "new"))
+KIND = _behind(("temporary", "temp", "initial", "default", "one-time", "new"))
 
 
 #: Where a name of `layout.LABEL` starts (lower case): a heading's, a label line's or a
