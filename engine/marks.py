@@ -77,10 +77,7 @@ def inner_stars(one: str, start: int, end: int) -> int | None:
         return None
     if stars == run and _closing_the_opening(one, start, run):
         return start
-    stop = min(len(one), end + 256)
-    after = end
-    while after < stop and not one[after].isspace():
-        after += 1
+    after = _token_end(one, end)
     tail = one[end:after].rstrip(".,;:!?)]}\"'")
     if tail.endswith(stars) and not tail[: -len(stars)].endswith("*"):
         return end - len(stars)
@@ -96,16 +93,27 @@ def _pair_in_a_key(one: str, start: int, end: int) -> bool:
         return False
     floor = max(0, start - 256)
     token = max(one.rfind(" ", floor, start), one.rfind("\n", floor, start)) + 1
+    if token == 0 and floor > 0:
+        return False  # (a token longer than 256 characters: no key read in it)
     key = _KEY_IN_TOKEN.search(one, token, start)
-    if (token == 0 and floor > 0) or key is None:
+    if key is None:
         return False
-    stop = min(len(one), end + 256)
-    after = end
-    while after < stop and not one[after].isspace():
-        after += 1
+    after = _token_end(one, end)
     while after > end and one[after - 1] in _AFTER_KEY:
         after -= 1
     return one.count(run, key.end(), after) == 2
+
+
+#: Up to 256 characters of a token, none of them whitespace (`_token_end`).
+_TOKEN_REST = re.compile(r"\S{0,256}")
+
+
+def _token_end(one: str, end: int) -> int:
+    """Where the token going on at `end` ends: the next whitespace, at most 256 characters
+    on (one bounded scan, so that a run of marks costs the same however long its token)."""
+    match = _TOKEN_REST.match(one, end)
+    assert match is not None  # (matches the empty string)
+    return match.end()
 
 
 def _closing_the_opening(one: str, start: int, run: str) -> bool:
