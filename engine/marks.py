@@ -33,11 +33,14 @@ def marks_at_edge(one: str, start: int, end: int) -> bool:
     `eyJ…_.eyJ…`). Marks inside a word are kept (`DB_PASSWORD`, `ghp\\_abc`); a mark escaped
     by a backslash at a word's edge is read as one (`\\_123-45-6789\\_`)."""
     size = len(one)
-    before = one[start - 1] if start else " "
     if _a_mask(one, start, end):
         return False
+    before = _before_closing_tags(one, start)
     if before == "\\":  # (escaped, `\_` shows as `_`: at a word's edge, read as a mark)
         before = one[start - 2] if start > 1 else " "
+        if before.isspace() or (before.isalnum() and not in_word(before)):
+            return True  # (after a space or a letter of a script written without spaces,
+            # `カードは\_4111…`, an escaped mark is no emphasis to pair: shown as it is typed)
     if not in_word(before):
         return one[start] != "_" or _closed(one, start, end)
     after = one[end] if end < size else " "
@@ -47,6 +50,25 @@ def marks_at_edge(one: str, start: int, end: int) -> bool:
         return one[start] != "_" or _opened(one, start, end)
     following = one[end + 1] if end + 1 < size else " "
     return (not following.isalnum() and _opened(one, start, end)) or _closes(one, start, end)
+
+
+#: A closing tag (`</b>`, `</span >`), matched whole from its `<` (`_before_closing_tags`).
+_CLOSING_TAG = re.compile(r"</[A-Za-z][A-Za-z0-9-]{0,15}[ ]?>")
+
+
+def _before_closing_tags(one: str, start: int) -> str:
+    """The character before `one[start]`, past the closing tags (at most four) right before
+    it: a mark after `</b>` closes what the word in the element ended
+    (`_<b>4111 … 1111</b>_`, `_… <span>6467</span>_`)."""
+    at = start
+    for _ in range(4):
+        if at == 0 or one[at - 1] != ">":
+            break
+        tag = one.rfind("<", max(0, at - 20), at)
+        if tag < 0 or _CLOSING_TAG.fullmatch(one, tag, at) is None:
+            break
+        at = tag
+    return one[at - 1] if at else " "
 
 
 def _closes(one: str, start: int, end: int) -> bool:
@@ -148,7 +170,7 @@ def _closed(one: str, start: int, end: int) -> bool:
     same run after a character that is no space, before none of a word), as emphasis is?
     An unpaired one is part of a token (`glpat-_bCdEf…`, a key's body starting with `_`).
     (One search of at most `_PAIR_REACH` characters: linear in the text.)"""
-    closing = _CLOSING.get(end - start)
+    closing = _CLOSING.get(_underscores(one, start, end))
     if closing is None:
         return True
     stop = min(len(one), end + _PAIR_REACH)
@@ -160,12 +182,20 @@ def _opened(one: str, start: int, end: int) -> bool:
     """Is the run of `_` closing a word at `one[start:end]` opened earlier in its paragraph (the
     same run after none of a word, before a character that is no space)? An unpaired one
     ends a token (`glpat-…xYz_`)."""
-    opening = _OPENING.get(end - start)
+    opening = _OPENING.get(_underscores(one, start, end))
     if opening is None:
         return True
     floor = max(0, start - _PAIR_REACH)
     floor = max(floor, one.rfind("\n\n", floor, start) + 1)
     return opening.search(one, floor, start) is not None
+
+
+def _underscores(one: str, start: int, end: int) -> int:
+    """How many `_` a run of marks starting with one begins with: the outer run of an
+    opening `_**`...  or the inner one of a closing `_**`, which pair with the same run
+    of `_` on the other side (`_**x**_`, `**_x_**`, `_`x`_`)."""
+    run = one[start:end]
+    return len(run) - len(run.lstrip("_"))
 
 
 def _a_mask(one: str, start: int, end: int) -> bool:
