@@ -30,7 +30,8 @@ def marks_at_edge(one: str, start: int, end: int) -> bool:
     opening (the start, a space, punctuation or a letter of a script written without spaces
     before it: `(**x`, `:_x`, `-**6789`, `は__4111`), or closing (a word before it, then
     anything else: `x**-`, `x__|`; but `_` then `.` or `-` and a word, as inside a token:
-    `eyJ…_.eyJ…`). Marks inside a word are kept (`DB_PASSWORD`, `ghp\\_abc`); a mark escaped
+    `eyJ…_.eyJ…`); an unpaired `_` beside a number alone is a stray mark (`4111 … 1111_`).
+    Marks inside a word are kept (`DB_PASSWORD`, `ghp\\_abc`); a mark escaped
     by a backslash at a word's edge is read as one (`\\_123-45-6789\\_`)."""
     size = len(one)
     if _a_mask(one, start, end):
@@ -42,12 +43,13 @@ def marks_at_edge(one: str, start: int, end: int) -> bool:
             return True  # (after a space or a letter of a script written without spaces,
             # `カードは\_4111…`, an escaped mark is no emphasis to pair: shown as it is typed)
     if not in_word(before):
-        return one[start] != "_" or _closed(one, start, end)
+        return (one[start] != "_" or _closed(one, start, end)
+                or _NUMBER_AFTER.match(one, end) is not None)
     after = one[end] if end < size else " "
     if in_word(after) or (after == "%" and _ENCODED_LETTER.match(one, end) is not None):
         return False
     if one[start] != "_" or after not in ".-":
-        return one[start] != "_" or _opened(one, start, end)
+        return one[start] != "_" or _opened(one, start, end) or _number_before(one, start)
     following = one[end + 1] if end + 1 < size else " "
     return (not following.isalnum() and _opened(one, start, end)) or _closes(one, start, end)
 
@@ -69,6 +71,21 @@ def _before_closing_tags(one: str, start: int) -> str:
             break
         at = tag
     return one[at - 1] if at else " "
+
+
+#: A number (digits, and `.`, `/` or `-` between them, up to the next space or punctuation)
+#: after an unpaired opening `_`.
+_NUMBER_AFTER = re.compile(r"[0-9][0-9./-]{0,31}(?![^\s,;:!?)\]])")
+#: A number (as `_NUMBER_AFTER`, since the last space or bracket) before an unpaired closing `_`.
+_NUMBER_BEFORE = re.compile(r"(?:\A|(?<=[\s(\[]))[0-9][0-9./-]{0,31}\Z")
+
+
+def _number_before(one: str, start: int) -> bool:
+    """Does a number stand before the unpaired run of `_` closing a word at `start` (a
+    stray mark, `4111 … 1111_ ok`: no token's own, which holds letters too)?"""
+    floor = max(0, start - 33)
+    number = _NUMBER_BEFORE.search(one[floor:start])
+    return number is not None and (floor == 0 or number.start() > 0)
 
 
 def _closes(one: str, start: int, end: int) -> bool:
