@@ -36,7 +36,9 @@ def marks_at_edge(one: str, start: int, end: int) -> bool:
     size = len(one)
     if _a_mask(one, start, end):
         return False
-    before = _before_closing_tags(one, start)
+    before = one[start - 1] if start else " "
+    if before == ">" and not in_word(one[end] if end < size else " "):
+        before = _before_closing_tags(one, start)  # (`…</b>_ ok`: closing what the word opened)
     if before == "\\":  # (escaped, `\_` shows as `_`: at a word's edge, read as a mark)
         before = one[start - 2] if start > 1 else " "
         if before.isspace() or (before.isalnum() and not in_word(before)):
