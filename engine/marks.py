@@ -31,19 +31,17 @@ def marks_at_edge(one: str, start: int, end: int) -> bool:
     before it: `(**x`, `:_x`, `-**6789`, `は__4111`), or closing (a word before it, then
     anything else: `x**-`, `x__|`; but `_` then `.` or `-` and a word, as inside a token:
     `eyJ…_.eyJ…`); an unpaired `_` beside a number alone is a stray mark (`4111 … 1111_`).
-    Marks inside a word are kept (`DB_PASSWORD`, `ghp\\_abc`); a mark escaped
-    by a backslash at a word's edge is read as one (`\\_123-45-6789\\_`)."""
+    Marks inside a word are kept (`DB_PASSWORD`, `ghp\\_abc`); a mark escaped by a backslash
+    at a word's edge, and a run beside one, is read as one (`_escaped_edge`)."""
     size = len(one)
     if _a_mask(one, start, end):
         return False
+    escaped = _escaped_edge(one, start, end)
+    if escaped is not None:
+        return escaped
     before = one[start - 1] if start else " "
     if before == ">" and not in_word(one[end] if end < size else " "):
         before = _before_closing_tags(one, start)  # (`…</b>_ ok`: closing what the word opened)
-    if before == "\\":  # (escaped, `\_` shows as `_`: at a word's edge, read as a mark)
-        before = one[start - 2] if start > 1 else " "
-        if before.isspace() or (before.isalnum() and not in_word(before)):
-            return True  # (after a space or a letter of a script written without spaces,
-            # `カードは\_4111…`, an escaped mark is no emphasis to pair: shown as it is typed)
     if not in_word(before):
         return (one[start] != "_" or _closed(one, start, end)
                 or _NUMBER_AFTER.match(one, end) is not None)
@@ -54,6 +52,21 @@ def marks_at_edge(one: str, start: int, end: int) -> bool:
         return one[start] != "_" or _opened(one, start, end) or _number_before(one, start)
     following = one[end + 1] if end + 1 < size else " "
     return (not following.isalnum() and _opened(one, start, end)) or _closes(one, start, end)
+
+
+def _escaped_edge(one: str, start: int, end: int) -> bool | None:
+    """For a run of marks escaped by a backslash (`\\_` shows as `_`) or followed by an escaped
+    one (`_\\_`): is it at a word's edge, read as a mark whether paired or not (an escaped
+    mark is shown as typed, no emphasis to pair: `\\_123-45-6789\\_`, `カードは\\_4111…`,
+    `\\__4111 … 1111_\\_`)? Inside a word it is the word's (`ghp\\_abc`). None: neither."""
+    size = len(one)
+    if start and one[start - 1] == "\\":
+        before = one[start - 2] if start > 1 else " "
+        return not (in_word(before) and in_word(one[end] if end < size else " "))
+    if end + 1 < size and one[end] == "\\" and one[end + 1] in "*_~`":
+        before = one[start - 1] if start else " "
+        return not (in_word(before) and in_word(one[end + 2] if end + 2 < size else " "))
+    return None
 
 
 #: A closing tag (`</b>`, `</span >`), matched whole from its `<` (`_before_closing_tags`).

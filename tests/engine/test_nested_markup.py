@@ -35,6 +35,7 @@ MASKED: dict[str, list[tuple[str, str]]] = {
         ('Card: _&#95;4539 1488 0343 6467&#95;_ ok', 'Card: _&#95;**** 6467&#95;_ ok'),
         ('Your key is &#95;536-22-8841_. Keep it safe.',
          'Your key is &#95;***8841_. Keep it safe.'),
+        ('my card is 4539 _1488&shy;_ 0343 6467, ok', 'my card is **** 6467, ok'),
         ('Card: &ast;&ast;4539 1488 0343 6467&ast;&ast; ok',
          'Card: &ast;&ast;**** 6467&ast;&ast; ok'),
         ('Password: *_Qz7xK2mP9w_*', 'Password: *_****_*'),
