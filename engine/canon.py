@@ -116,12 +116,12 @@ def _composed(first: list[tuple[int, int, int]], view: Canonical) -> Canonical:
     return Canonical(view.text, mapped, view.joined, view.attributes, view.glued)
 
 
-#: ... before an ASCII letter, digit or `+`, or after ASCII that follows no such letter
-#: (`png.です`; but `用户@例子.广告` is one address): a word boundary in the view; not after
-#: an `@`, before a domain (`user@例子.广告`, `user@ドメイン.jp`: an address's domain may be
-#: written in any script, RFC 5890), nor at a separator between a value's groups
-#: (`4539・1488`, `4539ー1488`: `BULLETS`).
-_SCRIPT_EDGE = re.compile(rf"[{NO_SPACES}](?=[A-Za-z0-9+&<*_~`])"
+#: ... before an ASCII letter, digit or `+` (or a mark, escaped too: `は\\_4111`), or after
+#: ASCII that follows no such letter (`png.です`; but `用户@例子.广告` is one address): a word
+#: boundary in the view; not after an `@`, before a domain (`user@例子.广告`, `user@ドメイン.jp`:
+#: an address's domain may be written in any script, RFC 5890), nor at a separator between a
+#: value's groups (`4539・1488`, `4539ー1488`: `BULLETS`).
+_SCRIPT_EDGE = re.compile(rf"[{NO_SPACES}](?=[A-Za-z0-9+&<*_~`]|\\{{1,2}}[*_~`])"
                           rf"(?<![A-Za-z0-9][{BULLETS}])"
                           rf"|[!-?A-~](?<![{NO_SPACES}][!-~])(?=[{NO_SPACES}])"
                           rf"(?![{BULLETS}][A-Za-z0-9])")

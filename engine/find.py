@@ -33,6 +33,7 @@ from replyguard.engine.detector import Detector, Finder, KeywordsIn
 from replyguard.engine.detectors import DETECTORS
 from replyguard.engine.layout import html_table, needs_lines, open_layout
 from replyguard.engine.lists import listed_unnamed
+from replyguard.engine.mask_edges import balanced
 from replyguard.engine.plain import plain
 from replyguard.engine.plan import Plan, Tuned
 from replyguard.engine.secret_shapes import value_end
@@ -764,7 +765,8 @@ def _as_read(value: str) -> str:
 
 def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bool]) -> str:
     """`text` with each finding whose class `to_mask[cls]` is true replaced by its mask,
-    written from the value as the detectors read it (`_as_read`). A value written as a JSON
+    written from the value as the detectors read it (`_as_read`), over the markup paired
+    with markup inside the value too (`engine.mask_edges.balanced`). A value written as a JSON
     member's number (`"card": 4111111111111111,`) is replaced by its mask as a JSON string
     (`"card": "**** 1111",`), so that the document stays valid JSON.
 
@@ -776,15 +778,16 @@ def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bo
     for f in findings:
         if not to_mask.get(f.cls):
             continue
-        out.append(text[pos : f.start])
+        start, end = balanced(text, f.start, f.end, pos)
+        out.append(text[pos:start])
         value = _as_read(text[f.start : f.end])
-        if overrides and _shown_reversed(text, f.start):  # (the mask as it shows, too)
+        if overrides and _shown_reversed(text, start):  # (the mask as it shows, too)
             out.append(_MASKS[f.detector](value[::-1])[::-1])
-        elif _json_number(text, f.start, f.end):
+        elif _json_number(text, start, end):
             out.append(f'"{_MASKS[f.detector](value)}"')
         else:
             out.append(_MASKS[f.detector](value))
-        pos = f.end
+        pos = end
     if not out:
         return text
     out.append(text[pos:])

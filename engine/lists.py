@@ -69,9 +69,30 @@ def listed_unnamed(text: str, cls: str, start: int, end: int, before: str = "") 
     if not any(_a_list_separator(text, cls, m)
                for m in _LIST_SEPARATOR.finditer(text, start, end)):
         return False
+    if cls == "card" and _tabbed_in_prose(text, start, end):
+        return False
     if before:
         return not named_before(before + text, cls, len(before) + start)
     return not named_before(text, cls, start)
+
+
+#: A card's four groups of four digits, tabs between them (`_tabbed_in_prose`).
+_TABBED_CARD = re.compile(r"[0-9]{4}(?:\t[0-9]{4}){3}")
+
+
+def _tabbed_in_prose(text: str, start: int, end: int) -> bool:
+    """Is the card at `text[start:end]` four groups of four digits set apart by a tab each
+    (`4539\t1488\t0343\t6467`) in a line of prose: words before or after it and no other
+    tab in the line? A row of a table of numbers (TSV: a tab before or after the groups, or
+    a line of nothing else) is no such line."""
+    if _TABBED_CARD.fullmatch(text, start, end) is None:
+        return False
+    line = text.rfind("\n", 0, start) + 1
+    stop = text.find("\n", end)
+    stop = len(text) if stop == -1 else stop
+    if "\t" in text[line:start] or "\t" in text[end:stop]:
+        return False
+    return any(c.isalpha() for c in text[line:start]) or any(c.isalpha() for c in text[end:stop])
 
 
 #: A character reference before a `;` that ends it (`&#52;`, `&nbsp;`: no list separator).

@@ -258,8 +258,9 @@ EDIT_SHOWN = _edit_pattern(_tag_with_attributes(TAG_NAMES), "(?!)")
 
 #: The characters the view reads by what stands around them, not one for one: typography's
 #: separators between a value's groups (`BULLETS`), the long dashes between digits
-#: (`LONG_DASHES`, `EDIT`'s `dash`), the brackets of an address's `(at)` and `[dot]`.
-_BY_CONTEXT = BULLETS + LONG_DASHES + "()[]{}"
+#: (`LONG_DASHES`, `EDIT`'s `dash`), the brackets of an address's `(at)` and `[dot]`, and
+#: Markdown's emphasis and code marks (`&#95;4111 … 1111_`: a mark at a word's edge).
+_BY_CONTEXT = BULLETS + LONG_DASHES + "()[]{}*_~`"
 
 
 def _by_context_written() -> str:

@@ -303,19 +303,22 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         # a pair and a space (HMRC's `QQ 12 34 56 C`) or by the six digits: so the keywords
         # (the shapes that can start a match) are more than a word and a number of prose
         # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match. The pairs may be
-        # set apart by one kind of punctuation too (`AB-12-34-56-C`, `AB.12.34.56.C`).
+        # set apart by one kind of punctuation too (`AB-12-34-56-C`, `AB.12.34.56.C`), or by
+        # hyphens padded by spaces (`AB - 12 - 34 - 56 - C`).
         regex=Refusing(re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6}"
-            r"| ?\d{3} \d{3}) ?|(?P<n>[-./_:])\d\d(?P=n)\d\d(?P=n)\d\d(?P=n))[A-Da-d](?![\w])"
+            r"| ?\d{3} \d{3}) ?|(?P<n>[-./_:]| - )\d\d(?P=n)\d\d(?P=n)\d\d(?P=n))[A-Da-d]"
+            r"(?![\w])"
         ), a_model_number),
-        keywords=("AA00", "AA 00 00", "AA 000000", "AA 000 000", "AA_00_00_00_A"),
+        keywords=("AA00", "AA 00 00", "AA 000000", "AA 000 000", "AA_00_00_00_A",
+                  "AA _ 00 _ 00"),
         keywords_in="shape",
         validate=validators.uk_nino,
         mask=masks.last4,
         priority=12,
         examples=("AB123456C", "AB 12 34 56 C", "JG103759A", "ab123456c", "Ab 123456 c",
                   "AB12 34 56C", "AB 12 3456 C", "AB-12-34-56-C", "AB.12.34.56.C",
-                  "AB/12/34/56/C", "AB 123 456 C", "AB123 456C"),
+                  "AB/12/34/56/C", "AB 123 456 C", "AB123 456C", "AB - 12 - 34 - 56 - C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
                          "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C",
                          "Model AB123456C", "part number AB 123 456 C", "SKU: AB123456C"),
@@ -368,13 +371,14 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         id="br_cpf",
         category="national_id",
         # The Receita's `529.982.247-25` and the same groups of three with one kind of
-        # separator (`.`, `-`, `_`, a space, none; commas as `529,982,247-25`), a hyphen
+        # separator (`.`, `-`, `_`, a space, a hyphen padded by spaces, none; commas as
+        # `529,982,247-25`), a hyphen
         # (padded by spaces or not), a slash, the groups' own separator or a space (or
         # nothing) before the check digits (`529.982.247.25`, `529_982_247_25`). Eleven
         # digits alone that the text before them marks as something else (`Ticket
         # 72360589121`) are not one; nor is a CPF glued by `-` to more of a longer id.
         regex=Refusing(re.compile(
-            START_CPF + r"\d\d(?:(?:(?P<c>[._-]?)\d{3}(?P=c)\d{3}(?:[-/]| - |(?P=c))?"
+            START_CPF + r"\d\d(?:(?:(?P<c>[._-]?| - )\d{3}(?P=c)\d{3}(?:[-/]| - |(?P=c))?"
             r"|,\d{3},\d{3}-)\d\d"
             r"(?![\w@])(?![.-]?\d)(?!-[A-Za-z])(?!,\d\d?(?![\d/,;|\t]))"
             r"| \d{3} \d{3}[ -]\d\d(?![\w@])(?! ?\d))"), bare_and_marked),
@@ -384,7 +388,7 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         priority=12,
         examples=("529.982.247-25", "52998224725", "111.444.777-35", "529 982 247 25",
                   "529-982-247-25", "529 982 247-25", "529.982.247/25", "529.982.247.25",
-                  "529_982_247_25", "529.982.247 - 25"),
+                  "529_982_247_25", "529.982.247 - 25", "529 - 982 - 247 - 25"),
         counterexamples=("529.982.247-26", "111.111.111-11", "000.000.000-00",
                          "Ticket 72360589121 is closed.", "529.982.247-25-B",
                          "529,982,247-25"),

@@ -16,8 +16,9 @@ from types import MappingProxyType
 CJK_TERMINALS = "。！？．｡"
 #: Characters whose runs may end a sentence.
 TERMINALS = ".!?…" + CJK_TERMINALS
-#: Closing quotes, brackets and emphasis kept with the sentence end before them (`."`, `。」`).
-CLOSERS = "\"')]}»”’*_`」』）】〕〉》］｝〗〙｣"
+#: Closing quotes, brackets and emphasis kept with the sentence end before them (`."`, `。」`;
+#: emphasis typed full-width too, `．＊＊`, which the detectors' view reads as `**`).
+CLOSERS = "\"')]}»”’*_`」』）】〕〉》］｝〗〙｣＊＿"
 #: Opening quotes, brackets and emphasis, skipped to find a sentence's first character.
 OPENERS = "\"'([{«“‘¿¡*_"
 #: Characters no sentence starts with: punctuation that goes on the one before it (`, ; :`,

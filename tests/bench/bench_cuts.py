@@ -1,6 +1,6 @@
 """Benchmark: no input stalls the screen or the proxy (run on demand, not collected by pytest).
 
-    python tests/bench/bench_cuts.py [--quick] [--no-proxy]
+    python tests/bench/bench_cuts.py [--quick] [--no-proxy] [--marks]
 
 1. Doubling ratios: for each adversarial family (runs of `.`, `!`, `?`, `…`, the CJK sentence
    ends `。！？．｡`, mixed, closers, spaces, digits, newlines, tiny CJK sentences, list
@@ -9,7 +9,10 @@
    CPU time of the screen at 64 KB, 128 KB, ... 1 MB, and the largest ratio between two
    sizes one doubling apart (linear time gives about 2; the target is <= 2.2). The reply
    screen reads each text whole and, for the sentence-end families, streamed in 4-character
-   deltas (up to 256 KB); the detectors read each of theirs whole.
+   deltas (up to 256 KB); the detectors read each of theirs whole. Runs of marks repeated
+   without a space (`*a*a…`, `**1`, `1*`, `_a`, `` `a ``, `\\_a`, `＊＊1`, `</b>_`, `&#95;a`:
+   `MARK_RUNS`, `--marks` for them alone) are screened on the request side, whole and
+   streamed, up to 256 KB.
 2. `/healthz` latency (p50, p99, worst) of `replyguard serve` while it screens a request
    body of 4 MB and of 1 MB of each of the slowest families (`a://a:`, `fe80::1 `, table
    rows, `1. ` list markers, dots) and while it relays a stream of 1 MB of dots in
@@ -47,6 +50,7 @@ sys.path[:0] = [str(ROOT)]
 
 from replyguard.engine import CLASSES, ReplyRules, compile_rules, find  # noqa: E402
 from replyguard.engine.reply import ReplyScreen, screen_reply  # noqa: E402
+from replyguard.engine.screen import screen_text  # noqa: E402
 from tests.engine.test_find import ADVERSARIAL  # noqa: E402
 from tests.engine.test_internals import ADVERSARIAL as INTERNALS_ADVERSARIAL  # noqa: E402
 from tests.engine.test_internals import ALL_RULES  # noqa: E402
@@ -79,6 +83,17 @@ MARKUP: dict[str, Callable[[int], str]] = {
     "comment starts": _repeat("<!--"), "numeric reference starts": _repeat("&#"),
     "ampersands": _repeat("&"),
 }
+#: Runs of emphasis and code marks, escapes, tags and references repeated without a space
+#: (`*a*a*a…`: a run of marks inside a token looks for its pair and for a key's start a
+#: bounded way on), on the request side, the reply whole and streamed in 4-character deltas.
+MARK_RUNS: dict[str, Callable[[int], str]] = {
+    name: _repeat(unit) for name, unit in (
+        ("stars and letters", "*a"), ("double stars and digits", "**1"), ("digits and stars", "1*"),
+        ("underscores", "_a"), ("digits and underscores", "1_"), ("tildes", "~~1"),
+        ("backticks", "`a"), ("escaped marks", "\\_a"), ("mixed runs", "*_a"),
+        ("full-width stars", "\uff0a\uff0a1"), ("closing tags and marks", "</b>_"),
+        ("references of marks", "&#95;a"), ("stars in a key", "ghp_**a"))
+}
 #: Values laid out after their names, which the reply screen reads each piece of with the
 #: name before it (a table's header, a heading, a label and a run of blank), streamed in
 #: 50-character deltas: each piece is read once, whatever came before it.
@@ -103,6 +118,10 @@ def _cpu(work: Callable[[], object]) -> float:
         spent = time.process_time() - start
         if spent >= 0.1:
             return spent / runs
+
+
+def _request(text: str) -> None:
+    screen_text(text, RULES, "turn")
 
 
 def _streamed(text: str) -> None:
@@ -133,7 +152,7 @@ def _repeated(unit: str) -> Callable[[int], str]:
     return lambda size: (unit * (size // len(unit) + 1))[:size]
 
 
-def part_one(quick: bool) -> bool:
+def part_one(quick: bool, marks_only: bool = False) -> bool:
     sizes = SIZES[:3] if quick else SIZES
     ok = True
     print("doubling ratio (largest), CPU seconds at each size:")
@@ -145,9 +164,15 @@ def part_one(quick: bool) -> bool:
         rows.append((f"reply, 50-char deltas: {name}", make, _streamed_50, sizes[:3]))
     for name, make in MARKUP.items():
         rows.append((f"reply, whole: {name}", make, lambda t: screen_reply(t, RULES), sizes))
-    for name, make in ADVERSARIAL.items():
+    for name, make in MARK_RUNS.items():
+        rows.append((f"request: {name}", make, _request, sizes[:3]))
+        rows.append((f"reply, whole: {name}", make, lambda t: screen_reply(t, RULES), sizes[:3]))
+        rows.append((f"reply, 4-char deltas: {name}", make, _streamed, sizes[:3]))
+    if marks_only:
+        rows = rows[-3 * len(MARK_RUNS):]
+    for name, make in ADVERSARIAL.items() if not marks_only else ():
         rows.append((f"find: {name}", make, find, sizes))
-    for rule in ALL_RULES:  # the internals and check_reply rules
+    for rule in ALL_RULES if not marks_only else ():  # the internals and check_reply rules
         for unit in INTERNALS_ADVERSARIAL[rule.name]:
             rows.append((f"rule {rule.name}: {unit[:12]!r}", _repeated(unit),
                          lambda t, r=rule: sum(1 for _ in r.spans(t)), sizes))
@@ -341,6 +366,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="sizes up to 256 KB only")
     parser.add_argument("--no-proxy", action="store_true", help="part 1 only")
+    parser.add_argument("--marks", action="store_true", help="part 1's runs of marks only")
     parser.add_argument("--proxy-only", action="store_true", help="part 2 only")
     parser.add_argument("--holds", action="store_true", help="part 3 only")
     parser.add_argument("--no-gc", action="store_true", help="part 3 with the collector off")
@@ -360,6 +386,10 @@ def main() -> int:
         part_three(sizes)
         return 0
     ok = True
+    if args.marks:
+        ok = part_one(args.quick, marks_only=True)
+        print("all within target" if ok else "SOME OVER TARGET")
+        return 0 if ok else 1
     if not args.proxy_only:
         ok = part_one(args.quick)
     if not args.no_proxy:

@@ -42,9 +42,9 @@ RULES = compile_rules(ReplyRules(personal_data={c: "redact" for c in CLASSES}), 
     # ... and before CJK, a sentence end.
     ("メールはjane@example.com。次です。", "メールはj***@example.com。次です。"),
     # Emphasis around the local part or a label.
-    ("Contact **jane.doe**@example.com for help.", "Contact **j***@example.com for help."),
-    ("Contact *jane.doe*@example.com for help.", "Contact *j***@example.com for help."),
-    ("Contact _jane.doe_@example.com for help.", "Contact _j***@example.com for help."),
+    ("Contact **jane.doe**@example.com for help.", "Contact j***@example.com for help."),
+    ("Contact *jane.doe*@example.com for help.", "Contact j***@example.com for help."),
+    ("Contact _jane.doe_@example.com for help.", "Contact j***@example.com for help."),
     ("Contact jane.doe@_example_.com for help.", "Contact j***@example.com for help."),
     ("Contact jane.doe@**example**.com for help.", "Contact j***@example.com for help."),
     # A line break right before the `@`.

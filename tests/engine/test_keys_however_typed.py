@@ -93,7 +93,7 @@ MASKED = {
         ("pw: 'Qz7x' + 'K2mP9w'", "pw: '****'"),
         ('secret := "Qz7x" + "K2mP" + "9wLs"', 'secret := "****"'),
         ("Password: <span>Qz7x</span><span>K2mP9w</span>", "Password: <span>****</span>"),
-        ("Password: <b>Qz7x</b><i>K2mP9w</i> ok", "Password: <b>****</i> ok"),
+        ("Password: <b>Qz7x</b><i>K2mP9w</i> ok", "Password: **** ok"),
     ],
     # A list of passwords past 32 items, and its plural name capitalised.
     "lists": [
