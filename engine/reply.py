@@ -121,10 +121,26 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
 _LABEL_REACH = 96
 
 
+#: The detectors whose values a password read after its label takes the place of, where the
+#: two overlap: those of a higher priority number than a password's, as on the request side
+#: (`engine.find` settles overlaps by priority: `Password:` then `(jane.doe@example.com)` on
+#: the next line is a password).
+_PASSWORD_PRIORITY = min(d.priority for d in DETECTORS if d.category == "password")
+_OUTRANKED = frozenset(d.id for d in DETECTORS if d.priority > _PASSWORD_PRIORITY)
+
+
 def _merged_findings(found: list[Finding], more: list[Finding]) -> list[Finding]:
-    """`found` and each of `more` that overlaps none of them, in order of position."""
-    extra = [f for f in more if not any(f.start < g.end and g.start < f.end for g in found)]
-    return sorted(found + extra, key=lambda f: f.start) if extra else found
+    """`found` and the passwords `more` read after a label: each of `more` that overlaps
+    none of `found` but those a password outranks (`_OUTRANKED`), which it replaces; in order
+    of position."""
+    extra = [f for f in more
+             if not any(f.start < g.end and g.start < f.end and g.detector not in _OUTRANKED
+                        for g in found)]
+    if not extra:
+        return found
+    kept = [g for g in found
+            if not any(f.start < g.end and g.start < f.end for f in extra)]
+    return sorted(kept + extra, key=lambda f: f.start)
 
 
 def _label_start(text: str, start: int) -> int:
