@@ -11,6 +11,7 @@ import re
 from replyguard.engine.segment_rules import (
     BEFORE_NAME,
     BEFORE_NUMBER,
+    CJK_TERMINALS,
     CLOSERS,
     FIRST_MARKERS,
     HOLD,
@@ -122,25 +123,23 @@ def _cjk_goes_on(buf: str, cjk: str, k: int, m: int) -> bool:
 
 #: The full-width `.!?` and the ideographic full stops (`engine.segment` reads them between
 #: two Latin letters or digits as inside a value), and the Latin letters and digits, ASCII or
-#: full-width, they stand between.
+#: full-width.
 _WIDE = frozenset("．！？。｡")
 _LATIN = re.compile("[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
-#: Emphasis and code marks (`**`, `_`, `` ` ``), which the detectors' view reads through.
-_MARKS = "*_`"
-
-
 def _marked_value(buf: str, start: int, k: int, m: int) -> bool:
     """Is the CJK sentence end at `start` (one character, nothing after it to `m`) written
-    between a Latin letter or digit in emphasis or code marks and a Latin letter or digit
-    (`**S3cret!Pw9**。No`, `_Qz7x_！Abc`)? The detectors' view reads through the marks, and
-    reads a full-width stop between Latin letters as inside a value (as the segmenter
-    does without the marks): no sentence end, so that both read the same text."""
+    between a value's end in closers and a Latin letter or digit: an ASCII character, up to
+    three closing quotes, brackets or emphasis marks (`**S3cret!Pw9**。No`, `(hunter2!)。acco`,
+    `「Qz7xK2mP9w」。va`), then the stop? A value's characters run on across a full-width
+    stop (as `engine.segment` reads one between two Latin letters or digits) and the
+    detectors' view reads through emphasis: no sentence end, so that both read the same
+    text. After CJK (`**こんにちは**。Then`) the stop ends a sentence."""
     if k != start + 1 or m != k or buf[start] not in _WIDE or not _LATIN.match(buf, m):
         return False
     i = start
-    while i > 0 and start - i < 3 and buf[i - 1] in _MARKS:
+    while i > 0 and start - i < 3 and buf[i - 1] in CLOSERS:
         i -= 1
-    return i < start and i > 0 and _LATIN.match(buf, i - 1) is not None
+    return 0 < i < start and "!" <= buf[i - 1] <= "~" and buf[i - 1] not in CLOSERS
 
 
 def _start_at(buf: str, m: int, final: bool) -> int | None:
@@ -166,6 +165,8 @@ def _after_period(buf: str, punct: int, m: int, j: int, final: bool,
         words = head.rsplit(None, 2)[-2:]
     raw = words[-1] if words else ""
     word = raw.lstrip(OPENERS)
+    if not word.isascii():  # (CJK is written without spaces: `…です。ver.` ends in `ver`)
+        word = _CJK_BEFORE.sub("", word)
     previous = words[-2].lstrip(OPENERS) if len(words) == 2 else ""
     if raw == word and (marker := _list_marker(buf, word, previous, punct - len(word))) is not None:
         return marker
@@ -202,6 +203,10 @@ def _before_code(buf: str, m: int, j: int, final: bool) -> int | None:
     if not final and _CODE_START.fullmatch(buf, j) is not None:
         return None
     return m
+
+
+#: A word's part up to its last CJK sentence end or comma (`_after_period`).
+_CJK_BEFORE = re.compile(r"\A.*[" + CJK_TERMINALS + "\u3001\uff0c]")
 
 
 def _after_ellipsis(buf: str, m: int, j: int, final: bool, rules: Abbreviations) -> int | None:
