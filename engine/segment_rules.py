@@ -170,7 +170,7 @@ ABBREVIATIONS: Mapping[str, Abbreviations] = MappingProxyType(
                 " av al rod pça trav jd pq lgo tel pág págs pag pags cap séc inc cia aprox"
             ),
             before_number=_words(
-                "n nº n° num p pp fl fls vol art arts sec ref"
+                "n nº n° num p pp fl fls vol art arts sec ref ver"
                 " jan fev mar abr mai jun jul ago set out nov dez"
             ),
             pairs=frozenset({("p.", "ex"), ("por", "ex"), ("et", "al"), ("v.", "exa"),
