@@ -85,6 +85,40 @@ def random_text(rng: random.Random) -> str:
     return rng.choice(["\n", "\n\n", " "]).join(lines)
 
 
+#: Names of a password, as a label line or before a value on its own line.
+_PASSWORD_NAMES = ["Password", "password", "Senha", "pwd", "passwd", "\u5bc6\u7801"]
+#: Closers a value's end is written in (no HTML tag: a tag's end is read apart, "Still not
+#: read" in docs/screening.md).
+_CLOSING_WRAPS = ["**{}**", "_{}_", "`{}`", "({})", "[{}]", "\u300c{}\u300d", '"{}"']
+_SIGNS = ["ver.", "ref.", "no.", "No.", "N\u00b0."]
+_WIDE_STOPS = ["\u3002", "\uff01", "\uff1f"]
+_NEXT = ["Then", "acco", "No more", "ok", "We left", "\u6b21\u3067\u3059", "Thanks"]
+
+
+def focused_text(rng: random.Random) -> str:
+    """A text of one of the layouts the request side and the reply once read apart: a
+    password's label line then a value of any class; `ver.`, `ref.` or a number sign before
+    a number or a code; a value in closers, a full-width stop and a word; a label and a value
+    with the line going on after a sentence end. Ordinary prose around it."""
+    _, value = rng.choice(_VALUES)
+    kind = rng.randrange(4)
+    if kind == 0:
+        start = rng.choice(["", "- ", "1. ", "## ", "2) "])
+        text = f"{start}{rng.choice(_PASSWORD_NAMES)}:\n{rng.choice(_WRAPS[:-1]).format(value)}"
+    elif kind == 1:
+        number = rng.choice([*_NUMBERS, "AB 12 34 56", "AB123456C", "A1", value])
+        name = rng.choice(["Update to", "Your NI", "Part", "Quote", "I said"])
+        text = f"{name} {rng.choice(_SIGNS)} {number} today."
+    elif kind == 2:
+        label = rng.choice(list(_LABELS.values()))
+        text = (label + rng.choice(_CLOSING_WRAPS).format(value) + rng.choice(_WIDE_STOPS)
+                + rng.choice(_NEXT))
+    else:
+        text = (f"{rng.choice(_PASSWORD_NAMES)}: {rng.choice(['[{}]', '({})']).format(value)}"
+                f"{rng.choice(['!', '.', '...', '?'])}  {rng.choice(_NEXT)}.")
+    return rng.choice(["", "Sure. ", "\u4e86\u89e3\u3067\u3059\u3002"]) + text
+
+
 def texts(seed: int, n: int) -> list[str]:
     """`n` random replies from `seed` (the same ones on every run)."""
     rng = random.Random(seed)

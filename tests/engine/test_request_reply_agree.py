@@ -45,6 +45,14 @@ MASKED = {
          "\u30d1\u30b9\u30ef\u30fc\u30c9\uff1a****"),
         ("Set-Cookie: sid=(Qz7xK2mP9wLs8aB3)\uff01ok", "Set-Cookie: sid=****"),
     ],
+    # A password's value ends at a full-width stop before CJK text, as the sentence does.
+    "stop before CJK": [
+        ("\u30d1\u30b9\u30ef\u30fc\u30c9\uff1aQz7xK2mP9w\u3002\u6b21\u3067\u3059",
+         "\u30d1\u30b9\u30ef\u30fc\u30c9\uff1a****\u3002\u6b21\u3067\u3059"),
+        ("password: Qz7xK2mP9w\u3002\u8c22\u8c22", "password: ****\u3002\u8c22\u8c22"),
+        # (before a Latin letter the stop is inside the value)
+        ("password: Qz7xK2mP9w\u3002Then", "password: ****"),
+    ],
     # A value alone at a piece's end, the line going on after it: no value alone on its
     # line (the whole text reads the assignment, or the value's own class).
     "line goes on": [
