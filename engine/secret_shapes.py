@@ -67,10 +67,11 @@ _DEFAULT_OF = r"(?P<dflt>\$\{[A-Za-z_]\w{0,63}:?[-=](?=[^\s{}]))?"
 _TRAILING = r".,;:)\]}>\u3001\u3002\uff01\uff0c\uff1f"
 
 
-#: A sentence end before CJK text (`Qz7xK2mP9w。次です`; the view reads `！？．` as `!?.`):
-#: CJK is written without spaces, so a value ends there, as a sentence does.
-_BEFORE_CJK = (r"(?![.!?\u3002][\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-               r"\uf900-\ufaff])")
+#: A sentence end before CJK text (`Qz7xK2mP9w。次です`; the view reads `！？．` as `!?.` and
+#: full-width Latin as ASCII): CJK is written without spaces, so a value ends there, as a
+#: sentence does. (Any character but ASCII and whitespace after it: a class of CJK's ranges
+#: cost 80 ms at import, each range built character by character in every pattern.)
+_BEFORE_CJK = r"(?![.!?\u3002][^\x00-\x7f\s])"
 
 
 #: A character of a password's value written without quotes (`VALUE`).

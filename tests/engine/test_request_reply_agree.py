@@ -10,13 +10,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from fuzz_texts import random_text
+from fuzz_texts import focused_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from released import REDACT_ALL, cases, every_way, streamed
-
-from replyguard.engine.reply import screen_reply
-from replyguard.engine.screen import screen_text
+from released import REDACT_ALL, cases, every_way, released, streamed
 
 MASKED = {
     # A password's label line, then a value another detector reads too: the password
@@ -70,6 +67,7 @@ UNCHANGED = [
     "Quote ref. (020) 7946 0123 when you call.",
     "\u4e86\u89e3\u3067\u3059\u3002ver. 10.0.0.1 \u3067\u3059\u3002",
     "Install ver. 2 of the app.",
+    "\u4e86\u89e3\u3067\u3059\u3002Part N\u00b0. 192.168.1.1 today.",
     # Ordinary prose near these layouts.
     "I said no. AB testing starts Monday.",
     "The answer was no. UK sales rose.",
@@ -91,3 +89,14 @@ def test_every_side_releases_the_same_text(text: str, screened: str) -> None:
 @pytest.mark.parametrize("text", UNCHANGED, ids=range(len(UNCHANGED)))
 def test_ordinary_text_near_these_layouts_comes_back_unchanged(text: str) -> None:
     assert every_way(text) == {text}
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cuts=st.lists(st.integers(1, 200), max_size=5))
+def test_these_layouts_agree_however_streamed(seed: int, cuts: list[int]) -> None:
+    """A label line then a value of any class, an abbreviation before a number or a code, a
+    value alone with its line going on: the request side, the whole reply, random-cut streams
+    and the given cuts all release the same text (the long run: tests/bench/fuzz_agreement.py)."""
+    text = focused_text(random.Random(seed), kinds=(0, 1, 3))
+    inside = sorted({c for c in cuts if c < len(text)})
+    assert streamed(text, inside, REDACT_ALL) == released(text)
