@@ -27,7 +27,12 @@ def a_model_number(text: str, start: int, end: int) -> bool:
     words = tail.rstrip(".").rsplit(None, 2)
     if words and words[-1].lower() in NUMBER_WORDS:
         words.pop()
-    return bool(words) and words[-1].lower().lstrip(OPENING) in _MODEL_WORDS
+    return bool(words) and _CJK_BEFORE.sub("", words[-1]).lower().lstrip(OPENING) in _MODEL_WORDS
+
+
+#: A word's part up to its last CJK sentence end or comma: CJK is written without spaces
+#: (`了解です。Part No. 012.034.056.078` names a part).
+_CJK_BEFORE = re.compile("\\A.*[\u3002\uff01\uff1f\uff0e\uff61\u3001\uff0c]")
 
 
 #: Words that name a version, a build, a release or a section before a number in dotted

@@ -328,12 +328,12 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         category="national_id",
         # After its name (`NINO`, `NI number`, `NI no`, `National Insurance number`), a
         # NINO's letters and six digits in any grouping without its suffix letter (`NI
-        # number: AB 12 34 56`: HMRC's forms ask for the suffix apart). (Not after `no.`: a
-        # sentence may end there before a capital, and a reply's screen reads what follows
-        # as a sentence of its own.)
+        # number: AB 12 34 56`: HMRC's forms ask for the suffix apart); after `no.` too (`NI
+        # no. AB 12 34 56`: a number sign before a code ends no sentence, so a reply's screen
+        # reads the two together).
         regex=re.compile(
-            r"(?i:n(?<![A-Za-z0-9]n)i(?:no|[ \t]+(?:number|num|no))"
-            r"|n(?<![A-Za-z0-9]n)ational[ \t]+insurance(?:[ \t]+(?:number|num|no))?)"
+            r"(?i:n(?<![A-Za-z0-9]n)i(?:no|[ \t]+(?:number|num|no\.?))"
+            r"|n(?<![A-Za-z0-9]n)ational[ \t]+insurance(?:[ \t]+(?:number|num|no\.?))?)"
             r"(?![A-Za-z0-9])(?:[ \t]+(?i:is))?[\"'`]?[ \t]*[:#=]?[ \t]*[\"'`]?"
             r"(?P<value>[A-Za-z]{2}(?: ?\d){6})(?![\w@])(?![ .-]?\d)(?! ?[A-Da-d](?!\w))"
         ),

@@ -121,10 +121,26 @@ def _unsplittable(rules: CompiledRules, text: str) -> list[tuple[int, int]]:
 _LABEL_REACH = 96
 
 
+#: The detectors whose values a password read after its label takes the place of, where the
+#: two overlap: those of a higher priority number than a password's, as on the request side
+#: (`engine.find` settles overlaps by priority: `Password:` then `(jane.doe@example.com)` on
+#: the next line is a password).
+_PASSWORD_PRIORITY = min(d.priority for d in DETECTORS if d.category == "password")
+_OUTRANKED = frozenset(d.id for d in DETECTORS if d.priority > _PASSWORD_PRIORITY)
+
+
 def _merged_findings(found: list[Finding], more: list[Finding]) -> list[Finding]:
-    """`found` and each of `more` that overlaps none of them, in order of position."""
-    extra = [f for f in more if not any(f.start < g.end and g.start < f.end for g in found)]
-    return sorted(found + extra, key=lambda f: f.start) if extra else found
+    """`found` and the passwords `more` read after a label: each of `more` that overlaps
+    none of `found` but those a password outranks (`_OUTRANKED`), which it replaces; in order
+    of position."""
+    extra = [f for f in more
+             if not any(f.start < g.end and g.start < f.end and g.detector not in _OUTRANKED
+                        for g in found)]
+    if not extra:
+        return found
+    kept = [g for g in found
+            if not any(f.start < g.end and g.start < f.end for f in extra)]
+    return sorted(kept + extra, key=lambda f: f.start)
 
 
 def _label_start(text: str, start: int) -> int:
@@ -241,6 +257,9 @@ class ReplyScreen:
         # of a value's class is read when a list sets its groups apart (`_values`).
         self._read = ""
         self._hold: list[str] = []  # deltas not yet given to the segmenter (the delta gate)
+        # More of the reply follows the piece being screened (`_emit`): its last line goes
+        # on past it unless it ends in a line break (`_line_goes_on`).
+        self._goes_on = False
         # How many more characters may be held: what keeps the held text under `_HOLD_MAX` and
         # the unreleased text under the cap (a forced split is the segmenter's); 0 while a
         # decision may be open, before the first delta and once the screen is closed.
@@ -324,7 +343,7 @@ class ReplyScreen:
             raise ScreeningError("the reply screen is closed")
         try:
             out = self._emit(self._pieces(self._take("")))
-            out += self._emit(self._segmenter.flush())
+            out += self._emit(self._segmenter.flush(), last=True)
             if self._blank:  # (what a value was cut before is the reply's end: it ended)
                 out += self._emit([""])
             self._close()
@@ -361,9 +380,13 @@ class ReplyScreen:
         self._pending = waiting == NON_SPACE
         return pieces
 
-    def _emit(self, sentences: Sequence[str]) -> list[Piece]:
+    def _emit(self, sentences: Sequence[str], last: bool = False) -> list[Piece]:
+        """Screen `sentences`, each followed by more of the reply but the last of them when
+        `last` (the reply's end)."""
         out = []
-        for sentence in sentences:
+        final = len(sentences) - 1 if last else -1
+        for i, sentence in enumerate(sentences):
+            self._goes_on = i != final
             screened = self.screen_sentence(sentence)
             if screened:
                 out.append(Piece(screened, self._product))
@@ -435,7 +458,11 @@ class ReplyScreen:
         password (`Here is your new password:`, `| Password |`, `WITH PASSWORD`, then a
         blank line, a list item, a table row or a code block), also the password it begins
         with, read after the end of that piece as the request side reads the two together."""
-        findings = find(sentence, self.rules.detectors, self._read)
+        detectors = self.rules.detectors
+        findings = find(sentence, detectors, self._read)
+        if self._goes_on and _line_goes_on(sentence, findings):
+            detectors = [d for d in detectors if d.id not in _LINE_LAYOUTS]
+            findings = find(sentence, detectors, self._read)
         self._read = (self._read + sentence)[-READ_BACK:]
         before = self._label
         body = _content_end(sentence)
@@ -468,7 +495,7 @@ class ReplyScreen:
             return findings
         shift = len(before)
         labelled = [Finding(f.cls, f.start - shift, f.end - shift, f.detector)
-                    for f in find(before + sentence, self.rules.detectors)
+                    for f in find(before + sentence, detectors)
                     if f.cls == "password" and f.start >= shift]
         return _merged_findings(findings, labelled) if labelled else findings
 
@@ -624,6 +651,20 @@ class ReplyScreen:
         last = prior_text[-1:] if prior_text is not None else self._last_char
         lead = " " if last and not last.isspace() else ""
         return [Piece((lead if i == 0 else " ") + a, True) for i, a in enumerate(added)]
+
+
+#: The detectors that read a value alone to its line's end (`[ \t]*$`): the end of a piece
+#: the reply goes on after on the same line is none.
+_LINE_LAYOUTS = frozenset({"password_layout", "password_layout_wide"})
+
+
+def _line_goes_on(sentence: str, findings: list[Finding]) -> bool:
+    """Did a detector of `_LINE_LAYOUTS` read a value to the end of `sentence`, a piece
+    the reply goes on after on the same line (no line break ends it)? Its value is no
+    value alone on a line in the whole reply (`password: [S3cr3t-value]! M`), which the
+    piece read alone would take it for; the piece is read again without those detectors."""
+    return any(f.detector in _LINE_LAYOUTS and "\n" not in sentence[f.end:]
+               for f in findings)
 
 
 def _cut_short(sentence: str, last: Finding, forced: bool) -> bool:

@@ -34,6 +34,10 @@ QUOTATIVE = "とっ"
 #: a digit; no end unless a sentence starter follows; an ordinary word (an end before a capital).
 HOLD, BEFORE_NUMBER, BEFORE_NAME, END = "hold", "before a number", "before a name", "end"
 
+#: Number signs (`No.`, `Nos.`, `Nr.`, `N°.`, `nº.`, any case): besides a digit, a code does
+#: not start a sentence after one (`NI no. AB 12 34 56`).
+NUMBER_SIGNS = frozenset({"no", "nos", "nr", "n\u00b0", "n\u00ba"})
+
 #: Inline list markers (`1.`, `2.)`, `a.`, `B.`) that may open a list after a colon
 #: ("Steps: 1. Open it. 2. Close it."); any marker opens an item at the start of a piece or
 #: right after its predecessor's item ("a. Red b. Blue": `b` follows `a`).
@@ -64,7 +68,9 @@ class Abbreviations:
 
     * `always`: never a sentence end (titles such as Mr./Sra., and e.g., i.e., vs., approx.).
     * `before_number`: not an end when what follows starts with a digit ("No. 5", "Jan. 3",
-      "p. 12"); before a capital ("in Jan. Then") the period ends the sentence.
+      "p. 12", "ver. 10.0.0.1", "ref. 2024"), nor after a number sign (`NUMBER_SIGNS`)
+      before a code ("NI no. AB 12 34 56"); before a capital ("in Jan. Then") the period
+      ends the sentence.
     * `before_name`: not an end unless a sentence starter follows ("Mt. Fuji", "St. Louis",
       "John Smith Jr. He left" ends after "Jr.").
     * `pairs`: two-word abbreviations as (first word with its period or not, second word):
@@ -135,7 +141,7 @@ ABBREVIATIONS: Mapping[str, Abbreviations] = MappingProxyType(
                 " v viz incl dept eq"
             ),
             before_number=_words(
-                "no nos nr n° nº vol vols p pp pg ch chap sec art ca pt op ed tel ext"
+                "no nos nr n° nº vol vols p pp pg ch chap sec art ca pt op ed tel ext ref ver"
                 " jan feb mar apr jun jul aug sep sept oct nov dec"
             ),
             before_name=_words("jr sr st mt ft ave blvd rd bros esq"),
@@ -165,7 +171,7 @@ ABBREVIATIONS: Mapping[str, Abbreviations] = MappingProxyType(
                 " av al rod pça trav jd pq lgo tel pág págs pag pags cap séc inc cia aprox"
             ),
             before_number=_words(
-                "n nº n° num p pp fl fls vol art arts sec"
+                "n nº n° num p pp fl fls vol art arts sec ref ver"
                 " jan fev mar abr mai jun jul ago set out nov dez"
             ),
             pairs=frozenset({("p.", "ex"), ("por", "ex"), ("et", "al"), ("v.", "exa"),

@@ -11,10 +11,12 @@ import re
 from replyguard.engine.segment_rules import (
     BEFORE_NAME,
     BEFORE_NUMBER,
+    CJK_TERMINALS,
     CLOSERS,
     FIRST_MARKERS,
     HOLD,
     NOT_START,
+    NUMBER_SIGNS,
     OPENERS,
     QUOTATIVE,
     TERMINALS,
@@ -63,11 +65,11 @@ def sentence_end(buf: str, event: Event, m: int, final: bool, rules: Abbreviatio
     end ends one before anything but punctuation (`。」次` ends; `３．１４`, `ｅｘ．ｃｏｍ` and
     `「行きます。」と` do not).
     """
-    _, k, punct, cjk = event
+    start, k, punct, cjk = event
     if _in_quoted_secret(buf, punct):
         return -1
     if cjk:
-        return -1 if _cjk_goes_on(buf, cjk, k, m) else m
+        return -1 if _cjk_goes_on(buf, cjk, k, m) or _marked_value(buf, start, k, m) else m
     j = _start_at(buf, m, final)
     if j is None:
         return None
@@ -119,6 +121,27 @@ def _cjk_goes_on(buf: str, cjk: str, k: int, m: int) -> bool:
     return cjk == "．" and m == k and (char.isdigit() or char.islower())
 
 
+#: The full-width `.!?` and the ideographic full stops (`engine.segment` reads them between
+#: two Latin letters or digits as inside a value), and the Latin letters and digits, ASCII or
+#: full-width.
+_WIDE = frozenset("．！？。｡")
+_LATIN = re.compile("[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
+def _marked_value(buf: str, start: int, k: int, m: int) -> bool:
+    """Is the CJK sentence end at `start` (one character, nothing after it to `m`) written
+    between a value's end in closers and a Latin letter or digit: an ASCII character, up to
+    three closing quotes, brackets or emphasis marks (`**S3cret!Pw9**。No`, `(hunter2!)。acco`,
+    `「Qz7xK2mP9w」。va`), then the stop? A value's characters run on across a full-width
+    stop (as `engine.segment` reads one between two Latin letters or digits) and the
+    detectors' view reads through emphasis: no sentence end, so that both read the same
+    text. After CJK (`**こんにちは**。Then`) the stop ends a sentence."""
+    if k != start + 1 or m != k or buf[start] not in _WIDE or not _LATIN.match(buf, m):
+        return False
+    i = start
+    while i > 0 and start - i < 3 and buf[i - 1] in CLOSERS:
+        i -= 1
+    return 0 < i < start and "!" <= buf[i - 1] <= "~" and buf[i - 1] not in CLOSERS
+
+
 def _start_at(buf: str, m: int, final: bool) -> int | None:
     """Where the character that tells whether a sentence starts at `m` is: past opening quotes,
     brackets and emphasis (`(see below)` starts no sentence); None: need more text."""
@@ -142,6 +165,8 @@ def _after_period(buf: str, punct: int, m: int, j: int, final: bool,
         words = head.rsplit(None, 2)[-2:]
     raw = words[-1] if words else ""
     word = raw.lstrip(OPENERS)
+    if not word.isascii():  # (CJK is written without spaces: `…です。ver.` ends in `ver`)
+        word = _CJK_BEFORE.sub("", word)
     previous = words[-2].lstrip(OPENERS) if len(words) == 2 else ""
     if raw == word and (marker := _list_marker(buf, word, previous, punct - len(word))) is not None:
         return marker
@@ -153,11 +178,35 @@ def _after_period(buf: str, punct: int, m: int, j: int, final: bool,
     if kind == HOLD:
         return -1
     if kind == BEFORE_NUMBER:
-        return -1 if buf[j].isdigit() else m
+        if buf[j].isdigit():
+            return -1
+        return _before_code(buf, m, j, final) if word.lower() in NUMBER_SIGNS else m
     if kind == BEFORE_NAME:
         starter = _word_at(buf, j, final)
         return None if starter is None else m if starter in rules.starters else -1
     return m
+
+
+#: A code after a number sign: two or three capitals and a digit, a space between them or
+#: not (`AB 12 34 56`, `AB123456C`, `QQ 12`), or a capital and a digit (`A1`); and what may
+#: yet become one at the end of the text.
+_CODE = re.compile(r"[A-Z]{2,3} ?[0-9]|[A-Z][0-9]")
+_CODE_START = re.compile(r"[A-Z]{1,3}|[A-Z]{2,3} ")
+
+
+def _before_code(buf: str, m: int, j: int, final: bool) -> int | None:
+    """`sentence_end` after a number sign (`No.`, `n°.`) before a capital: no end before a
+    code (`NI no. AB 12 34 56`, `Part No. A1`: the number the sign names), an end before a
+    word ("I said no. AB testing is next."); None: need more text."""
+    if _CODE.match(buf, j) is not None:
+        return -1
+    if not final and _CODE_START.fullmatch(buf, j) is not None:
+        return None
+    return m
+
+
+#: A word's part up to its last CJK sentence end or comma (`_after_period`).
+_CJK_BEFORE = re.compile(r"\A.*[" + CJK_TERMINALS + "\u3001\uff0c]")
 
 
 def _after_ellipsis(buf: str, m: int, j: int, final: bool, rules: Abbreviations) -> int | None:

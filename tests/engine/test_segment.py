@@ -77,6 +77,18 @@ ENGLISH = [
     _case("abbr_fig", "See fig. 3 for details."),
     _case("abbr_no_number", "Item No. 5 is sold."),
     _case("abbr_no_word", "No. ¦That is wrong."),
+    # -- a number sign before a code, a version or a reference before a digit
+    _case("abbr_no_before_code", "Your NI no. AB 12 34 56 is on file."),
+    _case("abbr_no_before_glued_code", "Part No. AB123456C ships today."),
+    _case("abbr_no_before_letter_digit", "See No. A1 on the list."),
+    _case("abbr_no_before_acronym_word", "I said no. ¦AB testing starts Monday."),
+    _case("abbr_no_before_single_capital", "Is it big? ¦No. ¦A 4-door car is small."),
+    _case("abbr_no_before_name", "The answer was no. ¦UK sales rose."),
+    _case("abbr_ver_number", "Update to ver. 10.0.0.1 today."),
+    _case("abbr_ref_number", "Quote ref. 2024-17 when you call."),
+    _case("abbr_ref_bracketed_number", "Quote ref. (020) 7946 0123 when you call."),
+    _case("abbr_ver_capital", "I checked the ver. ¦Then I left."),
+    _case("abbr_ref_capital", "See the ref. ¦The rest is fine."),
     _case("abbr_month_number", "It ends Jan. 5 this year."),
     _case("abbr_month_upper", "It ended in Jan. ¦Then it began."),
     _case("abbr_us", "The U.S. Army is big."),
@@ -296,6 +308,9 @@ PORTUGUESE = [
     _case("pt_inciso", "Conforme o art. 5º, inc. II da lei."),
     _case("pt_tel_area_code", "Ligue no tel. (11) 3333-4444 hoje."),
     _case("pt_number_is_no_marker", "Somei 2 e 3 e deu 5. ¦Depois dividi."),
+    _case("pt_ver_number", "Instale a ver. 10.0.0.1 hoje."),
+    _case("pt_ver_verb", "Vou ver. ¦Depois te conto."),
+    _case("pt_ref_number", "Cite a ref. 2024-17 ao ligar."),
 ]
 
 #: CJK text (Japanese, Chinese) is written without spaces: `。！？．｡` end a sentence with no
@@ -328,6 +343,17 @@ CJK = [
     _case("ja_then_fence", "見て。\n¦```\ncode。\n```\n¦次へ。"),
     _case("ja_list", "手順：\n¦1. 開く。¦閉じる。\n¦2. 終わり"),
     _case("ja_comma_after", "はい。、次"),
+    # A full-width stop after a value's end in closers, then a Latin letter: the value's
+    # characters run on (no end); after CJK in closers the stop ends a sentence.
+    _case("value_in_emphasis_then_latin", "パスワードは**S3cret!Pw9**。No"),
+    _case("value_in_brackets_then_latin", "mysql -p(hunter2!)。acco"),
+    _case("value_in_quotes_then_latin", "パスワード：「Qz7xK2mP9w」。va"),
+    _case("cjk_in_emphasis_then_latin", "**こんにちは**。¦Then"),
+    _case("cjk_in_quotes_then_latin", "「こんにちは」。¦Then"),
+    _case("value_in_closers_then_cjk", "「Qz7xK2mP9w」。¦次です。"),
+    _case("value_in_closers_space_then_latin", "(see above)。 ¦Then"),
+    _case("cjk_then_version", "了解です。¦ver. 10.0.0.1 です。"),
+    _case("latin_after_cjk_stop_then_version", "Update。ver. 10.0.0.1"),
 ]
 
 
@@ -588,6 +614,14 @@ _TOKENS = [
     "–",
     "~",
     "N°.",
+    "ver.",
+    "ref.",
+    "no.",
+    "AB",
+    "AB123456C",
+    "A1",
+    "12",
+    "_",
     # CJK sentence ends, closers and text
     "。",
     "！",
