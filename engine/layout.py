@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from replyguard.engine.password_pairs import named_in
 from replyguard.engine.validators import small_number
 
 #: A name that names a password or a secret (a table's column, a heading, a label line).
@@ -40,8 +41,9 @@ _MARKS = "`*\""
 def needs_lines(text: str) -> bool:
     """Whether `text` (not plain: it is read through a canonical view that joins its lines)
     may hold a password laid out in lines, so that it must also be read with its lines
-    apart: it has a line break and a name that names a password."""
-    return "\n" in text and _NAMED.search(text) is not None
+    apart: it has a line break and a name that names a password, or a plural name of
+    passwords ending a line (`Passwords:` above a list of users' passwords)."""
+    return "\n" in text and (_NAMED.search(text) is not None or named_in(text))
 
 
 class _LineFinder:

@@ -95,8 +95,9 @@ def strings_joined(one: str, start: int) -> bool:
     join two parts of one value: the strings before it starting with a known key's start
     (`"sk-proj-Ab" + "3dEf…"`), or the strings joined from the first of them doing so (a
     key's start split across them: `"gh" + "p_…"`, `"sk" + "-proj-" + "…"`), or given
-    after a password's or a secret's name and operator (`password = "Qz7x" + "K2mP9w"`)? Read back over up to 8 strings so joined (a card's
-    groups so written are read each in its string: `engine.lists`)."""
+    after a password's or a secret's name and operator (`password = "Qz7x" + "K2mP9w"`)?
+    Read back over up to 8 strings so joined (a card's groups so written are read each in its
+    string: `engine.lists`)."""
     quote = one[start]
     at = start
     for _ in range(8):

@@ -39,6 +39,7 @@ CONTEXTS = {
     "bearer_token": ("Authorization: Bearer ", ""),
     "cookie_value": ("Set-Cookie: sid=", "; Path=/; HttpOnly"),
     "ipv4_spaced": ("The DNS server is ", ""),
+    "password_pairs": ("Passwords:\n- bob: ", "\n"),
 }
 
 

@@ -1,0 +1,104 @@
+"""Passwords listed one a line under a plural name: `Passwords:` (or `Here are the passwords:`,
+`Senhas:`, `### Passwords`), then a line per user, their name and their password (`- bob:
+Qz7xK2mP9w`, `1. user0 = Lm4nB8vR2t`, `* carol — Xy9pL3kQ2z`). `PasswordPairs` finds each
+password as a compiled pattern's matches would be found (the `Finder` a detector holds); it
+reads a text's lines, so `engine.find` gives it the text with its lines apart (`needs_lines`).
+The user's name stays: it names whose password it is, and a name with a digit in it (`user0`)
+is no password.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+#: A plural name of passwords ending its line, a colon after it or none (`Passwords:`, `Here
+#: are the passwords:`, `## Senhas`, `New passwords (temporary):`): a list's heading.
+_HEADING = re.compile(
+    r"(?<![^\W\d_])(?i:passwords|passcodes|pass[ \t]codes|senhas|contrase(?:\u00f1|n)as"
+    r"|mots[ \t]de[ \t]passe|wachtwoorden)"
+    r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?[ \t\r]*(?=\n|\Z)")
+#: One item of such a list, a line of its own: a bullet or a number maybe, a user's name (one
+#: word, no colon or `=` in it), `:`, `=`, a dash or a spaced hyphen, then the password alone
+#: to the line's end (quoted or in a code span maybe).
+_ITEM = re.compile(
+    r"[ \t]*(?:[-*+\u2022][ \t]+|\d{1,3}[.)][ \t]+)?(?:\*\*|__|`)?"
+    r"[^\s:=`*\"']{1,64}(?:\*\*|__|`)?"
+    r"(?:[ \t]*[:=\u2013\u2014][ \t]*|[ \t]+-[ \t]+)"
+    r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t\r]*(?=\n|\Z)")
+#: How a plural name of passwords starts, in lower case (`named_in`: a cheap test first; the
+#: keywords of the detector that reads them).
+STEMS = ("passwords", "passcodes", "pass codes", "senhas", "contrase", "mots de passe",
+         "wachtwoorden")
+
+
+def named_in(text: str) -> bool:
+    """Does `text` hold a plural name of passwords ending a line (`_HEADING`)? Its stems are
+    looked for first (`str.find` on the lower case: a search of `_HEADING` reads every
+    character)."""
+    low = text.lower()
+    return any(stem in low for stem in STEMS) and _HEADING.search(text) is not None
+
+
+class PasswordPairs:
+    """The passwords of each list under a plural name of passwords (`_HEADING`): in the lines
+    after the heading, blank lines passed over, each line an item (`_ITEM`: a user's name and
+    a password) up to the first that is none; each password a match whose group `value` is
+    the password (as `finditer` gives a pattern's matches, in order of position). A heading is
+    looked for in `[pos, endpos)`; its items up to `endpos`."""
+
+    __slots__ = ()
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None
+                 ) -> Iterator[re.Match[str]]:
+        end = len(text) if endpos is None else endpos
+        at = pos
+        while (heading := _HEADING.search(text, at, end)) is not None:
+            at = heading.end()
+            for item in _items(text, at, end):
+                at = item.end()
+                yield item
+
+    def search(self, text: str, pos: int = 0, endpos: int | None = None
+               ) -> re.Match[str] | None:
+        return next(self.finditer(text, pos, endpos), None)
+
+    def match(self, text: str, pos: int = 0, endpos: int | None = None
+              ) -> re.Match[str] | None:
+        match = self.search(text, pos, endpos)
+        return match if match is not None and match.start() == pos else None
+
+    def __repr__(self) -> str:
+        return "PasswordPairs()"
+
+
+def _items(text: str, at: int, end: int) -> Iterator[re.Match[str]]:
+    """The items of the list whose heading ends at `text[at]` (a line break, or `end`), up to
+    the first line before `end` that is neither blank nor an item."""
+    line = text.find("\n", at, end) + 1
+    while 0 < line < end:
+        stop = text.find("\n", line, end)
+        stop = end if stop == -1 else stop
+        if text[line:stop].strip():
+            item = _ITEM.match(text, line, stop)
+            if item is None:
+                return
+            yield item
+        line = stop + 1
+
+
+def runs_on(text: str) -> bool:
+    """Does the last list under a plural name of passwords in `text` (its lines apart, as
+    `engine.canon` reads them) run on to its end: the heading, then items alone, blank lines
+    between them? (A reply's screen reads each item after the heading: `engine.reply`.)"""
+    headings = [heading.end() for heading in _HEADING.finditer(text)]
+    if not headings:
+        return False
+    line = text.find("\n", headings[-1]) + 1
+    while 0 < line < len(text):
+        stop = text.find("\n", line)
+        stop = len(text) if stop == -1 else stop
+        if text[line:stop].strip() and _ITEM.match(text, line, stop) is None:
+            return False
+        line = stop + 1
+    return True
