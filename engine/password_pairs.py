@@ -20,12 +20,13 @@ _HEADING = re.compile(
     r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?[ \t\r]*(?=\n|\Z)")
 #: One item of such a list, a line of its own: a bullet or a number maybe, a user's name (one
 #: word, no colon or `=` in it), `:`, `=`, a dash or a spaced hyphen, then the password alone
-#: to the line's end (quoted or in a code span maybe).
+#: to the line's end (quoted or in a code span maybe, a remark in brackets after it: `(admin)`).
 _ITEM = re.compile(
     r"[ \t]*(?:[-*+\u2022][ \t]+|\d{1,3}[.)][ \t]+)?(?:\*\*|__|`)?"
     r"[^\s:=`*\"']{1,64}(?:\*\*|__|`)?"
     r"(?:[ \t]*[:=\u2013\u2014][ \t]*|[ \t]+-[ \t]+)"
-    r"(?P<q>[`\"']?)(?P<value>[^\s`\"']{4,128})(?P=q)[ \t\r]*(?=\n|\Z)")
+    r"(?P<q>[`\"']?)(?P<value>[^\s`\"'()]{4,128})(?P=q)(?:[ \t]+\([^()\n]{1,40}\))?"
+    r"[ \t\r]*(?=\n|\Z)")
 #: How a plural name of passwords starts, in lower case (`named_in`: a cheap test first; the
 #: keywords of the detector that reads them).
 STEMS = ("passwords", "passcodes", "pass codes", "senhas", "contrase", "mots de passe",

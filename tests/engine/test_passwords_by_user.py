@@ -38,6 +38,9 @@ TABLES = {
          "Passwords:\r\n- bob: ****\r\n- user0: ****\r\n"),
         ("Passwords:\n- bob: `Qz7xK2mP9w`\n- user0: \"Lm4nB8vR2t\"",
          "Passwords:\n- bob: `****`\n- user0: \"****\""),
+        # (a remark in brackets after a password)
+        ("Passwords:\n- bob: Qz7xK2mP9w (admin)\n- user0: Lm4nB8vR2t",
+         "Passwords:\n- bob: **** (admin)\n- user0: ****"),
         # (a user's name naming a key or a password's short name stays a name)
         ("Passwords:\n- api_user: Qz7xK2mP9w\n- carol: Xy9pL3kQ2z",
          "Passwords:\n- api_user: ****\n- carol: ****"),
