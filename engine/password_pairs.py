@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+#: A plural name of passwords (`layout.needs_lines` reads it too).
+PLURAL_NAME = (r"(?i:passwords|passcodes|senhas|contrase(?:\u00f1|n)as|mots[ \t]de[ \t]passe"
+               r"|wachtwoorden)")
 #: A plural name of passwords ending its line, a colon after it or none (`Passwords:`, `Here
 #: are the passwords:`, `## Senhas`, `New passwords (temporary):`): a list's heading.
 _HEADING = re.compile(
-    r"(?<![^\W\d_])(?i:passwords|passcodes|pass[ \t]codes|senhas|contrase(?:\u00f1|n)as"
-    r"|mots[ \t]de[ \t]passe|wachtwoorden)"
+    r"(?<![^\W\d_])" + PLURAL_NAME + 
     r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:?(?:\*\*|__)?[ \t]*:?[ \t\r]*(?=\n|\Z)")
 #: One item of such a list, a line of its own: a bullet or a number maybe, a user's name (one
 #: word, no colon or `=` in it), `:`, `=`, a dash or a spaced hyphen, then the password alone
@@ -27,10 +29,12 @@ _ITEM = re.compile(
     r"(?:[ \t]*[:=\u2013\u2014][ \t]*|[ \t]+-[ \t]+)"
     r"(?P<q>[`\"']?)(?P<value>[^\s`\"'()]{4,128})(?P=q)(?:[ \t]+\([^()\n]{1,40}\))?"
     r"[ \t\r]*(?=\n|\Z)")
-#: How a plural name of passwords starts, in lower case (`named_in`: a cheap test first; the
-#: keywords of the detector that reads them).
-STEMS = ("passwords", "passcodes", "pass codes", "senhas", "contrase", "mots de passe",
-         "wachtwoorden")
+#: How a plural name of passwords starts, in lower case (`named_in`, `_next_heading`: a cheap
+#: test first).
+_STEMS = ("passwords", "passcodes", "senhas", "contrase", "mots de passe", "wachtwoorden")
+#: Keywords that occur wherever a plural name does, which other detectors read already (the
+#: keyword scan tests each keyword once, however many detectors read it).
+KEYWORDS = ("password", "passcode", "senhas", "contrase", "mots de passe", "wachtwoorden")
 
 
 def named_in(text: str) -> bool:
@@ -38,7 +42,7 @@ def named_in(text: str) -> bool:
     looked for first (`str.find` on the lower case: a search of `_HEADING` reads every
     character)."""
     low = text.lower()
-    return any(stem in low for stem in STEMS) and _HEADING.search(text) is not None
+    return any(stem in low for stem in _STEMS) and _HEADING.search(text) is not None
 
 
 class PasswordPairs:
@@ -54,7 +58,8 @@ class PasswordPairs:
                  ) -> Iterator[re.Match[str]]:
         end = len(text) if endpos is None else endpos
         at = pos
-        while (heading := _HEADING.search(text, at, end)) is not None:
+        lowered = text.lower() if text.isascii() else None
+        while (heading := _next_heading(text, lowered, at, end)) is not None:
             at = heading.end()
             for item in _items(text, at, end):
                 at = item.end()
@@ -71,6 +76,24 @@ class PasswordPairs:
 
     def __repr__(self) -> str:
         return "PasswordPairs()"
+
+
+def _next_heading(text: str, lowered: str | None, at: int, end: int) -> re.Match[str] | None:
+    """`_HEADING.search(text, at, end)`; in an ASCII text (`lowered` its lower case) tried only
+    where a stem of its names occurs (the regex would be tried at every character)."""
+    if lowered is None:
+        return _HEADING.search(text, at, end)
+    best: re.Match[str] | None = None
+    for stem in _STEMS:
+        stop = end if best is None else min(end, best.start() + len(stem) - 1)
+        i = lowered.find(stem, at, stop)
+        while i != -1:
+            heading = _HEADING.match(text, i, end)
+            if heading is not None:
+                best = heading
+                break
+            i = lowered.find(stem, i + 1, stop)
+    return best
 
 
 def _items(text: str, at: int, end: int) -> Iterator[re.Match[str]]:

@@ -17,7 +17,8 @@ from replyguard.engine.cookies import CookiePairs
 from replyguard.engine.detector import Detector
 from replyguard.engine.key_block import KEY_BLOCK, KEY_BODY, KEY_END, KEY_TAIL
 from replyguard.engine.layout import Columns
-from replyguard.engine.password_pairs import STEMS, PasswordPairs
+from replyguard.engine.password_pairs import KEYWORDS as PAIRS_KEYWORDS
+from replyguard.engine.password_pairs import PasswordPairs
 from replyguard.engine.secret_shapes import (
     ARE_IN_WORDS,
     ASSIGNED,
@@ -608,7 +609,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         # = Lm4nB8vR2t`, `* carol — Xy9pL3kQ2z`), up to the first line that is no item:
         # `engine.password_pairs.PasswordPairs`. The names stay.
         regex=PasswordPairs(),
-        keywords=STEMS,
+        keywords=PAIRS_KEYWORDS,
         keywords_in="lower",
         validate=validators.password,
         mask=masks.password,
