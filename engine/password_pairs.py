@@ -58,7 +58,9 @@ class PasswordPairs:
                  ) -> Iterator[re.Match[str]]:
         end = len(text) if endpos is None else endpos
         at = pos
-        lowered = text.lower() if text.isascii() else None
+        lowered: str | None = text.lower()
+        if len(lowered) != len(text):  # (a letter whose lower case is longer: `İ`)
+            lowered = None
         while (heading := _next_heading(text, lowered, at, end)) is not None:
             at = heading.end()
             for item in _items(text, at, end):
@@ -79,8 +81,9 @@ class PasswordPairs:
 
 
 def _next_heading(text: str, lowered: str | None, at: int, end: int) -> re.Match[str] | None:
-    """`_HEADING.search(text, at, end)`; in an ASCII text (`lowered` its lower case) tried only
-    where a stem of its names occurs (the regex would be tried at every character)."""
+    """`_HEADING.search(text, at, end)`, tried only where a stem of its names occurs in
+    `lowered` (the text's lower case, as long as the text; the regex would be tried at every
+    character: on the realistic corpus, most of it not ASCII, 3 ms a call)."""
     if lowered is None:
         return _HEADING.search(text, at, end)
     best: re.Match[str] | None = None
