@@ -58,9 +58,8 @@ class PasswordPairs:
                  ) -> Iterator[re.Match[str]]:
         end = len(text) if endpos is None else endpos
         at = pos
-        lowered: str | None = text.lower()
-        if len(lowered) != len(text):  # (a letter whose lower case is longer: `İ`)
-            lowered = None
+        low = text.lower()  # (None where a letter's lower case is longer: `İ`)
+        lowered = low if len(low) == len(text) else None
         while (heading := _next_heading(text, lowered, at, end)) is not None:
             at = heading.end()
             for item in _items(text, at, end):
