@@ -50,7 +50,7 @@ DETECTOR_REASONS: Final = MappingProxyType({
 #: The name a finding carries where it is not its detector's id: the IP detectors report
 #: `ip_address`; a secret assigned to its name or a password after a label in another script
 #: `password_assignment` (a quoted value, a call's argument, a list too), a password laid out
-#: in lines or a table's column `password_phrase`,
+#: in lines, a table's column or a list of users' `password_phrase`,
 #: a card in other groups `credit_card`, a labelled SSN in any grouping `us_ssn`, a
 #: labelled CPF so `br_cpf`, a labelled NINO `uk_nino`, a bearer
 #: token `password_assignment`.
@@ -71,6 +71,7 @@ _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "password_layout": "password_phrase",
                                        "password_column": "password_phrase",
                                        "password_column_wide": "password_phrase",
+                                       "password_pairs": "password_phrase",
                                        "password_layout_wide": "password_phrase",
                                        "password_quoted": "password_assignment",
                                        "password_argument": "password_assignment",

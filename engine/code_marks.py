@@ -1,7 +1,8 @@
 """What marks a code or four dotted numbers as no one's personal data: a product's code shaped
 as a NINO (`Model AB123456C`), a version or a section (`version 4.5.3.9`, `Section
 001.002.003.004`), a network with its prefix length (`10.0.0.0/8`). Plain functions beside the
-detectors (`engine.context_marks.Refusing` hands a detector's matches to one)."""
+detectors (`engine.context_marks.Refusing` hands a detector's matches to one); and what four
+numbers with spaced dots need to be an address (`IP 8 . 8 . 4 . 4`, not `Rate 8 . 5 . 3 . 1`)."""
 
 from __future__ import annotations
 
@@ -82,3 +83,32 @@ def no_host(text: str, start: int, end: int) -> bool:
     if text[end:end + 1] == "/" and a_network(text, start, end):
         return True
     return a_version(text, start, end) or a_model_number(text, start, end)
+
+
+def no_host_named(text: str, start: int, end: int) -> bool:
+    """Whether four numbers with spaced dots or ideographic full stops between them (`8 . 8 .
+    4 . 4`, `8。8。4。4`) are no host's address: `no_host`, or no name of an address stands
+    before them in their sentence (`_ADDRESS_NAME`: `IP`, `address`, `server`, `host`, `ping`,
+    `connect`, `endereço`, `servidor`...; read back to a sentence's end or a line break, 160
+    characters at most). Spaced, four numbers are as often steps or a score (`Steps 1 . 2 .
+    3 . 4`, `Rate 8 . 5 . 3 . 1 percent`)."""
+    if no_host(text, start, end):
+        return True
+    floor = max(0, start - _SENTENCE_REACH)
+    cut = max(text.rfind("\n", floor, start), *(text.rfind(mark, floor, start)
+                                                 for mark in _SENTENCE_ENDS))
+    return _ADDRESS_NAME.search(text[max(floor, cut + 1):start].lower()) is None
+
+
+#: How far back an address's name is looked for (`no_host_named`).
+_SENTENCE_REACH = 160
+#: What ends a sentence before the numbers (`no_host_named`).
+_SENTENCE_ENDS = (". ", "! ", "? ", "\u3002", "\uff01", "\uff1f")
+#: A name of an address, or of what connects to one, at a word's start (`no_host_named`):
+#: `IP` as a word of its own; `address`, `server`, `host`, `ping`... with any ending
+#: (`addresses`, `hostname`, `connecting`); in Chinese and Japanese, `地址`, `服务器`, `サーバ`.
+_ADDRESS_NAME = re.compile(
+    r"(?<![a-z0-9])(?:ip(?:v4)?(?![a-z])|dns(?![a-z])|addr|endere[c\u00e7]o|server|servidor"
+    r"|host|ping|connect|conect|conex|gateway|router|roteador|resolver|nameserver|proxy|subnet)"
+    r"|\u5730\u5740|\u670d\u52a1\u5668|\u4f3a\u670d\u5668|\u30b5\u30fc\u30d0"
+    r"|\u30a2\u30c9\u30ec\u30b9")

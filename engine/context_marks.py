@@ -275,15 +275,25 @@ def a_ticket_or_a_count(text: str, start: int, end: int) -> bool:
 
 
 def no_password_named_before(text: str, start: int, end: int) -> bool:
-    """Whether no password is named in the `LOOK_FOR_PASSWORD` characters before
-    `text[start:end]`: a `"confirm": "..."` field is a password's confirmation only beside
-    one (`{"new_password": ..., "confirm": ...}`)."""
-    before = text[max(0, start - LOOK_FOR_PASSWORD):start].lower()
-    return "pass" not in before and "pwd" not in before and "senha" not in before
+    """Whether the member right before a `"confirm": "..."` field at `text[start:end]` gives
+    no password (`_PASSWORD_MEMBER`, in the `LOOK_FOR_PASSWORD` characters before it): the
+    field is a password's confirmation only next to one (`{"new_password": "...",
+    "confirm": "..."}`), not because a password is named elsewhere in the text (`Forgot
+    password?` a sentence before, another object's `"password"`)."""
+    floor = max(0, start - LOOK_FOR_PASSWORD)
+    before = text[floor:start].lower()
+    if "pass" not in before and "pwd" not in before and "senha" not in before:
+        return True
+    return _PASSWORD_MEMBER.search(text, floor, start) is None
 
 
 #: How far back a password's name is looked for (`no_password_named_before`).
 LOOK_FOR_PASSWORD = 256
+#: A member naming a password (`"new_password": "..."`, `'pwd' => '...'`) and the comma after
+#: it, up to a `"confirm"` field's key (`no_password_named_before`).
+_PASSWORD_MEMBER = re.compile(
+    r"[\"'][\w.-]{0,32}(?i:pass(?!port)|pwd|senha)[\w.-]{0,32}[\"'][ \t]*(?::|=>?)[ \t]*"
+    r"(?:\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s,\"']{1,200})[ \t]*,\s{0,64}\Z")
 
 
 class Refusing:

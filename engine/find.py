@@ -753,14 +753,23 @@ def _by_start(item: tuple[int, int, Detector]) -> int:
     return item[0]
 
 
-def _as_read(value: str) -> str:
+def _as_read(value: str, before: str = "") -> str:
     """A value as the detectors read it (its canonical view, without invisible characters,
     its letters as written): what its mask is written from, so that a mask never repeats
     markup, an entity or a full-width form of the value (`<b>jane</b>@example.com` ->
-    `j***@example.com`) and shows the letters it shows as they were written."""
+    `j***@example.com`) and shows the letters it shows as they were written. A value
+    holding a code's strings joined (`sk-" + "proj-" + "Ab3d…`) is read after `before`, the
+    character before it, when that is the quote opening its first string: its strings then
+    read as one, as the detectors read them (`sk-proj-Ab3d…`, masked `sk-proj-****…`)."""
     if not value.isascii():
         value = visible(value)
+    if before in _QUOTE_MARKS and "+" in value:
+        return canonical(before + value, letters=False).text[1:]
     return canonical(value, letters=False).text
+
+
+#: The quotes that open a code's string (`_as_read`).
+_QUOTE_MARKS = ("\"", "'")
 
 
 def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bool]) -> str:
@@ -780,7 +789,7 @@ def apply_masks(text: str, findings: Iterable[Finding], to_mask: Mapping[str, bo
             continue
         start, end = balanced(text, f.start, f.end, pos)
         out.append(text[pos:start])
-        value = _as_read(text[f.start : f.end])
+        value = _as_read(text[f.start : f.end], text[f.start - 1 : f.start])
         if overrides and _shown_reversed(text, start):  # (the mask as it shows, too)
             out.append(_MASKS[f.detector](value[::-1])[::-1])
         elif _json_number(text, start, end):

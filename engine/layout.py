@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from replyguard.engine.password_pairs import PLURAL_NAME
 from replyguard.engine.validators import small_number
 
 #: A name that names a password or a secret (a table's column, a heading, a label line).
@@ -25,6 +26,9 @@ _HEADER_CELL = re.compile(
     r"(?:[A-Za-z][\w-]{0,19}[ _.-]){0,2}" + LABEL + r"(?:[ \t]*\([^()]{1,40}\))?:?")
 #: Where a header may name a password: the name as a word of its own (not `passport`).
 _NAMED = re.compile(r"(?<![A-Za-z0-9])" + LABEL + r"(?![A-Za-z])")
+#: `_NAMED`, or a plural name of passwords (`Passwords:` above a list of users' passwords), in
+#: one search (`needs_lines`).
+_NAMED_IN_LINES = re.compile(_NAMED.pattern + r"|(?<![A-Za-z0-9])" + PLURAL_NAME + r"(?![A-Za-z])")
 #: How each of `LABEL`'s names starts, in lower case (`_next_named`).
 _STEMS = ("pass", "pw", "senha", "contrase", "mot de passe", "kennwort", "wachtwoord", "secret",
           "token", "api")
@@ -40,8 +44,9 @@ _MARKS = "`*\""
 def needs_lines(text: str) -> bool:
     """Whether `text` (not plain: it is read through a canonical view that joins its lines)
     may hold a password laid out in lines, so that it must also be read with its lines
-    apart: it has a line break and a name that names a password."""
-    return "\n" in text and _NAMED.search(text) is not None
+    apart: it has a line break and a name that names a password, or a plural name of
+    passwords ending a line (`Passwords:` above a list of users' passwords)."""
+    return "\n" in text and _NAMED_IN_LINES.search(text) is not None
 
 
 class _LineFinder:

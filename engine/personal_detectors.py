@@ -19,7 +19,7 @@ from replyguard.engine.address_shapes import (
     SPACED_EMAIL,
     TLD,
 )
-from replyguard.engine.code_marks import a_model_number, a_network, no_host
+from replyguard.engine.code_marks import a_model_number, a_network, no_host, no_host_named
 from replyguard.engine.context_marks import (
     Refusing,
     bare_and_marked,
@@ -495,19 +495,22 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         category="ip_address",
         # Four numbers with spaced dots (`8 . 8 . 4 . 4`) or ideographic full stops between
         # them (`8。8。4。4`, halfwidth `｡`), one kind throughout, read as `ipv4_address`
-        # reads them with dots.
+        # reads them with dots, after a name of an address in their sentence (`IP`,
+        # `server`, `host`, `ping`...: `code_marks.no_host_named`; `Steps 1 . 2 . 3 . 4` is
+        # no address).
         regex=Refusing(re.compile(
             r"\d(?<![\w.]\d)(?<! \. \d)(?<![\u3002\uff61]\d)\d{0,2}"
             r"(?P<d> \. |[\u3002\uff61])\d{1,3}(?P=d)\d{1,3}(?P=d)\d{1,3}"
             r"(?![\w])(?!(?P=d)\d)(?!\.\d)"
-        ), no_host),
+        ), no_host_named),
         keywords=(" . ", "\u3002", "\uff61"),
         validate=validators.ip_address_dotted,
         mask=masks.ip_address_dotted,
         priority=13,
         examples=("8 . 8 . 4 . 4", "8\u30028\u30024\u30024", "203\uff610\uff61113\uff6142"),
         counterexamples=("1 . 2 . 3", "8 . 8 . 4 . 4 . 4", "8 . 8\u30024 . 4",
-                         "version 8 . 8 . 4 . 4", "127 . 0 . 0 . 1", "8. 8. 4. 4"),
+                         "version 8 . 8 . 4 . 4", "127 . 0 . 0 . 1", "8. 8. 4. 4",
+                         "Rate 8 . 5 . 3 . 1 percent", "Steps 1 . 2 . 3 . 4"),
     ),
     Detector(
         id="ipv4_in_other_bases",

@@ -21,6 +21,7 @@ from functools import partial
 from typing import NamedTuple
 
 from replyguard.engine.actions import ActionCheck
+from replyguard.engine.canon import canonical
 from replyguard.engine.context import TurnContext, compact
 from replyguard.engine.detectors import DETECTORS
 from replyguard.engine.find import Finding, apply_masks, find
@@ -28,6 +29,7 @@ from replyguard.engine.internals import internal_spans
 from replyguard.engine.key_block import KEY_BEGIN, KEY_BODY, KEY_BODY_START, KEY_END
 from replyguard.engine.layout import open_layout, row_spans
 from replyguard.engine.lists import READ_BACK
+from replyguard.engine.password_pairs import named_in, runs_on
 from replyguard.engine.rules import Action, CompiledRules
 from replyguard.engine.screen import MASKED, REDACTED, WITHHELD, detected
 from replyguard.engine.segment import (
@@ -167,6 +169,14 @@ def _label_start(text: str, start: int) -> int:
 _INVISIBLE = frozenset(INVISIBLE)
 #: A table's rule line, under its header (`|---|:--:|`).
 _RULE_ROW = re.compile(r"[ \t|:+-]*-[ \t|:+-]*")
+
+
+def _listed_after(label: str, piece: str) -> bool:
+    """Is `piece` an item of a list of users' passwords whose heading `label` ends in
+    (`Passwords:`, then `- bob: Qz7xK2mP9w`: `engine.password_pairs`), read with its lines
+    apart as the request side reads it? The heading is then kept for the items after it."""
+    return (named_in(label) and not named_in(piece)
+            and runs_on(canonical(label + piece, join=False).text))
 
 
 def _content_end(piece: str) -> int:
@@ -478,6 +488,8 @@ class ReplyScreen:
             # continuation, `| password |` then `| bob |` as a name and its value)
             if _RULE_ROW.fullmatch(sentence.strip()) and "\n" not in before.rstrip():
                 self._label = before + sentence
+        elif before and _listed_after(before, sentence):
+            pass  # (an item of a list under a plural name of passwords: the next may be one)
         elif ("pass" in low or "pw" in low or "senha" in low or "identified" in low
                 or "secret" in low or "token" in low or "api" in low or "contrase" in low
                 or (not low.isascii() and _NON_ASCII_LABEL.search(low) is not None)):

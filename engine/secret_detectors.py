@@ -17,6 +17,8 @@ from replyguard.engine.cookies import CookiePairs
 from replyguard.engine.detector import Detector
 from replyguard.engine.key_block import KEY_BLOCK, KEY_BODY, KEY_END, KEY_TAIL
 from replyguard.engine.layout import Columns
+from replyguard.engine.password_pairs import KEYWORDS as PAIRS_KEYWORDS
+from replyguard.engine.password_pairs import PasswordPairs
 from replyguard.engine.secret_shapes import (
     ARE_IN_WORDS,
     ASSIGNED,
@@ -66,6 +68,13 @@ _LIST_SEP = r"(?:,[ \t]{0,4}|(?(verb)[ \t]+(?:e|und|y|et|en)[ \t]+|(?!)))"
 _IS = (r"[ \t]+(?:is|was|has[ \t]+been|will[ \t]+be|remains)"
        r"(?:[ \t]+(?:now|still|currently|temporarily|set|changed|reset|updated)){0,2}"
        r"(?:[ \t]+to)?")
+
+
+#: What follows a user's name, not a password, in a list (`Passwords: user0: Lm4nB8vR2t`,
+#: `user0 — Lm4nB8vR2t`, lines joined): `:` or `=` and a value, or a dash and a word holding a
+#: letter and a digit (`Qz7xK2mP9w — keep it safe` is a password and a remark).
+_NO_NAME = (r"(?![^\s,;\"'`]*(?:[ \t]*[:=][ \t]*[^\s:=]|[ \t]+[-\u2013\u2014][ \t]+"
+            r"(?=\S*[0-9])(?=\S*[A-Za-z])\S))")
 
 
 SECRET_DETECTORS: tuple[Detector, ...] = (
@@ -315,7 +324,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         regex=re.compile(
             r"(?:(?i:p)(?<![A-Za-z0-9]p)(?i:asswords|asscodes|ins)[ \t]{0,8}[:=]|" + ARE_IN_WORDS
             + r"(?P<verb>))[ \t]{0,8}(?P<value>" + _LISTED + r"(?:" + _LIST_SEP + _LISTED
-            + r"){0,31}+)(?:(?!" + _LIST_SEP + _LISTED + r")|(?P<cut>))"
+            + r"){0,31}+)" + _NO_NAME + r"(?:(?!" + _LIST_SEP + _LISTED + r")|(?P<cut>))"
         ),
         keywords=("pass", "pin", "senhas", "contrase", "mots de passe", "wachtwoorden"),
         keywords_in="lower",
@@ -597,6 +606,26 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
                          "| user | password |\n|---|---|\n| bob | (hidden) |",
                          "| user | password |\n|---|---|\n| bob | see the vault |",
                          "user,passport\nbob,AB123456"),
+    ),
+    Detector(
+        id="password_pairs",
+        category="password",
+        # Passwords listed one a line under a plural name (`Passwords:`, `Here are the
+        # passwords:`, `Senhas:`), each after a user's name (`- bob: Qz7xK2mP9w`, `1. user0
+        # = Lm4nB8vR2t`, `* carol — Xy9pL3kQ2z`), up to the first line that is no item:
+        # `engine.password_pairs.PasswordPairs`. The names stay.
+        regex=PasswordPairs(),
+        keywords=PAIRS_KEYWORDS,
+        keywords_in="lower",
+        validate=validators.password,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Qz7xK2mP9w", "hunter2Secret!"),
+        counterexamples=("Passwords:\n- must be 12 chars",
+                         "Password rules:\n- one digit\n- one capital",
+                         "Passwords:\n- bob: (hidden)\n- carol: see the vault",
+                         "Fruits:\n- apple: Red4\n- kiwi: Green7"),
     ),
     Detector(
         id="password_column_wide",

@@ -93,9 +93,11 @@ def token_after(one: str, at: int) -> str:
 def strings_joined(one: str, start: int) -> bool:
     """Does the `" + "` at `start` (a quote, `+`, the same quote: a code's joined strings)
     join two parts of one value: the strings before it starting with a known key's start
-    (`"sk-proj-Ab" + "3dEf…"`), or given after a password's or a secret's name and operator
-    (`password = "Qz7x" + "K2mP9w"`)? Read back over up to 8 strings so joined (a card's
-    groups so written are read each in its string: `engine.lists`)."""
+    (`"sk-proj-Ab" + "3dEf…"`), or the strings joined from the first of them doing so (a
+    key's start split across them: `"gh" + "p_…"`, `"sk" + "-proj-" + "…"`), or given
+    after a password's or a secret's name and operator (`password = "Qz7x" + "K2mP9w"`)?
+    Read back over up to 8 strings so joined (a card's groups so written are read each in its
+    string: `engine.lists`)."""
     quote = one[start]
     at = start
     for _ in range(8):
@@ -109,9 +111,27 @@ def strings_joined(one: str, start: int) -> bool:
             return True
         joined = _JOINED_BEFORE.search(before)
         if joined is None:
-            return False
+            return _KEY_OPENING.match(_strings_from(one, opening, quote)) is not None
         at = opening - (len(before) - joined.start())
     return False
+
+
+def _strings_from(one: str, opening: int, quote: str) -> str:
+    """What the strings joined with `+` from the one opening at `opening` hold, joined (their
+    first 16 characters at most, 8 strings at most): where a key's start is split across
+    them (`"gh" + "p_…"`, `"sk" + "-proj-…"`)."""
+    at = opening + 1
+    held = ""
+    for _ in range(8):
+        close = one.find(quote, at, at + 17)
+        if close == -1:
+            return held + one[at:at + 16]
+        held += one[at:close]
+        joined = _JOINED_AFTER.match(one, close + 1)
+        if len(held) >= 16 or joined is None or one[joined.end():joined.end() + 1] != quote:
+            return held
+        at = joined.end() + 1
+    return held
 
 
 #: A known key's start opening a string (`strings_joined`).
@@ -127,6 +147,8 @@ _NAMED_VALUE = re.compile(
 
 #: A string's quote, `+` and spaces ending what stands before a string (`strings_joined`).
 _JOINED_BEFORE = re.compile(r"[\"'][ \t]*\+[ \t]*\Z")
+#: `+` and spaces between a string's closing quote and the next one's opening (`_strings_from`).
+_JOINED_AFTER = re.compile(r"[ \t]*\+[ \t]*")
 
 
 def in_password_value(one: str, start: int) -> bool:

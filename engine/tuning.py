@@ -107,6 +107,8 @@ TUNING: Mapping[str, Tuning] = MappingProxyType({
     # header read before it, 32,768 + 2 x 2,048 + 4,096.)
     "password_column": Tuning(reach=(1, 40_960)),
     "password_column_wide": Tuning(reach=(1, 40_960)),
+    # (The heading's keyword; its items in the lines below, as far as a table's rows.)
+    "password_pairs": Tuning(reach=(1, 40_960)),
     "password_layout_wide": Tuning(reach=(96, 400)),
     "password_confirm": Tuning(reach=(0, 1100)),
     "cli_password": Tuning(reach=(0, 1100)),

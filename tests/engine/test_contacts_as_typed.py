@@ -208,6 +208,24 @@ def test_addresses_with_other_local_parts_and_domains(text: str, expected: str) 
     ("Part no. 012.034.056.078", "Part no. 012.034.056.078"),
     ("Steps 1 . 2 . 3 in order.", "Steps 1 . 2 . 3 in order."),
     ("Host 127 . 0 . 0 . 1 is local.", "Host 127 . 0 . 0 . 1 is local."),
+    # Spaced, four numbers are an address only after a name of one in their sentence.
+    ("Ping 8 . 8 . 4 . 4 now.", "Ping ***.***.***.4 now."),
+    ("The DNS server is at 8 . 8 . 4 . 4 today.", "The DNS server is at ***.***.***.4 today."),
+    ("My IP: 8\u30028\u30024\u30024", "My IP: ***.***.***.4"),
+    ("Connect to 8 . 8 . 4 . 4 now.", "Connect to ***.***.***.4 now."),
+    ("O endere\u00e7o \u00e9 8 . 8 . 4 . 4.", "O endere\u00e7o \u00e9 ***.***.***.4."),
+    ("Use o servidor 8 . 8 . 4 . 4 hoje.", "Use o servidor ***.***.***.4 hoje."),
+    ("\u30b5\u30fc\u30d0\u30fc\u306f8\u30028\u30024\u30024\u3067\u3059\u3002",
+     "\u30b5\u30fc\u30d0\u30fc\u306f***.***.***.4\u3067\u3059\u3002"),
+    ("Steps 1 . 2 . 3 . 4 in order.", "Steps 1 . 2 . 3 . 4 in order."),
+    ("Rate 8 . 5 . 3 . 1 percent", "Rate 8 . 5 . 3 . 1 percent"),
+    ("score 9 . 1 . 7 . 3", "score 9 . 1 . 7 . 3"),
+    ("Rate 8\u30025\u30023\u30021 percent", "Rate 8\u30025\u30023\u30021 percent"),
+    ("The ship left. Score 9 . 1 . 7 . 3 today.", "The ship left. Score 9 . 1 . 7 . 3 today."),
+    ("Check the host. Then 9 . 1 . 7 . 3 is the score.",
+     "Check the host. Then 9 . 1 . 7 . 3 is the score."),
+    # Unspaced, as before: an address without a name.
+    ("Rate 8.5.3.1 percent", "Rate ***.***.***.1 percent"),
 ])
 def test_ipv4_addresses_with_other_dots(text: str, expected: str) -> None:
     assert every_way(text) == {expected}

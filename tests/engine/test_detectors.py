@@ -38,6 +38,8 @@ CONTEXTS = {
     "uk_nino_labelled": ("NI number: ", ""),
     "bearer_token": ("Authorization: Bearer ", ""),
     "cookie_value": ("Set-Cookie: sid=", "; Path=/; HttpOnly"),
+    "ipv4_spaced": ("The DNS server is ", ""),
+    "password_pairs": ("Passwords:\n- bob: ", "\n"),
 }
 
 
