@@ -32,9 +32,10 @@ _ITEM = re.compile(
 #: How a plural name of passwords starts, in lower case (`named_in`, `_next_heading`: a cheap
 #: test first).
 _STEMS = ("passwords", "passcodes", "senhas", "contrase", "mots de passe", "wachtwoorden")
-#: Keywords that occur wherever a plural name does, which other detectors read already (the
-#: keyword scan tests each keyword once, however many detectors read it).
-KEYWORDS = ("password", "passcode", "senhas", "contrase", "mots de passe", "wachtwoorden")
+#: Keywords that occur wherever a plural name does: its stems themselves, so that a text
+#: naming one password (`password` is common) never has its whole text lowered and searched
+#: for a list's heading.
+KEYWORDS = _STEMS
 
 
 def named_in(text: str) -> bool:
