@@ -390,6 +390,26 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
                          "tokenCount: 4096", "maxTokens: 4096", "the access token expires"),
     ),
     Detector(
+        id="basic_credentials",
+        category="password",
+        # The credentials of an HTTP `Authorization` header of the Basic scheme (RFC 7617:
+        # base64 of `user:password`; `Authorization: Basic Ym9iOnNlY3JldA==`, curl's `-H`, a
+        # headers map in code or JSON), however short: their text holds the colon.
+        regex=re.compile(r"(?i:a(?<![A-Za-z0-9]a)uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
+                         r"(?i:basic)[ \t]+(?P<value>[A-Za-z0-9+/]{4,1024}={0,2})"
+                         r"(?![A-Za-z0-9+/=])"),
+        keywords=("basic",),
+        keywords_in="lower",
+        validate=validators.basic_credentials,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Ym9iOnNlY3JldA==", "YWxhZGRpbjpvcGVuc2VzYW1l"),
+        counterexamples=("Authorization: Basic realm", "Authorization: Basic <credentials>",
+                         "Authorization: Basic dXNlcm5hbWU=", "basic authorization: none",
+                         "Authorization: Basic Ym9iOg=="),
+    ),
+    Detector(
         id="bearer_token",
         category="password",
         # A bearer token (RFC 6750's b64token) after the word `Bearer`, as an HTTP

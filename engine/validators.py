@@ -578,6 +578,18 @@ _PROSE_WORDS = frozenset((
     "and", "or", "for", "with", "characters", "chars", "enter", "here", "use", "should"))
 
 
+def basic_credentials(value: str) -> bool:
+    """HTTP Basic credentials (RFC 7617): base64 whose text is a user id, a colon and a
+    password (`Ym9iOnNlY3JldA==`, `bob:secret`), printable, the password not empty."""
+    try:
+        padded = value if "=" in value else value + "=" * (-len(value) % 4)
+        decoded = base64.b64decode(padded, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon) and bool(password) and decoded.isprintable()
+
+
 def secret(value: str) -> bool:
     """A secret's, a token's or an API key's value: a password's (`password`), but never a
     count (`small_number`): `max token: 4096` names a limit, not a token."""

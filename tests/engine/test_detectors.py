@@ -37,6 +37,7 @@ CONTEXTS = {
     "br_cpf_labelled": ("CPF: ", ""),
     "uk_nino_labelled": ("NI number: ", ""),
     "bearer_token": ("Authorization: Bearer ", ""),
+    "basic_credentials": ("Authorization: Basic ", ""),
     "cookie_value": ("Set-Cookie: sid=", "; Path=/; HttpOnly"),
 }
 
