@@ -71,15 +71,14 @@ def named_as_id(words: list[str]) -> bool | None:
     """Whether `words` (`clause_words`) end in a name of an id (`ID_WORDS`), past a verb and a
     word for a number (`order number is`, `Order ID is`, `pedido é`, `número de cliente é`);
     False where a phone's name stands among them, None where the last word is left to the
-    caller (it is `words[-1]` then: a word naming a time)."""
+    caller (it is `words[-1]` then: a word naming a time). The phone's names are read only
+    where an id's name is found."""
     words = list(words)
     if len(words) > 1 and words[-1].lower() in _VERBS:
         words = words[:-1]
     last = words[-1].lower()
     if last == "id" and len(words) > 1 and words[-2].lower() not in _PHONE_ID_WORDS:
         return True  # (`Call ID 2025550143`; `Caller ID` shows a phone number)
-    if a_phone_named(words):
-        return False
     numbered = last in NUMBER_WORDS and len(words) > 1
     if numbered:
         words.pop()
@@ -88,11 +87,9 @@ def named_as_id(words: list[str]) -> bool | None:
         if f"{words[-2].lower().lstrip(OPENING)} {last}" in ID_WORDS:
             return True
     last = last.lstrip(OPENING)
-    if last in ID_WORDS:
-        return True
-    if last in _WITH_NUMBER:
-        return numbered or (len(words) > 2 and words[-2].lower() in _OF
-                            and words[-3].lower() in NUMBER_WORDS)
+    if last in ID_WORDS or (last in _WITH_NUMBER and (numbered or (
+            len(words) > 2 and words[-2].lower() in _OF and words[-3].lower() in NUMBER_WORDS))):
+        return not a_phone_named(words)  # (read only where an id is named: most are not)
     if not last.isascii() and last.rstrip(_CJK_AFTER).endswith(_CJK_ID_NAMES):
         return True
     return None
