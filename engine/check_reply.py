@@ -78,6 +78,7 @@ _RULE_NAMES: Final = MappingProxyType({"ipv4_address": "ip_address",
                                        "password_input": "password_assignment",
                                        "password_list": "password_assignment",
                                        "bearer_token": "password_assignment",
+                                       "basic_credentials": "password_assignment",
                                        "cookie_value": "password_assignment"})
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from ipaddress import ip_network
 
-from replyguard.engine.context_marks import NUMBER_WORDS, OPENING
+from replyguard.engine.id_names import NUMBER_WORDS, OPENING, clause_words, named_as_id
 
 #: Words that name a product's or a part's code before it (`Model AB123456C`, `SKU`,
 #: `part no.`): a code shaped like a NINO there is no one's.
@@ -34,6 +34,27 @@ def a_model_number(text: str, start: int, end: int) -> bool:
 #: A word's part up to its last CJK sentence end or comma: CJK is written without spaces
 #: (`了解です。Part No. 012.034.056.078` names a part).
 _CJK_BEFORE = re.compile("\\A.*[\u3002\uff01\uff1f\uff0e\uff61\u3001\uff0c]")
+
+
+#: Names of an SSN: one before a number in an SSN's shape makes it one, whatever else stands
+#: there (`SSN for order 123-45-6789`).
+_SSN_NAMES = ("ssn", "social")
+
+
+def no_ssn(text: str, start: int, end: int) -> bool:
+    """Whether the number in an SSN's shape at `text[start:end]` is a product's code or an id,
+    no SSN: a word naming one stands right before it (`a_model_number`; an id's name,
+    `engine.id_names`, but `ID`: `Part number 123-45-6789`, `Order 123-45-6789`), and no
+    SSN's name in the 48 characters before it."""
+    tail = text[max(0, start - 48):start]
+    low = tail.lower()
+    if any(name in low for name in _SSN_NAMES):
+        return False
+    if a_model_number(text, start, end):
+        return True
+    words = clause_words(tail.rstrip(" \t\r\n\"'`#"))
+    return (bool(words) and "id" not in (word.lower() for word in words[-3:])
+            and named_as_id(words) is True)
 
 
 #: Words that name a version, a build, a release or a section before a number in dotted

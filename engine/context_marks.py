@@ -12,6 +12,15 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from replyguard.engine.chars import in_word
+from replyguard.engine.id_names import (
+    ID_WORDS,
+    NUMBER_WORDS,
+    OPENING,
+    clause_words,
+    column_named_as_id,
+    in_an_id_link,
+    named_as_id,
+)
 from replyguard.engine.layout import PASSWORD_NAME
 from replyguard.engine.validators import small_number
 
@@ -20,6 +29,9 @@ if TYPE_CHECKING:
 
 #: How far back the marks are read, in characters.
 LOOK_BACK = 48
+#: How far back the header of a table's column is read, in characters (a reply's screen keeps
+#: as much of what came before a piece: `engine.reply`).
+READ_BACK = 1024
 #: Keys that name an id or a time (`"id": `, `timestamp=`), or end so (`product_id`,
 #: `created_at`, `userId`, `createdAt`; not `paid`).
 _ID_KEYS = frozenset({"id", "ts", "timestamp", "epoch", "time", "date", "isbn", "sku", "iat",
@@ -31,57 +43,47 @@ _ID_KEY_END = re.compile(r"(?:_(?:id|ID|Id|at|AT|ts|TS|time|TIME|ref|REF|[mun]s|
 _KEY_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
 #: A key's name, read backwards from its end.
 _NAME_BACKWARDS = re.compile(r"[A-Za-z0-9_]{1,48}")
-#: Words that name the kind of number before it (`ISBN`, `order`, `invoice`, `tracking`,
-#: `ref`, `ticket`, `id`, `size`, `Unix time`, `NHS`; Portuguese `pedido`, `nota fiscal`,
-#: `protocolo`, `rastreio`).
-_WORDS = frozenset(
-    "isbn isbn-10 isbn-13 issn order invoice tracking waybill shipment ref reference receipt "
-    "ticket account acct sku serial unix epoch timestamp build pedido fatura protocolo "
-    "rastreio rastreamento nfe nf-e id size bytes length checksum hash crc pid uid version "
-    "case nhs product produto ean gtin upc barcode iccid imei imsi".split()
-) | {"unix time", "nota fiscal"}
 #: Words that name a time, and label a number only when they stand as a label (first on their
 #: line, after punctuation, or before `:` or `=`: `time 2025550143`, `Horário: 1755302400`;
 #: not `call any time 2025550143`), and only a number written as one run of digits (a phone
 #: is written in groups; a time never is).
 _TIME_WORDS = frozenset("time date datetime created updated modified hora hor\u00e1rio "
                         "horario data".split())
-#: What may open a parenthesis or a quotation before such a word.
-OPENING = "([{\"'`"
-#: The second words of the two-word names among them.
-_SECOND_WORDS = frozenset(name.split()[1] for name in _WORDS if " " in name)
-#: Words before `ID` that make it a phone number's name (`Caller ID`), not an id's.
-_PHONE_WORDS = frozenset("caller phone telephone tel mobile cell contact".split())
-#: Words that may stand between such a word and the number (`order no.`, `tracking number`).
-NUMBER_WORDS = frozenset("number num no nr nº n° id code número numero".split())
-
-
 def marked_as_other(text: str, start: int, end: int) -> bool:
     """Whether the text before `text[start:end]` marks it as something other than a phone
     number: a key naming an id or a time (`"product_id": `, `"created_at": `, `timestamp=`,
-    `'ts' => '`), or a word naming the kind of number (`ISBN`, `ISBN-13:`, `order no.`,
-    `invoice #`, `tracking number:`, `ref.`, `Unix time`, `pedido nº`, `protocolo`, ...).
-    Reads the `LOOK_BACK` characters before `start` with string operations (~1 µs: a regex
-    searched for a mark at the text's end cost ~8)."""
-    tail = text[max(0, start - LOOK_BACK):start].rstrip(" \t\"'`#")
+    `'ts' => '`), a word naming the kind of number (`ISBN`, `ISBN-13:`, `order no.`,
+    `invoice #`, `tracking number:`, `ref.`, `Unix time`, `pedido nº`, `protocolo`, ...),
+    past a verb (`Your order number is`, `O número do seu pedido é`) and on the line above
+    (`Tracking number:` then a blank line), where no phone's name stands in its clause
+    (`engine.id_names`); or a link's path (`/orders/`, `/pull/`). Reads the `LOOK_BACK`
+    characters before `start` with string operations (~1 µs: a regex searched for a mark at
+    the text's end cost ~8)."""
+    tail = text[max(0, start - LOOK_BACK):start].rstrip(" \t\r\n\"'`#")
     if tail[-1:] in (":", "=", ">") and _id_key(tail):
         return True
-    words = tail.rstrip(":#.=-").rsplit(None, 3)
+    if tail[-1:] == "/":
+        return in_an_id_link(tail)
+    words = clause_words(tail)
     if not words:
         return False
-    last = words[-1].lower()
-    if last in NUMBER_WORDS and len(words) > 1:
-        words.pop()
-        if last == "id" and words[-1].lower() not in _PHONE_WORDS:
-            return True  # (`Call ID 2025550143`; `Caller ID` shows a phone number)
-        last = words[-1].lower()
-    if last in _SECOND_WORDS and len(words) > 1:  # `Unix time`, `nota fiscal`
-        if f"{words[-2].lower().lstrip(OPENING)} {last}" in _WORDS:
-            return True
-    last = last.lstrip(OPENING)
-    if last in _TIME_WORDS:
+    named = named_as_id(words)
+    if named is None and words[-1].lower().lstrip(OPENING) in _TIME_WORDS:
         return _a_label(tail, words[-1]) and text[start:end].isdigit()
-    return last in _WORDS
+    return bool(named)
+
+
+def id_as_written(text: str, start: int, end: int, before: str = "") -> bool:
+    """Whether the phone number found at `text[start:end]` is marked as something else in the
+    text as written, after `before` (a reply's earlier pieces, of which the last `READ_BACK`
+    characters are read): `marked_as_other` (a reply's piece may start with the number its
+    label ends the piece before with, `Tracking number:` then a blank line), or the header
+    of its Markdown table's column names an id (`| Order |`; a view reads a table's rows
+    as a line)."""
+    if before:
+        before = before[-READ_BACK:]
+        text, start, end = before + text, start + len(before), end + len(before)
+    return marked_as_other(text, start, end) or column_named_as_id(text, start, READ_BACK)
 
 
 def _a_label(tail: str, word: str) -> bool:
@@ -117,7 +119,7 @@ def _id_key(tail: str) -> bool:
     if _names_id_or_time(key):
         return True
     first = _KEY_WORD.match(key)  # a key named after the kind of number (`order_no`, `orderNumber`)
-    return first is not None and first.group().lower() in _WORDS
+    return first is not None and first.group().lower() in ID_WORDS
 
 
 #: A unit or a count after a digit run: it measures something (`7266106890 bytes`, `… ms`).

@@ -28,7 +28,7 @@ from functools import partial
 from operator import attrgetter
 
 from replyguard.engine.canon import Canonical, canonical
-from replyguard.engine.context_marks import Refusing
+from replyguard.engine.context_marks import Refusing, id_as_written
 from replyguard.engine.detector import Detector, Finder, KeywordsIn
 from replyguard.engine.detectors import DETECTORS
 from replyguard.engine.layout import html_table, needs_lines, open_layout
@@ -547,10 +547,13 @@ def _read(text: str, view: Canonical, detectors: Sequence[Detector], escaped: bo
 def _unlisted(text: str, found: list[Finding], before: str) -> list[Finding]:
     """`found` but for each value whose groups a list separator sets apart (a line break, a
     tab, a comma, a table's cell) with no name of its class before it in `before + text`:
-    its groups are a list's numbers (`engine.lists.listed_unnamed`)."""
+    its groups are a list's numbers (`engine.lists.listed_unnamed`); and but for each phone
+    number the text as written marks as an id (`context_marks.id_as_written`: its label in
+    `before`, the header of its table's column)."""
     if not found:
         return found
-    return [f for f in found if not listed_unnamed(text, f.cls, f.start, f.end, before)]
+    return [f for f in found if not listed_unnamed(text, f.cls, f.start, f.end, before)
+            and not (f.cls == "phone" and id_as_written(text, f.start, f.end, before))]
 
 
 def _mapped(view: Canonical, found: list[Finding]) -> list[Finding]:

@@ -164,9 +164,12 @@ _REF = (r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};"
 
 #: A line's prefix after a line break (or JSON's `\n`): a quote, a heading, a list item's
 #: marker (`-`, `1.`), a table row's first bar, or a comment's mark (`//`, `--`, `;`, `%`,
-#: `'`, `::`, `rem`, `#`), with the spaces after it (`EDIT`).
+#: `'`, `::`, `rem`, `#`), with the spaces after it (`EDIT`). (Not the `::` an IPv6 address
+#: starts with, before a group of up to four hex digits and a colon, a dot or its end:
+#: `::ffff:c000:201`.)
 _PREFIX = (r"[ \t]{0,3}(?:>[ \t>]*|#{1,6}[ \t]+|(?:[-*+]|[0-9]{1,9}[.)])[ \t]+|\|[ \t]*"
-           r"|(?://++|--(?=[ \t])|;++|%++|'|::|(?i:rem)(?=[ \t])|#(?=[0-9A-Za-z]))[ \t]*+)")
+           r"|(?://++|--(?=[ \t])|;++|%++|'|::(?![0-9A-Fa-f]{1,4}(?:[:.]|(?!\w)))"
+           r"|(?i:rem)(?=[ \t])|#(?=[0-9A-Za-z]))[ \t]*+)")
 
 
 #: A line continued by a backslash before its break (a shell's `4111 1111 \`), or by

@@ -60,7 +60,8 @@ def spaced_email(value: str) -> str:
 
 _KEY_PREFIX = re.compile(
     r"^(sk-proj-|sk-ant-|sk-|sk_live_|sk_test_|rk_live_|rk_test_|pk_live_|ghp_|gho_|ghu_|ghs_|ghr_|"
-    r"github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\.|whsec_|hooks\.slack\.com/services/)"
+    r"github_pat_|glpat-|xox[abprs]-|AIza|hf_|npm_|SG\.|whsec_|hooks\.slack\.com/services/|"
+    r"GOCSPX-|ya29\.|glptt-|pypi-|do[por]_v1_|shp(?:at|ca|pa|ss)_)"
 )
 
 

@@ -19,7 +19,13 @@ from replyguard.engine.address_shapes import (
     SPACED_EMAIL,
     TLD,
 )
-from replyguard.engine.code_marks import a_model_number, a_network, no_host, no_host_named
+from replyguard.engine.code_marks import (
+    a_model_number,
+    a_network,
+    no_host,
+    no_host_named,
+    no_ssn,
+)
 from replyguard.engine.context_marks import (
     Refusing,
     bare_and_marked,
@@ -255,9 +261,11 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         # padded or not), which `engine.lists` keeps only after a name of its class
         # (`SSN: 123, 45, 6789`; `| 120 | 45 | 5400 |` alone is a table's numbers). A colon,
         # an underscore or a double hyphen sets apart no SSN's groups.
-        regex=re.compile(START_SSN + r"\d\d(?P<s>[- " + SSN_PUNCT + r",;|]| [-,;|] |[,;] )"
-                         r"\d\d(?P=s)\d{4}"
-                         + END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"),
+        # A product's code or an id's name before it, no SSN's, makes it none (`Part number
+        # 123-45-6789`, `Order 123-45-6789`: `code_marks.no_ssn`).
+        regex=Refusing(re.compile(START_SSN + r"\d\d(?P<s>[- " + SSN_PUNCT + r",;|]| [-,;|] |[,;] )"
+                                  r"\d\d(?P=s)\d{4}"
+                                  + END_GROUPED.format(sep="s") + r"(?!-[A-Za-z0-9])"), no_ssn),
         keywords=(),
         validate=validators.us_ssn,
         mask=masks.last4,
@@ -267,7 +275,8 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         counterexamples=("000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567",
                          "123-45-0000", "2024-11-29", "SKU 123-45-6789-XL in stock.",
                          "Case No. 123-45-6789-A", "101,12,4500", "| 120 | 45 | 5400 |",
-                         "120 -- 45 -- 5400", "123_45_6789", "123:45:6789"),
+                         "120 -- 45 -- 5400", "123_45_6789", "123:45:6789",
+                         "Part number 123-45-6789", "Order 123-45-6789"),
     ),
     Detector(
         id="us_ssn_labelled",
@@ -276,8 +285,9 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         # (`SSN: 123456789`, `social security number 123456789`, `"ssn": "123456789"`) or
         # any grouping (`SSN: 123-456789`, `SSN 12345-6789`, `SSN 123 456 789`), with
         # `in_any_grouping`'s separators (`SSN: 123~45~6789`). The SSA's rules for its area,
-        # group and serial (`validators.us_ssn`) still hold. In the printed 3-2-4 groups
-        # `us_ssn` finds it alone, labelled or not (`validators.us_ssn_regrouped`).
+        # group and serial still hold; a number the SSA published as an example is one here
+        # (`My SSN is 078-05-1120.`: the label says so), not alone. In the printed 3-2-4
+        # groups `us_ssn` finds any other alone (`validators.us_ssn_labelled`).
         regex=re.compile(
             r"(?i:s(?<![A-Za-z0-9]s)sn|s(?<![A-Za-z0-9]s)ocial[ \t]+security"
             r"(?:[ \t]+(?:number|num|no\.?|n[oº°]\.?))?)(?![A-Za-z0-9])"
@@ -286,12 +296,12 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         ),
         keywords=("ssn", "social"),
         keywords_in="lower",
-        validate=validators.us_ssn_regrouped,
+        validate=validators.us_ssn_labelled,
         mask=masks.last4,
         priority=12,
         group="value",
         examples=("123456789", "123-456789", "12345-6789", "123~45~6789", "123 456 789",
-                  "1234 56789"),
+                  "1234 56789", "078-05-1120", "219-09-9999"),
         counterexamples=("SSN: 000123456", "SSN: 666123456", "SSN 912345678",
                          "order 123456789", "SSN: 1234567890", "lessn 123456789",
                          "SSN: 123 456 7890", "SSN 123 456 78", "SSN: 123--456--789"),
@@ -304,11 +314,12 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
         # (the shapes that can start a match) are more than a word and a number of prose
         # (`in 2024`, `ending 4111 1111`), and `AB 1234 56 C` is no match. The pairs may be
         # set apart by one kind of punctuation too (`AB-12-34-56-C`, `AB.12.34.56.C`), or by
-        # hyphens padded by spaces (`AB - 12 - 34 - 56 - C`).
+        # hyphens padded by spaces (`AB - 12 - 34 - 56 - C`). Not glued by `-` to more of a
+        # longer code (`AB123456C-XL`, a SKU).
         regex=Refusing(re.compile(
             r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z](?:(?:\d\d ?\d\d ?\d\d| \d\d \d\d ?\d\d| \d{6}"
             r"| ?\d{3} \d{3}) ?|(?P<n>[-./_:]| - )\d\d(?P=n)\d\d(?P=n)\d\d(?P=n))[A-Da-d]"
-            r"(?![\w])"
+            r"(?![\w])(?!-[A-Za-z0-9])"
         ), a_model_number),
         keywords=("AA00", "AA 00 00", "AA 000000", "AA 000 000", "AA_00_00_00_A",
                   "AA _ 00 _ 00"),
@@ -321,7 +332,8 @@ PERSONAL_DETECTORS: tuple[Detector, ...] = (
                   "AB/12/34/56/C", "AB 123 456 C", "AB123 456C", "AB - 12 - 34 - 56 - C"),
         counterexamples=("GB123456A", "DA123456A", "AB123456E", "QQ123456C", "ZZ 12 34 56 A",
                          "gb123456a", "ab123456e", "tab123456c", "AB 1234 56 C",
-                         "Model AB123456C", "part number AB 123 456 C", "SKU: AB123456C"),
+                         "Model AB123456C", "part number AB 123 456 C", "SKU: AB123456C",
+                         "The ID is AB123456C-XL."),
     ),
     Detector(
         id="uk_nino_labelled",

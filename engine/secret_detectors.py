@@ -148,13 +148,25 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
             + "|" + key_at("h") + r"ooks\.slack\.com/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}"
             r"/[A-Za-z0-9]" + _body(24)
             + "|" + key_at("S") + r"G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]" + _body(43)
+            + "|" + key_at("G") + r"OCSPX-[A-Za-z0-9_-]" + _body(27)
+            + "|" + key_at("y") + r"a29\.[A-Za-z0-9_-][A-Za-z0-9._~+/-]" + _body(18)
+            + r"(?<!\.)=*"
+            + "|" + key_at("g") + r"lptt-[A-Za-z0-9_-]" + _body(19)
+            + "|" + key_at("p") + r"ypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]" + _body(49)
+            + "|" + key_at("d") + r"o[por]_v1_[a-f0-9]" + _body(63)
+            + "|" + key_at("s") + r"hp(?:at|ca|pa|ss)_[a-fA-F0-9]" + _body(31)
             # (every body's characters hold the letters and digits: a body stopping before
             # one is `KEY_READ` long, and goes on)
             + r")(?:(?![A-Za-z0-9])|(?P<cut>))"
         ),
-        # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ whsec_ (one fast scan for
-        # all); a Slack webhook's URL (its path is the secret) is read from its host.
-        keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG.", "hooks.slack.com/services/"),
+        # `_` stands for sk_ rk_ pk_live_ gh?_ github_pat_ hf_ npm_ whsec_ do?_v1_ shp??_ (one
+        # fast scan for all); a Slack webhook's URL (its path is the secret) is read from its
+        # host. Google's OAuth client secret (`GOCSPX-`) and access token (`ya29.`), GitLab's
+        # pipeline trigger token (`glptt-`), PyPI's API token (`pypi-` and its macaroon's
+        # fixed start), DigitalOcean's tokens (`dop_v1_`, `doo_v1_`, `dor_v1_`) and
+        # Shopify's (`shpat_`, `shpca_`, `shppa_`, `shpss_`) as their vendors issue them.
+        keywords=("_", "sk-", "glpat-", "xox", "AIza", "SG.", "hooks.slack.com/services/",
+                  "GOCSPX-", "ya29.", "glptt-", "pypi-"),
         validate=validators.api_key,
         mask=masks.api_key,
         priority=2,
@@ -168,13 +180,23 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
             "ghp_A1b2C3d4E5A1b2C3d4E5A1b2C3d4E5F6g7H8",
             "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
             "hooks.slack.com/services/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",
+            "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",
+            "ya29.A0ARrdaM-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0",
+            "glptt-A1b2C3d4E5f6G7h8I9j0",
+            "pypi-AgEIcHlwaS5vcmcCJDEyMzQ1Njc4LTEyMzQtMTIzNC0xMjM0LTEyMzQ1Njc4OTAxMg",
+            "dop_v1_" + "a1b2c3d4e5f6a7b8" * 4,
+            "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",
+            "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",
         ),
         counterexamples=("sk-short", "the task-list", "ghp_tooshort", "risk-free options",
                          "help.example.com/how-to-mask-your-personal-data-safely",
                          "the desk-top-printer-setup-guide-for-windows page",
                          "the-best-sk-Learn2024-course", "ghp_1234567890abcdefghijABCDEFGHIJ12345",
                          "whsec_short", "https://hooks.slack.com/services/",
-                         "hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/short"),
+                         "hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/short",
+                         "GOCSPX-short", "ya29.short", "the ya29.html page", "glptt-short",
+                         "pypi-AgEIcHlwaS5vcmc", "pypi-package-name-for-the-docs",
+                         "dop_v1_a1b2c3", "shpat_not_a_key", "shpat_a1b2c3d4e5f6a7b8c9d0e1f2"),
     ),
     Detector(
         id="aws_access_key",
@@ -383,6 +405,26 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
                          "tokenCount: 4096", "maxTokens: 4096", "the access token expires"),
     ),
     Detector(
+        id="basic_credentials",
+        category="password",
+        # The credentials of an HTTP `Authorization` header of the Basic scheme (RFC 7617:
+        # base64 of `user:password`; `Authorization: Basic Ym9iOnNlY3JldA==`, curl's `-H`, a
+        # headers map in code or JSON), however short: their text holds the colon.
+        regex=re.compile(r"(?i:a(?<![A-Za-z0-9]a)uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
+                         r"(?i:basic)[ \t]+(?P<value>[A-Za-z0-9+/]{4,1024}={0,2})"
+                         r"(?![A-Za-z0-9+/=])"),
+        keywords=("basic",),
+        keywords_in="lower",
+        validate=validators.basic_credentials,
+        mask=masks.password,
+        priority=4,
+        group="value",
+        examples=("Ym9iOnNlY3JldA==", "YWxhZGRpbjpvcGVuc2VzYW1l"),
+        counterexamples=("Authorization: Basic realm", "Authorization: Basic <credentials>",
+                         "Authorization: Basic dXNlcm5hbWU=", "basic authorization: none",
+                         "Authorization: Basic Ym9iOg=="),
+    ),
+    Detector(
         id="bearer_token",
         category="password",
         # A bearer token (RFC 6750's b64token) after the word `Bearer`, as an HTTP
@@ -403,7 +445,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         priority=4,
         group="value",
         rest=RUNS_ON,
-        examples=("4fJk29Pz8XvTn7QmW2bLs9Hd3RtYu6Vc", "ya29.a0AfH6SMBx-Kq3_Lz9P~7w+Tq/Rv=="),
+        examples=("4fJk29Pz8XvTn7QmW2bLs9Hd3RtYu6Vc", "a0AfH6SMBx-Kq3_Lz9P~7w+Tq/Rv=="),
         counterexamples=("the bearer of this letter", "Bearer <token>",
                          "Authorization: Bearer ${TOKEN}", "Bearer authentication_required",
                          "Bearer token"),

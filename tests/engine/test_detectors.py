@@ -37,6 +37,7 @@ CONTEXTS = {
     "br_cpf_labelled": ("CPF: ", ""),
     "uk_nino_labelled": ("NI number: ", ""),
     "bearer_token": ("Authorization: Bearer ", ""),
+    "basic_credentials": ("Authorization: Basic ", ""),
     "cookie_value": ("Set-Cookie: sid=", "; Path=/; HttpOnly"),
     "ipv4_spaced": ("The DNS server is ", ""),
     "password_pairs": ("Passwords:\n- bob: ", "\n"),
@@ -155,7 +156,8 @@ def test_phone_redacted_keeps_last_four(phone: str) -> None:
 PUBLIC_PREFIXES = ("sk-proj-", "sk-ant-", "sk_live_", "sk_test_", "rk_live_", "pk_live_",
                    "github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-", "xoxb-",
                    "xoxa-", "xoxp-", "AIza", "hf_", "npm_", "SG.", "sk-", "AKIA", "ASIA", "eyJ",
-                   "whsec_", "hooks.slack.com/services/")
+                   "whsec_", "hooks.slack.com/services/", "GOCSPX-", "ya29.", "glptt-", "pypi-",
+                   "dop_v1_", "shpat_", "shpss_")
 
 
 def _hidden(detector: Detector, text: str) -> str:

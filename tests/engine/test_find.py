@@ -17,6 +17,7 @@ from stdnum import luhn
 
 from replyguard.engine import DETECTORS, Detector, find, validators
 from replyguard.engine.canon import Canonical, canonical
+from replyguard.engine.context_marks import id_as_written
 from replyguard.engine.find import Finding, _confirmed
 from replyguard.engine.lists import listed_unnamed
 from replyguard.engine.phone_numbers import PHONE_REGIONS
@@ -166,8 +167,10 @@ def _whole_text_scan(text: str) -> list[Finding]:
 
 def _unlisted(text: str, found: list[Finding]) -> list[Finding]:
     """`found` but a list's or a table's numbers (`engine.lists`: groups a list separator sets
-    apart, no name of their class before them)."""
-    return [f for f in found if not listed_unnamed(text, f.cls, f.start, f.end)]
+    apart, no name of their class before them) and phone numbers the text as written marks
+    as ids (`context_marks.id_as_written`)."""
+    return [f for f in found if not listed_unnamed(text, f.cls, f.start, f.end)
+            and not (f.cls == "phone" and id_as_written(text, f.start, f.end))]
 
 
 def _settle(
