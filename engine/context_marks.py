@@ -79,10 +79,12 @@ def id_as_written(text: str, start: int, end: int, before: str = "") -> bool:
     characters are read): `marked_as_other` (a reply's piece may start with the number its
     label ends the piece before with, `Tracking number:` then a blank line), or the header
     of its Markdown table's column names an id (`| Order |`; a view reads a table's rows
-    as a line)."""
-    if before:
-        before = before[-READ_BACK:]
-        text, start, end = before + text, start + len(before), end + len(before)
+    as a line). With no `before` (a whole text), the label was read already, on the view the
+    phone was found in: only the column is read."""
+    if not before:
+        return column_named_as_id(text, start, READ_BACK)
+    before = before[-READ_BACK:]
+    text, start, end = before + text, start + len(before), end + len(before)
     return marked_as_other(text, start, end) or column_named_as_id(text, start, READ_BACK)
 
 
