@@ -6,6 +6,8 @@ a table's column (`| Order |`). A phone's name in the same clause wins (`Telefon
 
 from __future__ import annotations
 
+import re
+
 #: Words that name the kind of number after them (`ISBN`, `order`, `invoice`, `tracking`,
 #: `ref`, `ticket`, `id`, `size`, `Issue`, `PR`, `Transaction`, `NHS`; Portuguese `pedido`,
 #: `nota fiscal`, `protocolo`, `rastreio`, `boleto`, `chamado`, `matrícula`).
@@ -109,15 +111,18 @@ def in_an_id_link(tail: str) -> bool:
     return segment.replace("-", "").replace("_", "").isalpha()
 
 
+#: How a Markdown table's row starts (a quote's `>` maybe before it).
+_ROW_START = re.compile(r"[ \t>]*\|")
+
+
 def column_named_as_id(text: str, start: int, reach: int) -> bool:
     """Whether `text[start]` stands in a Markdown table's row, under a column whose header
     (the table's first line, in the `reach` characters before `start`) names an id
     (`| Order | Status |` ... `| 2025550143 | shipped |`)."""
     line = text.rfind("\n", 0, start) + 1
-    row = text[line:start]
-    if not row.lstrip(" \t>").startswith("|"):
+    if _ROW_START.match(text, line, start) is None:
         return False
-    column = row.count("|")
+    column = text.count("|", line, start)
     header = None
     end = line - 1
     while end > 0:
@@ -125,7 +130,7 @@ def column_named_as_id(text: str, start: int, reach: int) -> bool:
         if newline == -1 and start >= reach:
             return False  # (the table may start out of reach: the header is not read)
         begin = newline + 1
-        if not text[begin:end].lstrip(" \t>").startswith("|"):
+        if _ROW_START.match(text, begin, end) is None:
             break
         header, end = (begin, end), begin - 1
     if header is None:
