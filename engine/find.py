@@ -161,15 +161,17 @@ def _never(text: str, start: int, end: int) -> bool:
 
 
 _ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
 def _starting_words(text: str, places: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The keyword `places` where a password's name can start (`Tuning.word_start`): after no
-    ASCII letter or digit, or as a capital `P` or `S` after a small letter (`dbPassword`,
-    `userSenha`)."""
+    ASCII letter or digit, or as a capital `P` or `S` after a letter (`dbPassword`,
+    `userSenha`, `PGPASSWORD`, `SMTPPASSWORD`: as the password's name reads them, so that
+    they are read whatever the text's length)."""
     return [(at, end) for at, end in places
             if text[at - 1:at] not in _ASCII_ALNUM
-            or (text[at] in "PS" and "a" <= text[at - 1] <= "z")]
+            or (text[at] in "PS" and text[at - 1] in _ASCII_LETTERS)]
 
 
 def _windows(views: Views, detector: Detector, tuning: Tuning) -> Spans | None:
